@@ -1,0 +1,28 @@
+#pragma once
+// Loading config/topology.yaml into a validated, expanded topology_spec.
+// The schema is documented at the top of config/topology.yaml and in
+// docs/config.md.
+
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "runtime/config/impl_registry.hpp"
+#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/topology_spec.hpp"
+
+namespace kb {
+
+/// Loads, validates and expands the topology at `path`. Every component's
+/// impl must be registered in `impls` with the component's kind, and its
+/// parameters must match the kind's entry in `kinds`. Throws `config_error`
+/// (file:line: key.path: message) for any bad input.
+topology_spec load_topology(const std::string& path, const impl_registry& impls,
+                            const kind_catalog& kinds);
+
+/// As `load_topology`, from a parsed document; `file` names it in errors.
+topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
+                             const impl_registry& impls,
+                             const kind_catalog& kinds);
+
+} // namespace kb

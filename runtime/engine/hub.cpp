@@ -1,0 +1,336 @@
+#include "runtime/engine/hub.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace kb {
+
+hub::hub(caf::actor_config& cfg, hub_init init)
+  : caf::event_based_actor(cfg), init_(std::move(init)) {
+  const size_t n = init_.owner.size();
+  next_.assign(n, SimTime::infinity());
+  pending_min_.assign(n, SimTime::infinity());
+  pending_.resize(n);
+  for (node_id id = 0; id < n; ++id)
+    if (init_.owner[id] == init_.shard)
+      local_.push_back(id);
+  peer_out_.resize(init_.shards);
+  peers_.resize(init_.shards);
+  promise_in_.assign(init_.shards, SimTime::zero());
+  promise_in_[init_.shard] = SimTime::infinity();
+  promise_sent_.assign(init_.shards, SimTime::zero());
+  init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
+  for (node_id id : local_)
+    monitor(init_.nodes[id]);
+  set_down_handler([this](caf::down_msg& dm) {
+    if (!running_ || collected_)
+      return;
+    fail("an actor stopped unexpectedly: " + to_string(dm.reason));
+  });
+}
+
+caf::behavior hub::make_behavior() {
+  return {
+    [this](run_request& r) {
+      run_rp_ = make_response_promise();
+      end_ = r.end;
+      run_requested_ = true;
+      if (peers_known())
+        start();
+    },
+    [this](hello_atom, uint32_t shard, caf::actor& peer) {
+      on_hello(shard, std::move(peer));
+    },
+    [this](peers_atom, std::vector<caf::actor>& ps) {
+      for (uint32_t s = 0; s < ps.size() && s < peers_.size(); ++s)
+        if (s != init_.shard)
+          peers_[s] = ps[s];
+      if (run_requested_ && !running_ && peers_known())
+        start();
+    },
+    [this](event_batch& b) {
+      if (b.kind == batch_kind::report)
+        on_report(b);
+      else if (b.kind == batch_kind::peer)
+        on_peer(b);
+    },
+    [this](collect_atom) {
+      collect_rps_.push_back(make_response_promise());
+      if (collected_)
+        deliver();
+    },
+  };
+}
+
+// -- set-up ------------------------------------------------------------------
+
+void hub::on_hello(uint32_t shard, caf::actor peer) {
+  // Shard 0 learns every other hub, then tells each of them about all.
+  if (init_.shard != 0 || shard == 0 || shard >= init_.shards)
+    return;
+  peers_[shard] = std::move(peer);
+  if (!peers_known())
+    return;
+  std::vector<caf::actor> all = peers_;
+  all[0] = caf::actor_cast<caf::actor>(this);
+  for (uint32_t s = 1; s < init_.shards; ++s)
+    send(peers_[s], peers_atom_v, all);
+  if (run_requested_ && !running_)
+    start();
+}
+
+bool hub::peers_known() const {
+  for (uint32_t s = 0; s < init_.shards; ++s)
+    if (s != init_.shard && !peers_[s])
+      return false;
+  return true;
+}
+
+void hub::start() {
+  running_ = true;
+  started_at_ = std::chrono::steady_clock::now();
+  // Initial round: every node runs on_start() at time 0 and reports its
+  // first event time. Nothing is handled (the window ends at 0).
+  for (node_id id : local_) {
+    event_batch b;
+    b.kind = batch_kind::advance;
+    b.node = id;
+    b.time = SimTime::zero();
+    send(init_.nodes[id], std::move(b));
+  }
+  stats_.advance_msgs += local_.size();
+  outstanding_ = local_.size();
+  if (outstanding_ == 0)
+    after_window();
+}
+
+// -- windows -----------------------------------------------------------------
+
+void hub::on_report(event_batch& b) {
+  const node_id id = b.node;
+  next_[id] = b.time;
+  ++stats_.report_msgs;
+  if (!b.error.empty() && (error_.empty() || id < error_node_)) {
+    error_ = std::move(b.error);
+    error_node_ = id;
+  }
+  route(b.events);
+  // Give the (now empty) storage back for the node's next delivery.
+  if (pending_[id].empty() && pending_[id].capacity() < b.events.capacity()) {
+    b.events.clear();
+    pending_[id].swap(b.events);
+  }
+  if (--outstanding_ == 0)
+    after_window();
+}
+
+void hub::on_peer(event_batch& b) {
+  if (b.from >= init_.shards)
+    return;
+  promise_in_[b.from] = std::max(promise_in_[b.from], b.time);
+  for (const auto& e : b.events)
+    if (e.key.t < last_window_ && error_.empty())
+      error_ = fmt::format("causality violation: shard {} sent an event for "
+                           "{} ps after shard {} ran to {} ps",
+                           b.from, e.key.t.ps(), init_.shard,
+                           last_window_.ps());
+  route(b.events);
+  if (running_ && outstanding_ == 0 && !done_)
+    after_window();
+}
+
+void hub::route(std::vector<sim_event>& evs) {
+  for (auto& e : evs) {
+    if (e.dst >= init_.owner.size()) {
+      if (error_.empty())
+        error_ = fmt::format("message to unknown node id {}", e.dst);
+      continue;
+    }
+    const uint32_t s = init_.owner[e.dst];
+    if (s == init_.shard) {
+      pending_min_[e.dst] = std::min(pending_min_[e.dst], e.key.t);
+      pending_[e.dst].push_back(std::move(e));
+    } else {
+      peer_out_[s].push_back(std::move(e));
+    }
+  }
+}
+
+void hub::after_window() {
+  if (!error_.empty()) {
+    done_ = true;
+    collect();
+    return;
+  }
+  send_promises();
+  try_advance();
+}
+
+SimTime hub::local_min() const {
+  SimTime t = SimTime::infinity();
+  for (node_id id : local_)
+    t = std::min({t, next_[id], pending_min_[id]});
+  return t;
+}
+
+SimTime hub::promise_in_min() const {
+  return *std::min_element(promise_in_.begin(), promise_in_.end());
+}
+
+void hub::send_promises() {
+  if (init_.shards == 1)
+    return;
+  const SimTime lb = std::min(local_min(), promise_in_min());
+  for (uint32_t s = 0; s < init_.shards; ++s) {
+    if (s == init_.shard)
+      continue;
+    const SimTime p = lb + init_.cut_lookahead[s];
+    if (peer_out_[s].empty() && p <= promise_sent_[s])
+      continue;
+    event_batch b;
+    b.kind = batch_kind::peer;
+    b.time = p;
+    b.from = init_.shard;
+    b.events.swap(peer_out_[s]);
+    if (b.events.empty())
+      ++stats_.peer_null_msgs;
+    else
+      ++stats_.peer_msgs;
+    promise_sent_[s] = p;
+    send(peers_[s], std::move(b));
+  }
+}
+
+void hub::try_advance() {
+  if (outstanding_ > 0 || done_ || !running_)
+    return;
+  const SimTime t = local_min();
+  const SimTime p = promise_in_min();
+  if (t >= end_ && p >= end_) {
+    done_ = true;
+    collect();
+    return;
+  }
+  const SimTime w = std::min({t + init_.lookahead, p, end_});
+  if (w <= t)
+    return; // waiting for another shard's promise
+  ++stats_.windows;
+  last_window_ = w;
+  for (node_id id : local_) {
+    if (next_[id] >= w && pending_min_[id] >= w)
+      continue;
+    event_batch b;
+    b.kind = batch_kind::advance;
+    b.node = id;
+    b.time = w;
+    b.events.swap(pending_[id]);
+    pending_min_[id] = SimTime::infinity();
+    send(init_.nodes[id], std::move(b));
+    ++outstanding_;
+  }
+  stats_.advance_msgs += outstanding_;
+}
+
+// -- the end of a run --------------------------------------------------------
+
+void hub::fail(std::string why) {
+  if (error_.empty())
+    error_ = std::move(why);
+  if (!done_) {
+    done_ = true;
+    outstanding_ = 0;
+    collect();
+  }
+}
+
+void hub::collect() {
+  stats_.run_wall_ns = static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now() - started_at_)
+      .count());
+  summaries_due_ = local_.size();
+  if (summaries_due_ == 0) {
+    deliver();
+    return;
+  }
+  for (node_id id : local_) {
+    request(init_.nodes[id], caf::infinite, finish_atom_v)
+      .then(
+        [this](node_summary& s) {
+          result_.nodes.push_back(std::move(s));
+          if (--summaries_due_ == 0)
+            deliver();
+        },
+        [this](caf::error& e) {
+          if (error_.empty())
+            error_ = "collecting node summaries failed: " + to_string(e);
+          if (--summaries_due_ == 0)
+            deliver();
+        });
+  }
+}
+
+void hub::deliver() {
+  collected_ = true;
+  result_.hub = stats_;
+  if (result_.error.empty())
+    result_.error = error_;
+  if (init_.shard != 0) {
+    // A shard hands its part to shard 0 when asked, then finishes.
+    if (collect_rps_.empty())
+      return;
+    for (auto& rp : collect_rps_)
+      rp.deliver(result_);
+    collect_rps_.clear();
+    if (run_rp_.pending())
+      run_rp_.deliver(run_result{result_.hub, {}, result_.error});
+    return;
+  }
+  parts_due_ = init_.shards - 1;
+  if (parts_due_ == 0) {
+    finish_root();
+    return;
+  }
+  for (uint32_t s = 1; s < init_.shards; ++s) {
+    request(peers_[s], std::chrono::seconds(120), collect_atom_v)
+      .then(
+        [this, s](run_result& part) {
+          merge(part, s);
+          if (--parts_due_ == 0)
+            finish_root();
+        },
+        [this, s](caf::error& e) {
+          if (result_.error.empty())
+            result_.error = fmt::format("shard {} did not hand in its "
+                                        "results: {}",
+                                        s, to_string(e));
+          if (--parts_due_ == 0)
+            finish_root();
+        });
+  }
+}
+
+void hub::merge(run_result& part, uint32_t shard) {
+  for (auto& n : part.nodes)
+    result_.nodes.push_back(std::move(n));
+  result_.hub.windows += part.hub.windows;
+  result_.hub.advance_msgs += part.hub.advance_msgs;
+  result_.hub.report_msgs += part.hub.report_msgs;
+  result_.hub.peer_msgs += part.hub.peer_msgs;
+  result_.hub.peer_null_msgs += part.hub.peer_null_msgs;
+  result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
+  if (result_.error.empty() && !part.error.empty())
+    result_.error = fmt::format("shard {}: {}", shard, part.error);
+}
+
+void hub::finish_root() {
+  std::sort(result_.nodes.begin(), result_.nodes.end(),
+            [](const node_summary& a, const node_summary& b) {
+              return a.node < b.node;
+            });
+  if (run_rp_.pending())
+    run_rp_.deliver(result_);
+}
+
+} // namespace kb

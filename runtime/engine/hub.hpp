@@ -1,0 +1,92 @@
+#pragma once
+// A shard coordinator of the conservative protocol
+// (docs/adr/0001-synchronisation.md).
+//
+// Nodes are split into shards; each shard has one hub. Inside a shard the
+// hub runs lookahead windows: with T the earliest pending event of any of its
+// nodes, every node holding an event before W = min(T + L, promises of the
+// other shards, end) is told to run to W and reports the events it sent and
+// its next local event time. L is the smallest latency of any link leaving a
+// node of the shard, so nothing sent in a window lands inside it. Only nodes
+// with work in the window are woken; events are batched per node.
+//
+// Between shards (in one process or across processes) hubs are the logical
+// processes of a Chandy-Misra-Bryant protocol: after each window a hub
+// streams to every other shard the events for its nodes together with a
+// promise, min(T, incoming promises) + cut lookahead, a lower bound on the
+// time of anything it will still send. No hub ever waits for a round trip.
+//
+// Shard 0 is the registrar: the other hubs say hello to it, it tells every
+// hub about all the others, and at the end it collects all node summaries.
+
+#include "runtime/engine/protocol.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include <chrono>
+#include <vector>
+
+namespace kb {
+
+struct hub_init {
+  uint32_t shard = 0;
+  uint32_t shards = 1;
+  std::vector<caf::actor> nodes;  ///< by node id; invalid for other shards
+  std::vector<uint32_t> owner;    ///< shard of each node id
+  SimTime lookahead;              ///< min latency of links leaving the shard
+  std::vector<SimTime> cut_lookahead; ///< per shard: min latency into it
+};
+
+class hub : public caf::event_based_actor {
+public:
+  hub(caf::actor_config& cfg, hub_init init);
+  caf::behavior make_behavior() override;
+  const char* name() const override { return "kb.hub"; }
+
+private:
+  void on_hello(uint32_t shard, caf::actor peer);
+  void start();
+  void on_report(event_batch& b);
+  void on_peer(event_batch& b);
+  void route(std::vector<sim_event>& evs);
+  void after_window();
+  void send_promises();
+  void try_advance();
+  SimTime local_min() const;
+  SimTime promise_in_min() const;
+  bool peers_known() const;
+  void fail(std::string why);
+  void collect();
+  void deliver();
+  void merge(run_result& part, uint32_t shard);
+  void finish_root();
+
+  hub_init init_;
+  std::vector<node_id> local_;                // node ids of this shard
+  std::vector<SimTime> next_;                 // per node id
+  std::vector<SimTime> pending_min_;          // per node id
+  std::vector<std::vector<sim_event>> pending_;
+  std::vector<std::vector<sim_event>> peer_out_; // per shard
+  std::vector<caf::actor> peers_;             // per shard
+  std::vector<SimTime> promise_in_;           // per shard
+  std::vector<SimTime> promise_sent_;         // per shard
+  SimTime end_ = SimTime::infinity();
+  SimTime last_window_;
+  size_t outstanding_ = 0;
+  bool run_requested_ = false;
+  bool running_ = false;
+  bool done_ = false;
+  bool collected_ = false;
+  std::string error_;
+  node_id error_node_ = no_node;
+  hub_stats stats_;
+  std::chrono::steady_clock::time_point started_at_;
+  run_result result_;
+  size_t summaries_due_ = 0;
+  size_t parts_due_ = 0;
+  caf::response_promise run_rp_;
+  std::vector<caf::response_promise> collect_rps_;
+};
+
+} // namespace kb

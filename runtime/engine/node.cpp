@@ -1,0 +1,292 @@
+#include "runtime/engine/node.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace kb {
+
+node::node(caf::actor_config& cfg, node_init init)
+  : caf::event_based_actor(cfg),
+    id_(init.id),
+    name_(std::move(init.name)),
+    out_names_(std::move(init.out_names)),
+    in_links_(std::move(init.in_links)),
+    rec_(std::move(init.rec)) {
+  routes_.reserve(init.out_links.size());
+  for (const auto& l : init.out_links) {
+    uint32_t state = no_state;
+    if (l.bw || l.depth > 0) {
+      state = static_cast<uint32_t>(stateful_.size());
+      stateful_.emplace_back(l);
+    }
+    routes_.push_back({l.dst, state, l.latency});
+  }
+  std::sort(in_links_.begin(), in_links_.end(),
+            [](const in_link_info& a, const in_link_info& b) {
+              return std::tie(a.src, a.link) < std::tie(b.src, b.link);
+            });
+}
+
+node::~node() = default;
+
+caf::behavior node::make_behavior() {
+  return {
+    [this](event_batch& b) { on_advance(b); },
+    [this](finish_atom) -> node_summary {
+      on_finish();
+      node_summary s;
+      s.node = id_;
+      s.name = name_;
+      s.stats = stats_;
+      s.figures = std::move(figures_);
+      s.pending = pending_work();
+      if (rec_)
+        s.records = rec_->take_records();
+      return s;
+    },
+  };
+}
+
+// -- protocol ----------------------------------------------------------------
+
+void node::on_advance(event_batch& b) {
+  if (!hub_)
+    hub_ = caf::actor_cast<caf::actor>(current_sender());
+  window_end_ = b.time;
+  ++stats_.activations;
+  for (auto& e : b.events) {
+    heap_.push_back(std::move(e));
+    std::push_heap(heap_.begin(), heap_.end(), later_event{});
+  }
+  // Recycle the delivered batch's storage as the next outbox.
+  b.events.clear();
+  if (outbox_.capacity() < b.events.capacity())
+    outbox_.swap(b.events);
+  event_batch report;
+  report.kind = batch_kind::report;
+  report.node = id_;
+  try {
+    if (!started_) {
+      started_ = true;
+      on_start();
+    }
+    run_until(window_end_);
+  } catch (const std::exception& e) {
+    report.error = fmt::format("{} at t={} ps: {}", name_, now_.ps(), e.what());
+  }
+  report.time = heap_.empty() ? SimTime::infinity() : heap_.front().key.t;
+  report.events.swap(outbox_);
+  outbox_.reserve(report.events.size());
+  send(hub_, std::move(report));
+}
+
+void node::run_until(SimTime end) {
+  while (!heap_.empty() && heap_.front().key.t < end) {
+    std::pop_heap(heap_.begin(), heap_.end(), later_event{});
+    sim_event ev = std::move(heap_.back());
+    heap_.pop_back();
+    dispatch(ev);
+  }
+}
+
+void node::dispatch(sim_event& ev) {
+  now_ = ev.key.t;
+  ++stats_.events;
+  stats_.last_event_ps = now_.ps();
+  if (ev.kind == static_cast<uint16_t>(engine_kind::credit)) {
+    on_credit(ev);
+    return;
+  }
+  if (ev.queue != no_queue && ev.key.src != id_) {
+    const queue_id q = ev.queue;
+    if (queues_.size() <= q)
+      queues_.resize(q + 1u);
+    queues_[q].push_back(std::move(ev));
+    on_queue_arrival(q);
+    return;
+  }
+  on_message(ev);
+}
+
+// -- sending -----------------------------------------------------------------
+
+std::optional<uint32_t> node::find_link(std::string_view dst_name) const {
+  for (uint32_t i = 0; i < out_names_.size(); ++i)
+    if (out_names_[i] == dst_name)
+      return i;
+  return std::nullopt;
+}
+
+uint32_t node::link_to(std::string_view dst_name) const {
+  if (auto l = find_link(dst_name))
+    return *l;
+  throw std::runtime_error(
+    fmt::format("{} has no link to '{}'", name_, dst_name));
+}
+
+bool node::send_on(uint32_t l, outgoing m) {
+  if (l >= routes_.size())
+    throw std::logic_error(fmt::format("{}: no output link #{}", name_, l));
+  const route& r = routes_[l];
+  const SimTime h = std::max(m.head.value_or(now_), now_);
+  const SimTime tau = std::max(m.tail.value_or(h), h);
+  sim_event ev;
+  ev.dst = r.dst;
+  ev.queue = m.queue;
+  ev.kind = m.kind;
+  ev.link = l;
+  ev.bytes = m.bytes;
+  ev.arg0 = m.arg0;
+  ev.arg1 = m.arg1;
+  ev.body = std::move(m.body);
+  if (r.state == no_state) { // pure wire: no credits, no serialisation
+    ev.key = {h + r.latency, id_, seq_++};
+    ev.tail = tau + r.latency;
+    push_out(std::move(ev));
+    return true;
+  }
+  out_link& lk = stateful_[r.state];
+  if (m.queue != no_queue && lk.bounded()) {
+    auto& held = lk.held(m.queue);
+    if (!held.empty() || !lk.has_credit(m.queue)) {
+      ev.key.t = h;
+      ev.tail = tau;
+      held.push_back(std::move(ev));
+      return false;
+    }
+    lk.spend(m.queue);
+  }
+  emit(l, std::move(ev), h, tau);
+  return true;
+}
+
+void node::emit(uint32_t l, sim_event ev, SimTime h, SimTime tau) {
+  out_link& lk = stateful_[routes_[l].state];
+  const crossing c = lk.cross(h, tau, ev.bytes);
+  ev.key = {c.head, id_, seq_++};
+  ev.tail = c.tail;
+  push_out(std::move(ev));
+}
+
+void node::push_out(sim_event ev) {
+  if (ev.key.t < window_end_)
+    throw std::logic_error(fmt::format(
+      "{}: message to node {} arrives at {} ps, inside the current window "
+      "(ends {} ps): link latency below the lookahead",
+      name_, ev.dst, ev.key.t.ps(), window_end_.ps()));
+  ++stats_.messages_sent;
+  outbox_.push_back(std::move(ev));
+}
+
+void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,
+                    message_body body) {
+  if (t < now_)
+    throw std::logic_error(fmt::format("{}: timer at {} ps is in the past "
+                                       "(now {} ps)",
+                                       name_, t.ps(), now_.ps()));
+  sim_event ev;
+  ev.key = {t, id_, seq_++};
+  ev.tail = t;
+  ev.dst = id_;
+  ev.kind = kind;
+  ev.arg0 = arg0;
+  ev.arg1 = arg1;
+  ev.body = std::move(body);
+  heap_.push_back(std::move(ev));
+  std::push_heap(heap_.begin(), heap_.end(), later_event{});
+}
+
+void node::on_credit(const sim_event& ev) {
+  if (ev.link >= routes_.size() || routes_[ev.link].state == no_state)
+    throw std::logic_error(fmt::format("{}: credit for link #{}, which has "
+                                       "no credits", name_, ev.link));
+  out_link& lk = stateful_[routes_[ev.link].state];
+  const auto q = static_cast<queue_id>(ev.arg0);
+  lk.refund(q);
+  auto& held = lk.held(q);
+  if (held.empty())
+    return;
+  sim_event next = std::move(held.front());
+  held.pop_front();
+  lk.spend(q);
+  const SimTime h = std::max(next.key.t, now_);
+  const SimTime tau = std::max(next.tail, h);
+  emit(ev.link, std::move(next), h, tau);
+  on_unblocked(ev.link, q);
+}
+
+// -- input queues --------------------------------------------------------------
+
+bool node::queue_empty(queue_id q) const {
+  return q >= queues_.size() || queues_[q].empty();
+}
+
+size_t node::queue_size(queue_id q) const {
+  return q >= queues_.size() ? 0 : queues_[q].size();
+}
+
+const in_link_info& node::in_link(node_id src, uint32_t l) const {
+  auto it = std::lower_bound(in_links_.begin(), in_links_.end(),
+                             std::make_pair(src, l),
+                             [](const in_link_info& a, std::pair<node_id, uint32_t> b) {
+                               return std::tie(a.src, a.link) < std::tie(b.first, b.second);
+                             });
+  if (it == in_links_.end() || it->src != src || it->link != l)
+    throw std::logic_error(fmt::format("{}: message from node {} over unknown "
+                                       "link {}",
+                                       name_, src, l));
+  return *it;
+}
+
+sim_event node::take(queue_id q) {
+  if (queue_empty(q))
+    throw std::logic_error(fmt::format("{}: take from empty queue {}", name_, q));
+  sim_event ev = std::move(queues_[q].front());
+  queues_[q].pop_front();
+  const in_link_info& in = in_link(ev.key.src, ev.link);
+  if (in.bounded) {
+    sim_event credit;
+    credit.key = {now_ + in.latency, id_, seq_++};
+    credit.tail = credit.key.t;
+    credit.dst = in.src;
+    credit.kind = static_cast<uint16_t>(engine_kind::credit);
+    credit.link = in.link;
+    credit.arg0 = q;
+    outbox_.push_back(std::move(credit));
+  }
+  return ev;
+}
+
+// -- hooks -------------------------------------------------------------------
+
+void node::hook_service_start(const service_tag& tag) {
+  if (rec_)
+    rec_->service_start(now_, id_, tag);
+}
+
+void node::hook_service_end(const service_tag& tag) {
+  if (rec_)
+    rec_->service_end(now_, id_, tag);
+}
+
+void node::add_figure(std::string name, uint64_t value) {
+  figures_.push_back({std::move(name), value});
+}
+
+std::string node::pending_work() const {
+  size_t queued = 0;
+  for (const auto& q : queues_)
+    queued += q.size();
+  size_t held = 0;
+  for (const auto& l : stateful_)
+    held += l.any_held() ? 1 : 0;
+  if (queued == 0 && held == 0)
+    return {};
+  return fmt::format("{} queued message(s), {} link(s) holding messages for "
+                     "lack of credit",
+                     queued, held);
+}
+
+} // namespace kb

@@ -1,0 +1,155 @@
+#pragma once
+// The one base of every topology node actor. It owns what all nodes share:
+// the local event queue ordered by the total key, output links (latency,
+// bandwidth, cut-through), bounded input queues with credits, the op-log /
+// trace hook points, and the node's side of the synchronisation protocol
+// (docs/adr/0001-synchronisation.md). A node kind implements only its own
+// behaviour through the virtual `on_*` functions.
+
+#include "runtime/engine/link.hpp"
+#include "runtime/engine/protocol.hpp"
+#include "runtime/engine/recorder.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+/// An incoming link, as the receiver sees it (for credit returns).
+struct in_link_info {
+  node_id src = no_node;
+  uint32_t link = 0; ///< index of the link at the sender
+  SimTime latency;
+  bool bounded = false;
+};
+
+/// Everything a node needs at construction.
+struct node_init {
+  node_id id = no_node;
+  std::string name;
+  std::vector<link_spec_rt> out_links;
+  std::vector<std::string> out_names; ///< name of each out link's dst
+  std::vector<in_link_info> in_links;
+  std::shared_ptr<recorder> rec; ///< null: tracing/op log off
+};
+
+/// A message a node kind sends over one of its output links.
+struct outgoing {
+  uint16_t kind = first_user_kind;
+  queue_id queue = no_queue;     ///< set: lands in that input queue (credits)
+  std::optional<SimTime> head;   ///< head ready time (default: now)
+  std::optional<SimTime> tail;   ///< tail ready time (default: head)
+  uint64_t bytes = 0;
+  uint64_t arg0 = 0;
+  uint64_t arg1 = 0;
+  message_body body;
+};
+
+class node : public caf::event_based_actor {
+public:
+  node(caf::actor_config& cfg, node_init init);
+  ~node() override;
+
+  caf::behavior make_behavior() override;
+  const char* name() const override { return name_.c_str(); }
+
+protected:
+  // -- for node kinds: time, identity ----------------------------------------
+
+  SimTime now() const { return now_; }
+  node_id id() const { return id_; }
+  const std::string& node_name() const { return name_; }
+
+  // -- for node kinds: sending ----------------------------------------------
+
+  /// Index of the output link to `dst_name`; throws naming both nodes if none.
+  uint32_t link_to(std::string_view dst_name) const;
+  std::optional<uint32_t> find_link(std::string_view dst_name) const;
+  size_t link_count() const { return routes_.size(); }
+  SimTime link_latency(uint32_t l) const { return routes_[l].latency; }
+
+  /// Sends over link `l`. A message for a bounded queue without credit is
+  /// held (the sender blocks in virtual time); returns false in that case and
+  /// `on_unblocked(l, queue)` runs when it has left.
+  bool send_on(uint32_t l, outgoing m);
+
+  /// A timer: `on_message` gets an event of `kind` at time `t` (>= now).
+  void schedule(SimTime t, uint16_t kind, uint64_t arg0 = 0, uint64_t arg1 = 0,
+                message_body body = {});
+
+  // -- for node kinds: input queues -----------------------------------------
+
+  bool queue_empty(queue_id q) const;
+  size_t queue_size(queue_id q) const;
+  /// Takes the head of queue `q` and returns its credit to the sender (the
+  /// credit arrives after the link's latency).
+  sim_event take(queue_id q);
+
+  // -- for node kinds: hook points (ADR-0020 D2) ---------------------------
+
+  void hook_service_start(const service_tag& tag);
+  void hook_service_end(const service_tag& tag);
+  recorder* rec() const { return rec_.get(); }
+
+  /// Adds a named figure to the end-of-run summary.
+  void add_figure(std::string name, uint64_t value);
+
+  // -- what a node kind implements ------------------------------------------
+
+  /// Called once at time 0 before any event: schedule initial events here.
+  virtual void on_start() {}
+  /// A plain message (no queue) or a timer.
+  virtual void on_message(sim_event& ev) = 0;
+  /// A message entered input queue `q`.
+  virtual void on_queue_arrival(queue_id) {}
+  /// A message held on link `l` for queue `q` has now left.
+  virtual void on_unblocked(uint32_t, queue_id) {}
+  /// The run is over: add figures (busy time, ...) to the summary.
+  virtual void on_finish() {}
+  /// Work this node still holds when the machine went quiet (deadlock
+  /// report); empty if none.
+  virtual std::string pending_work() const;
+
+private:
+  void on_advance(event_batch& b);
+  void run_until(SimTime end);
+  void dispatch(sim_event& ev);
+  void on_credit(const sim_event& ev);
+  void emit(uint32_t l, sim_event ev, SimTime h, SimTime tau);
+  void push_out(sim_event ev);
+  const in_link_info& in_link(node_id src, uint32_t l) const;
+
+  node_id id_;
+  std::string name_;
+  SimTime now_;
+  SimTime window_end_;
+  uint64_t seq_ = 0;
+  bool started_ = false;
+  caf::actor hub_;
+  /// Hot per-link data, compact so that nodes with many links (PHOLD's
+  /// all-to-all) stay cache-friendly; `state` indexes `stateful_` for links
+  /// with bandwidth or credits (none for a pure-latency wire).
+  struct route {
+    node_id dst;
+    uint32_t state;
+    SimTime latency;
+  };
+  static constexpr uint32_t no_state = ~uint32_t{0};
+  std::vector<route> routes_;
+  std::vector<out_link> stateful_;
+  std::vector<std::string> out_names_;
+  std::vector<in_link_info> in_links_; // sorted by (src, link)
+  std::vector<sim_event> heap_;        // local event queue (min-heap by key)
+  std::vector<sim_event> outbox_;      // sent this window, to the hub
+  std::vector<std::deque<sim_event>> queues_;
+  std::shared_ptr<recorder> rec_;
+  node_stats stats_;
+  std::vector<figure> figures_;
+};
+
+} // namespace kb

@@ -1,0 +1,109 @@
+#include "runtime/engine/protocol.hpp"
+
+#include "messages/sim.capnp.h"
+
+#include <capnp/serialize.h>
+
+#include <cstring>
+
+namespace kb {
+
+namespace {
+
+wire::BatchKind to_wire(batch_kind k) {
+  switch (k) {
+    case batch_kind::advance: return wire::BatchKind::ADVANCE;
+    case batch_kind::report: return wire::BatchKind::REPORT;
+    case batch_kind::peer: return wire::BatchKind::PEER;
+  }
+  return wire::BatchKind::ADVANCE;
+}
+
+batch_kind from_wire(wire::BatchKind k) {
+  switch (k) {
+    case wire::BatchKind::ADVANCE: return batch_kind::advance;
+    case wire::BatchKind::REPORT: return batch_kind::report;
+    case wire::BatchKind::PEER: return batch_kind::peer;
+  }
+  throw std::runtime_error("malformed batch: unknown batch kind");
+}
+
+} // namespace
+
+std::vector<char> encode_batch(const event_batch& b) {
+  capnp::MallocMessageBuilder msg;
+  auto root = msg.initRoot<wire::Batch>();
+  root.setKind(to_wire(b.kind));
+  root.setNode(b.node);
+  root.setTime(b.time.ps());
+  root.setFrom(b.from);
+  root.setFinal(b.final);
+  if (!b.error.empty())
+    root.setError(b.error);
+  auto evs = root.initEvents(static_cast<unsigned>(b.events.size()));
+  for (unsigned i = 0; i < b.events.size(); ++i) {
+    const sim_event& e = b.events[i];
+    auto w = evs[i];
+    w.setTime(e.key.t.ps());
+    w.setSrc(e.key.src);
+    w.setSeq(e.key.seq);
+    w.setTail(e.tail.ps());
+    w.setDst(e.dst);
+    w.setQueue(e.queue);
+    w.setKind(e.kind);
+    w.setLink(e.link);
+    w.setArg0(e.arg0);
+    w.setArg1(e.arg1);
+    w.setBytes(e.bytes);
+    if (!e.body.empty()) {
+      auto src = const_cast<capnp::MallocMessageBuilder&>(e.body.builder())
+                   .getRoot<capnp::AnyStruct>()
+                   .asReader();
+      w.initBody().setAs<capnp::AnyStruct>(src);
+    }
+  }
+  auto words = capnp::messageToFlatArray(msg);
+  auto bytes = words.asChars();
+  return std::vector<char>(bytes.begin(), bytes.end());
+}
+
+event_batch decode_batch(const std::vector<char>& bytes) {
+  if (bytes.size() % sizeof(capnp::word) != 0)
+    throw std::runtime_error("malformed batch: size is not a whole number of "
+                             "Cap'n Proto words");
+  // Copy into word-aligned storage before reading.
+  kj::Array<capnp::word> words =
+    kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  capnp::ReaderOptions opts;
+  opts.traversalLimitInWords = uint64_t{1} << 40;
+  capnp::FlatArrayMessageReader reader(words, opts);
+  auto root = reader.getRoot<wire::Batch>();
+  event_batch b;
+  b.kind = from_wire(root.getKind());
+  b.node = root.getNode();
+  b.time = SimTime{root.getTime()};
+  b.from = root.getFrom();
+  b.final = root.getFinal();
+  b.error = root.getError().cStr();
+  auto evs = root.getEvents();
+  b.events.reserve(evs.size());
+  for (auto w : evs) {
+    sim_event e;
+    e.key = {SimTime{w.getTime()}, w.getSrc(), w.getSeq()};
+    e.tail = SimTime{w.getTail()};
+    e.dst = w.getDst();
+    e.queue = w.getQueue();
+    e.kind = w.getKind();
+    e.link = w.getLink();
+    e.arg0 = w.getArg0();
+    e.arg1 = w.getArg1();
+    e.bytes = w.getBytes();
+    if (w.hasBody())
+      e.body = message_body::copy_of(w.getBody().getAs<capnp::AnyStruct>());
+    b.events.push_back(std::move(e));
+  }
+  return b;
+}
+
+} // namespace kb

@@ -1,0 +1,118 @@
+#pragma once
+// Messages of the synchronisation protocol and their CAF type IDs.
+//
+// hub -> node   event_batch{advance}: run every event with t < time.
+// node -> hub   event_batch{report}:  events sent, next local event time.
+// hub <-> hub   event_batch{peer}:    cross-process events plus a promise.
+// Their `inspect` serialises through Cap'n Proto (messages/sim.capnp), so what
+// crosses a process boundary is the Cap'n Proto encoding.
+
+#include "runtime/engine/event.hpp"
+#include "runtime/engine/stats.hpp"
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/meta/load_callback.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/type_id.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kb {
+
+enum class batch_kind : uint8_t { advance, report, peer };
+
+struct event_batch {
+  batch_kind kind = batch_kind::advance;
+  node_id node = no_node; ///< advance/report: the node concerned
+  SimTime time;           ///< window end, next local time, or promise
+  std::vector<sim_event> events;
+  uint32_t from = 0;      ///< peer: sending rank
+  bool final = false;     ///< peer: sender is done up to the end time
+  std::string error;      ///< report: why the node failed (empty if fine)
+};
+
+/// Encodes/decodes a batch as a flat Cap'n Proto message.
+std::vector<char> encode_batch(const event_batch& b);
+event_batch decode_batch(const std::vector<char>& bytes);
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, event_batch& x) {
+  std::vector<char> bytes;
+  if constexpr (Inspector::reads_state)
+    bytes = encode_batch(x);
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x = decode_batch(bytes);
+    return caf::none;
+  });
+  return f(caf::meta::type_name("kb.event_batch"), bytes, load);
+}
+
+/// A figure a node reports at the end of a run (e.g. "busy_ps").
+struct figure {
+  std::string name;
+  uint64_t value = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, figure& x) {
+  return f(caf::meta::type_name("kb.figure"), x.name, x.value);
+}
+
+/// What a node hands back when the run ends.
+struct node_summary {
+  node_id node = no_node;
+  std::string name;
+  node_stats stats;
+  std::vector<figure> figures;
+  std::vector<char> records; ///< serialised trace / op-log records, if any
+  std::string pending;       ///< work still held at the end (deadlock report)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_summary& x) {
+  return f(caf::meta::type_name("kb.node_summary"), x.node, x.name,
+           x.stats.events, x.stats.messages_sent, x.stats.activations,
+           x.stats.last_event_ps,
+           x.figures, x.records, x.pending);
+}
+
+/// The control request to a hub and its answer.
+struct run_request {
+  SimTime end = SimTime::infinity();
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_request& x) {
+  uint64_t e = x.end.ps();
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.end = SimTime{e};
+    return caf::none;
+  });
+  return f(caf::meta::type_name("kb.run_request"), e, load);
+}
+
+struct run_result {
+  hub_stats hub;
+  std::vector<node_summary> nodes;
+  std::string error; ///< empty on success (e.g. deadlock report otherwise)
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_result& x) {
+  return f(caf::meta::type_name("kb.run_result"), x.hub.windows,
+           x.hub.advance_msgs, x.hub.report_msgs, x.hub.peer_msgs,
+           x.hub.peer_null_msgs, x.hub.run_wall_ns, x.nodes, x.error);
+}
+
+} // namespace kb
+
+CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
+  CAF_ADD_TYPE_ID(kernbench, (kb::event_batch))
+  CAF_ADD_TYPE_ID(kernbench, (kb::figure))
+  CAF_ADD_TYPE_ID(kernbench, (kb::node_summary))
+  CAF_ADD_TYPE_ID(kernbench, (kb::run_request))
+  CAF_ADD_TYPE_ID(kernbench, (kb::run_result))
+  CAF_ADD_ATOM(kernbench, kb, finish_atom, "finish")
+  CAF_ADD_ATOM(kernbench, kb, hello_atom, "hello")
+  CAF_ADD_ATOM(kernbench, kb, peers_atom, "peers")
+  CAF_ADD_ATOM(kernbench, kb, collect_atom, "collect")
+CAF_END_TYPE_ID_BLOCK(kernbench)

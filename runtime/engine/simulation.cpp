@@ -1,0 +1,244 @@
+#include "runtime/engine/simulation.hpp"
+
+#include "runtime/engine/hub.hpp"
+
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <cstdlib>
+#include <thread>
+
+namespace kb {
+
+void simulation::add_node(std::string name, node_factory f) {
+  if (name.empty())
+    throw std::invalid_argument("node name must not be empty");
+  if (nodes_.count(name))
+    throw std::invalid_argument(fmt::format("duplicate node id '{}'", name));
+  nodes_.emplace(std::move(name), node_entry{std::move(f)});
+}
+
+void simulation::add_link(const std::string& src, const std::string& dst,
+                          SimTime latency, std::optional<Bandwidth> bw,
+                          uint32_t depth) {
+  link_spec_rt l;
+  l.latency = latency;
+  l.bw = bw;
+  l.depth = depth;
+  links_.push_back(l);
+  link_names_.emplace_back(src, dst);
+}
+
+void simulation::set_partition(
+  std::function<uint32_t(const std::string&, uint32_t)> f) {
+  partition_ = std::move(f);
+}
+
+void simulation::set_recorder_factory(
+  std::function<std::shared_ptr<recorder>(const std::string&)> f) {
+  recorder_factory_ = std::move(f);
+}
+
+std::vector<std::string> simulation::names() const {
+  std::vector<std::string> out;
+  out.reserve(nodes_.size());
+  for (const auto& [name, _] : nodes_)
+    out.push_back(name);
+  return out;
+}
+
+void simulation::validate() const {
+  for (size_t i = 0; i < links_.size(); ++i) {
+    const auto& [src, dst] = link_names_[i];
+    auto where = fmt::format("link {} -> {}", src, dst);
+    if (!nodes_.count(src))
+      throw std::invalid_argument(where + ": unknown source node '" + src + "'");
+    if (!nodes_.count(dst))
+      throw std::invalid_argument(where + ": unknown destination node '" + dst + "'");
+    if (links_[i].latency < ps(1))
+      throw std::invalid_argument(
+        where + ": latency must be >= 1 ps (a zero-latency link cannot be "
+                "synchronised conservatively)");
+    if (links_[i].bw && links_[i].bw->mbps == 0)
+      throw std::invalid_argument(where + ": bandwidth must be > 0");
+  }
+}
+
+SimTime simulation::min_latency() const {
+  SimTime m = SimTime::infinity();
+  for (const auto& l : links_)
+    m = std::min(m, l.latency);
+  return m;
+}
+
+namespace {
+
+/// Shards per process: one per worker thread when the run has an end time
+/// (shards are CMB peers; quiescence detection across shards needs an end).
+uint32_t shards_per_process(const run_options& opts, size_t nodes_hint) {
+  if (opts.shards > 0)
+    return opts.shards;
+  if (opts.end.is_infinite())
+    return 1;
+  return static_cast<uint32_t>(
+    std::clamp<size_t>(opts.threads, 1, std::max<size_t>(1, nodes_hint)));
+}
+
+} // namespace
+
+run_result simulation::run(const run_options& opts) {
+  validate();
+  const uint32_t rank = opts.cluster.rank;
+  const uint32_t ranks = std::max<uint32_t>(1, opts.cluster.ranks);
+  if (ranks > 1 && opts.end.is_infinite())
+    throw std::invalid_argument("a run split over processes needs an end time");
+  const std::vector<std::string> names = this->names();
+  const size_t n = names.size();
+  std::map<std::string_view, node_id> ids;
+  for (node_id i = 0; i < n; ++i)
+    ids.emplace(names[i], i);
+
+  // Process of each node, then contiguous blocks of each process's nodes
+  // (in id order) form its shards.
+  std::vector<uint32_t> proc(n, 0);
+  if (partition_)
+    for (node_id i = 0; i < n; ++i)
+      proc[i] = std::min(partition_(names[i], ranks), ranks - 1);
+  std::vector<size_t> per_proc(ranks, 0);
+  for (auto p : proc)
+    ++per_proc[p];
+  const uint32_t per = shards_per_process(opts, n / ranks);
+  const uint32_t shards = ranks * per;
+  std::vector<uint32_t> owner(n, 0);
+  std::vector<size_t> seen(ranks, 0);
+  for (node_id i = 0; i < n; ++i) {
+    const uint32_t p = proc[i];
+    const auto sub = static_cast<uint32_t>(seen[p]++ * per / std::max<size_t>(1, per_proc[p]));
+    owner[i] = p * per + sub;
+  }
+  auto local_shard = [&](uint32_t s) { return s / per == rank; };
+
+  std::vector<node_init> inits(n);
+  for (node_id i = 0; i < n; ++i) {
+    inits[i].id = i;
+    inits[i].name = names[i];
+  }
+  std::vector<hub_init> his(shards);
+  for (uint32_t s = 0; s < shards; ++s) {
+    his[s].shard = s;
+    his[s].shards = shards;
+    his[s].owner = owner;
+    his[s].lookahead = SimTime::infinity();
+    his[s].cut_lookahead.assign(shards, SimTime::infinity());
+    his[s].nodes.resize(n);
+  }
+  for (size_t k = 0; k < links_.size(); ++k) {
+    link_spec_rt l = links_[k];
+    l.src = ids.at(link_names_[k].first);
+    l.dst = ids.at(link_names_[k].second);
+    auto& from = inits[l.src];
+    const auto idx = static_cast<uint32_t>(from.out_links.size());
+    from.out_links.push_back(l);
+    from.out_names.push_back(link_names_[k].second);
+    inits[l.dst].in_links.push_back({l.src, idx, l.latency, l.depth > 0});
+    hub_init& hi = his[owner[l.src]];
+    hi.lookahead = std::min(hi.lookahead, l.latency);
+    if (owner[l.dst] != owner[l.src])
+      hi.cut_lookahead[owner[l.dst]] =
+        std::min(hi.cut_lookahead[owner[l.dst]], l.latency);
+  }
+
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", std::max<size_t>(1, opts.threads));
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  // The sharing policy (one job queue, workers block on a condition
+  // variable) beats work stealing here: stealing workers back off into
+  // sleeps between windows (measured in bench/, see docs/performance.md).
+  // KB_CAF_POLICY=stealing selects the other for experiments.
+  const char* pol = std::getenv("KB_CAF_POLICY");
+  cfg.set("scheduler.policy", caf::atom_from_string(pol ? pol : "sharing"));
+  cfg.add_message_types<caf::id_block::kernbench>();
+  if (ranks > 1)
+    cfg.load<caf::io::middleman>();
+  caf::actor_system sys{cfg};
+
+  std::vector<caf::actor> spawned;
+  for (node_id i = 0; i < n; ++i) {
+    if (!local_shard(owner[i]))
+      continue;
+    if (recorder_factory_)
+      inits[i].rec = recorder_factory_(names[i]);
+    auto a = nodes_.at(names[i]).factory(sys, std::move(inits[i]));
+    his[owner[i]].nodes[i] = a;
+    spawned.push_back(a);
+  }
+  std::vector<std::pair<uint32_t, caf::actor>> hubs;
+  for (uint32_t s = 0; s < shards; ++s)
+    if (local_shard(s))
+      hubs.emplace_back(s, sys.spawn<hub>(std::move(his[s])));
+  caf::scoped_actor self{sys};
+
+  auto shutdown = [&] {
+    for (auto& a : spawned)
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+    for (auto& [s, h] : hubs)
+      self->send_exit(h, caf::exit_reason::user_shutdown);
+  };
+
+  caf::actor root; // shard 0's hub
+  if (rank == 0) {
+    root = hubs.front().second;
+    if (ranks > 1) {
+      auto port = sys.middleman().publish(root, opts.cluster.port, nullptr, true);
+      if (!port) {
+        shutdown();
+        throw std::runtime_error("cannot listen for worker processes: " +
+                                 sys.render(port.error()));
+      }
+      if (opts.cluster.on_listening)
+        opts.cluster.on_listening(*port);
+    }
+  } else {
+    caf::expected<caf::actor> r = caf::sec::cannot_connect_to_node;
+    for (int attempt = 0; attempt < 100 && !r; ++attempt) {
+      r = sys.middleman().remote_actor(opts.cluster.host, opts.cluster.port);
+      if (!r)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!r) {
+      shutdown();
+      throw std::runtime_error(fmt::format(
+        "rank {}: cannot reach rank 0 at {}:{}: {}", rank, opts.cluster.host,
+        opts.cluster.port, sys.render(r.error())));
+    }
+    root = *r;
+  }
+  for (auto& [s, h] : hubs)
+    if (s != 0)
+      self->send(root, hello_atom_v, s, h);
+
+  // Start every local shard, then wait for all of them: shard 0 answers
+  // with everything, the others once shard 0 has collected their part.
+  for (auto& [s, h] : hubs)
+    self->send(h, run_request{opts.end});
+  run_result result;
+  for (size_t k = 0; k < hubs.size(); ++k) {
+    self->receive(
+      [&](run_result& r) {
+        std::string err = result.error.empty() ? r.error : result.error;
+        if (!r.nodes.empty() || result.nodes.empty())
+          result = std::move(r);
+        result.error = std::move(err);
+      },
+      [&](caf::error& e) { result.error = sys.render(e); });
+  }
+  shutdown();
+  return result;
+}
+
+} // namespace kb

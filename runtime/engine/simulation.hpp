@@ -1,0 +1,85 @@
+#pragma once
+// Builds a machine of node actors from names, factories and links, runs it
+// under the conservative protocol and hands back every node's summary.
+// The same description is built in every process of a split run; each
+// process spawns only the nodes it owns.
+
+#include "runtime/engine/node.hpp"
+
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+using node_factory = std::function<caf::actor(caf::actor_system&, node_init)>;
+
+/// A factory for node kind `T`, constructed as T(cfg, init, args...).
+template <class T, class... Args>
+node_factory make_node_factory(Args... args) {
+  return [=](caf::actor_system& sys, node_init init) -> caf::actor {
+    return sys.spawn<T>(std::move(init), args...);
+  };
+}
+
+/// How a split run finds its peers.
+struct cluster_options {
+  uint32_t rank = 0;
+  uint32_t ranks = 1;
+  std::string host = "127.0.0.1"; ///< rank 0's host (workers connect to it)
+  uint16_t port = 0;              ///< rank 0's port (0 on rank 0: pick one)
+  /// Rank 0 only: called with the port it listens on, once published, to
+  /// start the worker processes.
+  std::function<void(uint16_t)> on_listening;
+};
+
+struct run_options {
+  size_t threads = 1;
+  SimTime end = SimTime::infinity();
+  /// Shards (hubs) per process; 0 picks one per thread when an end time is
+  /// given. Results never depend on it.
+  uint32_t shards = 0;
+  cluster_options cluster;
+};
+
+class simulation {
+public:
+  /// Adds a node. Names are dotted paths and must be unique.
+  void add_node(std::string name, node_factory f);
+  /// Adds a one-way link. latency >= 1 ps; depth 0 means unbounded.
+  void add_link(const std::string& src, const std::string& dst,
+                SimTime latency, std::optional<Bandwidth> bw = std::nullopt,
+                uint32_t depth = 0);
+  /// Which rank owns each node (default: all on rank 0).
+  void set_partition(std::function<uint32_t(const std::string&, uint32_t ranks)> f);
+  /// Gives every node its own recorder (tracing / op log); off by default.
+  void set_recorder_factory(std::function<std::shared_ptr<recorder>(const std::string&)> f);
+
+  /// Checks the description; throws std::invalid_argument naming the
+  /// offending node or link.
+  void validate() const;
+
+  /// Runs to `opts.end` (or until nothing is left). Node summaries come back
+  /// sorted by node id (the lexicographic order of names).
+  run_result run(const run_options& opts);
+
+  /// Node names in id order (valid after validate()/run()).
+  std::vector<std::string> names() const;
+  /// Smallest link latency: the lookahead of the protocol.
+  SimTime min_latency() const;
+
+private:
+  struct node_entry {
+    node_factory factory;
+  };
+  std::map<std::string, node_entry> nodes_;
+  std::vector<link_spec_rt> links_; // src/dst hold indexes into names order
+  std::vector<std::pair<std::string, std::string>> link_names_;
+  std::function<uint32_t(const std::string&, uint32_t)> partition_;
+  std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
+};
+
+} // namespace kb

@@ -1,0 +1,31 @@
+#pragma once
+// Instrumentation counters of the engine.
+
+#include <cstdint>
+
+namespace kb {
+
+/// Per node: events handled, messages sent to other nodes, activations
+/// (windows in which the hub woke the node).
+struct node_stats {
+  uint64_t events = 0;
+  uint64_t messages_sent = 0;
+  uint64_t activations = 0;
+  uint64_t last_event_ps = 0; ///< time of the last event handled
+};
+
+/// Per hub (process): protocol traffic.
+struct hub_stats {
+  uint64_t windows = 0;      ///< lookahead windows run
+  uint64_t advance_msgs = 0; ///< hub -> node synchronisation messages
+  uint64_t report_msgs = 0;  ///< node -> hub synchronisation messages
+  uint64_t peer_msgs = 0;    ///< hub -> hub messages carrying events
+  uint64_t peer_null_msgs = 0; ///< hub -> hub promise-only (null) messages
+  uint64_t run_wall_ns = 0;  ///< wall time from start to the end of events
+
+  uint64_t sync_msgs() const {
+    return advance_msgs + report_msgs + peer_null_msgs;
+  }
+};
+
+} // namespace kb

@@ -1,0 +1,119 @@
+#include "runtime/phold/phold_run.hpp"
+
+#include "runtime/phold/phold_lp.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <queue>
+#include <stdexcept>
+
+namespace kb::phold {
+
+void validate(const params& p) {
+  if (p.lps == 0)
+    throw std::invalid_argument("--lps must be >= 1");
+  if (p.remote < 0 || p.remote > 1)
+    throw std::invalid_argument("--remote must be within [0, 1]");
+  if (p.lookahead_ps == 0)
+    throw std::invalid_argument("--lookahead-ps must be >= 1 (a zero lookahead "
+                                "cannot be synchronised conservatively)");
+}
+
+outcome run_actors(const params& p, size_t threads,
+                   const cluster_options& cluster) {
+  validate(p);
+  simulation sim;
+  for (uint32_t i = 0; i < p.lps; ++i)
+    sim.add_node(lp_name(i, p.lps), make_node_factory<phold_lp>(p, i));
+  for (uint32_t i = 0; i < p.lps; ++i)
+    for (uint32_t j = 0; j < p.lps; ++j)
+      if (i != j)
+        sim.add_link(lp_name(i, p.lps), lp_name(j, p.lps), ps(p.lookahead_ps));
+  // Contiguous blocks of LPs per process.
+  const uint32_t n = p.lps;
+  sim.set_partition([n](const std::string& name, uint32_t ranks) {
+    const uint64_t i = std::stoull(name.substr(2));
+    return static_cast<uint32_t>(i * ranks / n);
+  });
+  run_options opts;
+  opts.threads = threads;
+  opts.end = ps(p.end_ps);
+  opts.cluster = cluster;
+  run_result r = sim.run(opts);
+
+  outcome o;
+  o.error = r.error;
+  o.hub = r.hub;
+  o.seconds = static_cast<double>(r.hub.run_wall_ns) * 1e-9;
+  std::vector<lp_state> states(p.lps);
+  for (const auto& s : r.nodes) {
+    if (s.node >= p.lps)
+      continue;
+    for (const auto& f : s.figures) {
+      if (f.name == "committed")
+        states[s.node].committed = f.value;
+      else if (f.name == "last_ps")
+        states[s.node].last_ps = f.value;
+    }
+    o.remote_msgs += s.stats.messages_sent;
+  }
+  if (cluster.rank == 0 && r.nodes.size() != p.lps && o.error.empty())
+    o.error = fmt::format("results of {} of {} LPs came back", r.nodes.size(), p.lps);
+  for (const auto& s : states)
+    o.committed += s.committed;
+  o.digest = digest(states);
+  return o;
+}
+
+namespace {
+
+struct seq_event {
+  uint64_t t;
+  uint32_t src;
+  uint64_t seq;
+  uint32_t dst;
+  bool operator>(const seq_event& o) const {
+    return std::tie(t, src, seq) > std::tie(o.t, o.src, o.seq);
+  }
+};
+
+} // namespace
+
+outcome run_sequential(const params& p) {
+  validate(p);
+  std::vector<rng> rngs;
+  rngs.reserve(p.lps);
+  std::vector<uint64_t> seqs(p.lps, 0);
+  std::vector<lp_state> states(p.lps);
+  std::vector<seq_event> init;
+  init.reserve(size_t{p.lps} * p.events_per_lp);
+  for (uint32_t i = 0; i < p.lps; ++i) {
+    rngs.emplace_back(p.seed, i);
+    for (uint32_t j = 0; j < p.events_per_lp; ++j)
+      init.push_back({exp_delay(rngs[i], p.mean_ps), i, seqs[i]++, i});
+  }
+  std::priority_queue<seq_event, std::vector<seq_event>, std::greater<>> pq(
+    std::greater<>{}, std::move(init));
+  outcome o;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!pq.empty() && pq.top().t < p.end_ps) {
+    const seq_event ev = pq.top();
+    pq.pop();
+    lp_state& s = states[ev.dst];
+    ++s.committed;
+    s.last_ps = ev.t;
+    const decision d = decide(rngs[ev.dst], ev.dst, p);
+    if (d.dst != ev.dst)
+      ++o.remote_msgs;
+    pq.push({ev.t + p.lookahead_ps + d.exp_ps, ev.dst, seqs[ev.dst]++, d.dst});
+  }
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& s : states)
+    o.committed += s.committed;
+  o.digest = digest(states);
+  return o;
+}
+
+} // namespace kb::phold

@@ -1,0 +1,32 @@
+#pragma once
+// Runs PHOLD on the engine (actors) or as the sequential yardstick.
+
+#include "runtime/engine/simulation.hpp"
+#include "runtime/phold/phold_model.hpp"
+
+#include <string>
+
+namespace kb::phold {
+
+struct outcome {
+  uint64_t committed = 0;
+  uint64_t digest = 0;
+  double seconds = 0;      ///< wall time of the event loop only
+  hub_stats hub;           ///< protocol traffic (actor runs)
+  uint64_t remote_msgs = 0; ///< messages between LPs
+  std::string error;
+
+  double events_per_second() const { return seconds > 0 ? committed / seconds : 0; }
+};
+
+/// PHOLD on node actors under the conservative protocol.
+outcome run_actors(const params& p, size_t threads,
+                   const cluster_options& cluster = {});
+
+/// PHOLD as a plain single-threaded priority-queue loop (no actors).
+outcome run_sequential(const params& p);
+
+/// Checks parameters; throws std::invalid_argument naming the option.
+void validate(const params& p);
+
+} // namespace kb::phold

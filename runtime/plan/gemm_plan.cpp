@@ -1,0 +1,159 @@
+#include "runtime/plan/gemm_plan.hpp"
+
+#include "runtime/plan/detail/tiling.hpp"
+#include "runtime/plan/plan_error.hpp"
+
+#include <string_view>
+
+namespace kb {
+
+namespace {
+
+constexpr std::string_view generator = "generate_gemm_plan";
+
+void validate(const gemm_plan_args& args, dtype out) {
+  detail::require_nonzero(generator, "M", args.m);
+  detail::require_nonzero(generator, "K", args.k);
+  detail::require_nonzero(generator, "N", args.n);
+  detail::require_nonzero(generator, "tile_m", args.tile_m);
+  detail::require_nonzero(generator, "tile_k", args.tile_k);
+  detail::require_nonzero(generator, "tile_n", args.tile_n);
+  for (size_t i = 0; i < args.epilogue.size(); ++i) {
+    const auto& e = args.epilogue[i];
+    if (!e.scope)
+      throw plan_error(std::string{generator} + ": epilogue op #" +
+                       std::to_string(i) + " '" + std::string{to_string(e.op)} +
+                       "' has no scope (expected k_tile or output_tile)");
+  }
+  detail::require_region(generator, "A", args.a_addr, args.m, args.k,
+                         args.in_dtype);
+  detail::require_region(generator, "B", args.b_addr, args.k, args.n,
+                         args.in_dtype);
+  detail::require_region(generator, "C", args.c_addr, args.m, args.n, out);
+}
+
+/// Ops of `scope`, in the given order.
+std::vector<math_op> ops_of(const std::vector<epilogue_op>& epilogue,
+                            epilogue_scope scope) {
+  std::vector<math_op> ops;
+  for (const auto& e : epilogue)
+    if (e.scope == scope)
+      ops.push_back(e.op);
+  return ops;
+}
+
+/// Everything that is the same for all tiles of one plan.
+struct gemm_context {
+  const gemm_plan_args& args;
+  dtype in;
+  dtype out;
+  detail::pe_unit_ids ids;
+  std::vector<math_op> k_ops;
+  std::vector<math_op> out_ops;
+  uint32_t k_tiles;
+};
+
+/// Stage sequence of tile (mi, ni, ki).
+std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
+                                    uint32_t ni, uint32_t ki) {
+  const auto& args = ctx.args;
+  const auto tm = detail::tile_extent(args.m, args.tile_m, mi);
+  const auto tk = detail::tile_extent(args.k, args.tile_k, ki);
+  const auto tn = detail::tile_extent(args.n, args.tile_n, ni);
+  const uint32_t row0 = mi * args.tile_m; // < M, so no overflow
+  const uint32_t col0 = ni * args.tile_n;
+  const uint32_t k0 = ki * args.tile_k;
+  const bool last_k = ki + 1 == ctx.k_tiles;
+
+  stage_params base;
+  base.tm = tm;
+  base.tk = tk;
+  base.tn = tn;
+  base.in_dtype = ctx.in;
+  base.out_dtype = ctx.out;
+  base.last_k = last_k;
+
+  std::vector<stage> stages;
+  auto push = [&stages](stage_type type, const std::string& component,
+                        const stage_params& params) {
+    stages.push_back(stage{type, component, params});
+  };
+  auto push_math = [&](math_op op, epilogue_scope scope) {
+    auto p = base;
+    p.elements = uint64_t{tm} * tn;
+    p.op = op;
+    p.scope = scope;
+    push(stage_type::math, ctx.ids.math, p);
+  };
+
+  if (!args.a_pinned) {
+    auto p = base;
+    detail::set_dma_region(p, 'A',
+                           {args.a_addr, args.k, row0, k0, tm, tk, ctx.in});
+    push(stage_type::dma_read, ctx.ids.dma, p);
+  }
+  if (!args.b_pinned) {
+    auto p = base;
+    detail::set_dma_region(p, 'B',
+                           {args.b_addr, args.n, k0, col0, tk, tn, ctx.in});
+    push(stage_type::dma_read, ctx.ids.dma, p);
+  }
+  {
+    auto p = base;
+    p.bytes = (uint64_t{tm} * tk + uint64_t{tk} * tn) * dtype_bytes(ctx.in);
+    push(stage_type::fetch, ctx.ids.fetch_store, p);
+  }
+  push(stage_type::gemm, ctx.ids.gemm, base);
+  for (auto op : ctx.k_ops)
+    push_math(op, epilogue_scope::k_tile);
+  if (!last_k)
+    return stages; // the accumulator stays in registers
+  for (auto op : ctx.out_ops)
+    push_math(op, epilogue_scope::output_tile);
+  {
+    auto p = base;
+    p.operand = 'C';
+    p.bytes = uint64_t{tm} * tn * dtype_bytes(ctx.out);
+    push(stage_type::store, ctx.ids.fetch_store, p);
+  }
+  {
+    auto p = base;
+    detail::set_dma_region(p, 'C',
+                           {args.c_addr, args.n, row0, col0, tm, tn, ctx.out});
+    push(stage_type::dma_write, ctx.ids.dma, p);
+  }
+  return stages;
+}
+
+} // namespace
+
+pipeline_plan generate_gemm_plan(const gemm_plan_args& args) {
+  const dtype in = args.in_dtype;
+  const dtype out = args.out_dtype.value_or(in);
+  validate(args, out);
+  const auto m_tiles = detail::tile_count(args.m, args.tile_m);
+  const auto k_tiles = detail::tile_count(args.k, args.tile_k);
+  const auto n_tiles = detail::tile_count(args.n, args.tile_n);
+  const gemm_context ctx{args,
+                         in,
+                         out,
+                         detail::make_pe_unit_ids(generator, args.pe_prefix),
+                         ops_of(args.epilogue, epilogue_scope::k_tile),
+                         ops_of(args.epilogue, epilogue_scope::output_tile),
+                         k_tiles};
+
+  const uint64_t total = uint64_t{m_tiles} * n_tiles * k_tiles;
+  detail::require_tile_total(generator, total);
+
+  pipeline_plan plan;
+  plan.tiles.reserve(total);
+  uint32_t tile_id = 0;
+  for (uint32_t mi = 0; mi < m_tiles; ++mi)
+    for (uint32_t ni = 0; ni < n_tiles; ++ni)
+      for (uint32_t ki = 0; ki < k_tiles; ++ki)
+        plan.tiles.push_back(tile_plan{tile_id++, mi, ni, ki,
+                                       gemm_tile_stages(ctx, mi, ni, ki)});
+  return plan;
+}
+
+} // namespace kb

@@ -1,0 +1,76 @@
+#include "runtime/plan/pipeline_plan.hpp"
+
+namespace kb {
+
+std::string_view to_string(stage_type type) {
+  switch (type) {
+  case stage_type::dma_read:
+    return "dma_read";
+  case stage_type::fetch:
+    return "fetch";
+  case stage_type::gemm:
+    return "gemm";
+  case stage_type::math:
+    return "math";
+  case stage_type::store:
+    return "store";
+  case stage_type::dma_write:
+    return "dma_write";
+  }
+  return "?";
+}
+
+uint64_t stage_count(const pipeline_plan& plan) {
+  uint64_t total = 0;
+  for (const auto& tile : plan.tiles)
+    total += tile.stages.size();
+  return total;
+}
+
+uint64_t stage_count(const pipeline_plan& plan, stage_type type) {
+  uint64_t total = 0;
+  for (const auto& tile : plan.tiles)
+    for (const auto& s : tile.stages)
+      if (s.type == type)
+        ++total;
+  return total;
+}
+
+std::string to_string(const stage& s) {
+  const auto& p = s.params;
+  std::string out{to_string(s.type)};
+  out += " @";
+  out += s.component;
+  if (p.operand != 0) {
+    out += " operand=";
+    out += p.operand;
+  }
+  if (s.type == stage_type::dma_read || s.type == stage_type::dma_write) {
+    out += " address=" + std::to_string(p.address);
+    out += " rows=" + std::to_string(p.rows);
+    out += " row_bytes=" + std::to_string(p.row_bytes);
+    out += " row_stride=" + std::to_string(p.row_stride_bytes);
+  }
+  if (p.bytes != 0)
+    out += " bytes=" + std::to_string(p.bytes);
+  out += " tile=" + std::to_string(p.tm) + "x" + std::to_string(p.tk) + "x" +
+         std::to_string(p.tn);
+  if (p.op) {
+    out += " op=";
+    out += to_string(*p.op);
+    out += " elements=" + std::to_string(p.elements);
+  }
+  if (p.scope) {
+    out += " scope=";
+    out += to_string(*p.scope);
+  }
+  out += " dtype=";
+  out += to_string(p.in_dtype);
+  out += "->";
+  out += to_string(p.out_dtype);
+  if (p.last_k)
+    out += " last_k";
+  return out;
+}
+
+} // namespace kb

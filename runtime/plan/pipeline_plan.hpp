@@ -1,0 +1,121 @@
+#pragma once
+// Plans are data (ADR-0021, ADR-0042 D6): a pipeline plan is a list of tile
+// plans, each an ordered list of stages that a tile token walks through by
+// self-routing. A plan holds no actor or engine state.
+
+#include "runtime/plan/dtype.hpp"
+#include "runtime/plan/math_op.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb {
+
+// -- stage kinds --------------------------------------------------------------
+
+/// The kind of work a stage performs; decides which unit serves it.
+enum class stage_type : uint8_t {
+  dma_read,  ///< HBM -> TCM over the fabric (PE_DMA read channel)
+  fetch,     ///< TCM -> register file (fetch lane of PE_FETCH_STORE)
+  gemm,      ///< MAC array on register data (PE_GEMM)
+  math,      ///< element-wise op on register data (PE_MATH)
+  store,     ///< register file -> TCM (store lane of PE_FETCH_STORE)
+  dma_write, ///< TCM -> HBM over the fabric (PE_DMA write channel)
+};
+
+/// Lower-case name of `type` ("dma_read", "fetch", ...).
+std::string_view to_string(stage_type type);
+
+// -- stage parameters ---------------------------------------------------------
+
+/// Everything a unit needs to time a stage and a later data replay needs to
+/// redo it. Fields a stage kind does not use stay at their defaults.
+///
+/// Tile-level fields (`tm`, `tk`, `tn`, `in_dtype`, `out_dtype`, `last_k`) are
+/// set on every stage of a tile. Per kind:
+/// - dma_read / dma_write: `operand`, `address`, `row_stride_bytes`, `rows`,
+///   `row_bytes`, `bytes` (= rows * row_bytes).
+/// - fetch: `bytes` (A + B tile bytes for GEMM, the input tile for MATH).
+/// - gemm: only the tile-level fields.
+/// - math: `elements`, `op`, and `scope` for a GEMM epilogue op.
+/// - store: `operand` = 'C', `bytes` (output tile in `out_dtype`).
+struct stage_params {
+  /// Matrix the data belongs to: 'A', 'B', 'C', or 0 for none/both.
+  char operand = 0;
+  /// Global address of the tile's first element (DMA stages).
+  uint64_t address = 0;
+  /// Distance in bytes between consecutive rows in memory (DMA stages).
+  uint64_t row_stride_bytes = 0;
+  /// Number of rows moved (DMA stages).
+  uint32_t rows = 0;
+  /// Contiguous bytes per row (DMA stages).
+  uint64_t row_bytes = 0;
+  /// Total bytes moved (DMA, FETCH, STORE).
+  uint64_t bytes = 0;
+  /// Tile extents: rows of A/C, the reduction depth, columns of B/C.
+  uint32_t tm = 0;
+  uint32_t tk = 0;
+  uint32_t tn = 0;
+  /// Elements a MATH stage processes.
+  uint64_t elements = 0;
+  /// Operation of a MATH stage.
+  std::optional<math_op> op;
+  /// Element type read from memory.
+  dtype in_dtype = dtype::f32;
+  /// Element type written to memory.
+  dtype out_dtype = dtype::f32;
+  /// Scope of a GEMM epilogue MATH stage; empty for a plain MATH stage.
+  std::optional<epilogue_scope> scope;
+  /// True on the last K tile of an output tile (always true in a MATH plan).
+  bool last_k = false;
+
+  friend bool operator==(const stage_params&, const stage_params&) = default;
+};
+
+// -- plan structure -----------------------------------------------------------
+
+/// One step of a tile's walk through the PE units.
+struct stage {
+  stage_type type = stage_type::dma_read;
+  /// Topology node id of the serving unit, e.g. "sip0.cube0.pe0.pe_dma".
+  std::string component;
+  stage_params params;
+
+  friend bool operator==(const stage&, const stage&) = default;
+};
+
+/// The stage sequence of one tile.
+struct tile_plan {
+  /// Position in feed order, 0-based and dense.
+  uint32_t tile_id = 0;
+  /// Tile indices (not element offsets) along M, N and K; k = 0 in a MATH plan.
+  uint32_t m = 0;
+  uint32_t n = 0;
+  uint32_t k = 0;
+  std::vector<stage> stages;
+
+  friend bool operator==(const tile_plan&, const tile_plan&) = default;
+};
+
+/// All tiles of one composite command, in feed order.
+struct pipeline_plan {
+  std::vector<tile_plan> tiles;
+
+  friend bool operator==(const pipeline_plan&, const pipeline_plan&) = default;
+};
+
+// -- helpers ------------------------------------------------------------------
+
+/// Total number of stages over all tiles of `plan`.
+uint64_t stage_count(const pipeline_plan& plan);
+
+/// Number of stages of kind `type` over all tiles of `plan`.
+uint64_t stage_count(const pipeline_plan& plan, stage_type type);
+
+/// One-line human-readable rendering of `s` for logs and test failures.
+std::string to_string(const stage& s);
+
+} // namespace kb
