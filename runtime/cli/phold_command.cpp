@@ -16,6 +16,7 @@ namespace {
 struct phold_cli {
   phold::params p;
   size_t threads = 1;
+  uint32_t shards = 0;
   uint32_t procs = 1;
   uint32_t rank = 0;
   std::string connect; // host:port of rank 0 (workers)
@@ -81,12 +82,13 @@ int run(const phold_cli& c) {
                            "--end-ps", std::to_string(c.p.end_ps),
                            "--seed", std::to_string(c.p.seed),
                            "--threads", std::to_string(c.threads),
+                           "--shards", std::to_string(c.shards),
                            "--procs", std::to_string(c.procs),
                            "--rank", std::to_string(r),
                            "--connect", fmt::format("127.0.0.1:{}", port)});
     };
   }
-  phold::outcome o = phold::run_actors(c.p, c.threads, cl);
+  phold::outcome o = phold::run_actors(c.p, c.threads, cl, c.shards);
   std::string worker_err = workers ? workers->wait_all() : std::string{};
   if (!o.error.empty() || !worker_err.empty()) {
     fmt::print(stderr, "phold failed: {}{}\n", o.error, worker_err);
@@ -116,6 +118,8 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
     ->capture_default_str();
   cmd->add_option("--seed", c->p.seed, "random seed")->capture_default_str();
   cmd->add_option("--threads", c->threads, "CAF worker threads")->capture_default_str();
+  cmd->add_option("--shards", c->shards, "hubs per process (0: one per "
+                  "thread); results never depend on it")->capture_default_str();
   cmd->add_option("--procs", c->procs, "processes the LPs are split over "
                                        "(loopback, caf::io)")->capture_default_str();
   cmd->add_option("--rank", c->rank, "this process's rank (workers)");

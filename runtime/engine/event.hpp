@@ -37,26 +37,40 @@ struct event_key {
   friend constexpr auto operator<=>(const event_key&, const event_key&) = default;
 };
 
-/// One simulation message or timer. `key.t` is the arrival time of the
-/// message's head at `dst`; `tail` the arrival time of its last byte.
-/// Laid out to pack into 72 bytes: events are moved a lot.
+/// One simulation message or timer: `t` is the arrival time of the message's
+/// head at `dst`, `tail` that of its last byte; (t, src, seq) is its key.
+/// Flat and 72 bytes: events are moved a lot.
 struct sim_event {
-  event_key key;
+  SimTime t;
+  uint64_t seq = 0;
   SimTime tail;
   uint64_t bytes = 0;   ///< payload bytes the link serialises
   uint64_t arg0 = 0;    ///< small scalar payload, meaning set by `kind`
   uint64_t arg1 = 0;
   message_body body;    ///< optional Cap'n Proto payload (tile token, ...)
+  node_id src = no_node;
   node_id dst = no_node;
   uint32_t link = 0;    ///< sender's output link index (credit routing)
   queue_id queue = no_queue;
   uint16_t kind = 0;
+
+  event_key key() const { return {t, src, seq}; }
+  void set_key(SimTime time, node_id from, uint64_t sequence) {
+    t = time;
+    src = from;
+    seq = sequence;
+  }
 };
+static_assert(sizeof(sim_event) == 72);
 
 /// Min-heap order: true when `a` must be handled after `b`.
 struct later_event {
   bool operator()(const sim_event& a, const sim_event& b) const {
-    return b.key < a.key;
+    if (a.t != b.t)
+      return b.t < a.t;
+    if (a.src != b.src)
+      return b.src < a.src;
+    return b.seq < a.seq;
   }
 };
 

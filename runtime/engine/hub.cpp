@@ -130,10 +130,10 @@ void hub::on_peer(event_batch& b) {
     return;
   promise_in_[b.from] = std::max(promise_in_[b.from], b.time);
   for (const auto& e : b.events)
-    if (e.key.t < last_window_ && error_.empty())
+    if (e.t < last_window_ && error_.empty())
       error_ = fmt::format("causality violation: shard {} sent an event for "
                            "{} ps after shard {} ran to {} ps",
-                           b.from, e.key.t.ps(), init_.shard,
+                           b.from, e.t.ps(), init_.shard,
                            last_window_.ps());
   route(b.events);
   if (running_ && outstanding_ == 0 && !done_)
@@ -149,7 +149,7 @@ void hub::route(std::vector<sim_event>& evs) {
     }
     const uint32_t s = init_.owner[e.dst];
     if (s == init_.shard) {
-      pending_min_[e.dst] = std::min(pending_min_[e.dst], e.key.t);
+      pending_min_[e.dst] = std::min(pending_min_[e.dst], e.t);
       pending_[e.dst].push_back(std::move(e));
     } else {
       peer_out_[s].push_back(std::move(e));

@@ -16,12 +16,23 @@ node::node(caf::actor_config& cfg, node_init init)
     rec_(std::move(init.rec)) {
   routes_.reserve(init.out_links.size());
   for (const auto& l : init.out_links) {
-    uint32_t state = no_state;
+    uint16_t state = no_state;
     if (l.bw || l.depth > 0) {
-      state = static_cast<uint32_t>(stateful_.size());
+      if (stateful_.size() >= no_state)
+        throw std::invalid_argument(fmt::format(
+          "{}: more than {} links with bandwidth or credits", name_, no_state));
+      state = static_cast<uint16_t>(stateful_.size());
       stateful_.emplace_back(l);
     }
-    routes_.push_back({l.dst, state, l.latency});
+    auto lat = std::find(latencies_.begin(), latencies_.end(), l.latency);
+    if (lat == latencies_.end()) {
+      if (latencies_.size() >= 0xffff)
+        throw std::invalid_argument(
+          fmt::format("{}: too many distinct link latencies", name_));
+      lat = latencies_.insert(latencies_.end(), l.latency);
+    }
+    routes_.push_back(
+      {l.dst, static_cast<uint16_t>(lat - latencies_.begin()), state});
   }
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link_info& a, const in_link_info& b) {
@@ -76,14 +87,14 @@ void node::on_advance(event_batch& b) {
   } catch (const std::exception& e) {
     report.error = fmt::format("{} at t={} ps: {}", name_, now_.ps(), e.what());
   }
-  report.time = heap_.empty() ? SimTime::infinity() : heap_.front().key.t;
+  report.time = heap_.empty() ? SimTime::infinity() : heap_.front().t;
   report.events.swap(outbox_);
   outbox_.reserve(report.events.size());
   send(hub_, std::move(report));
 }
 
 void node::run_until(SimTime end) {
-  while (!heap_.empty() && heap_.front().key.t < end) {
+  while (!heap_.empty() && heap_.front().t < end) {
     std::pop_heap(heap_.begin(), heap_.end(), later_event{});
     sim_event ev = std::move(heap_.back());
     heap_.pop_back();
@@ -92,14 +103,14 @@ void node::run_until(SimTime end) {
 }
 
 void node::dispatch(sim_event& ev) {
-  now_ = ev.key.t;
+  now_ = ev.t;
   ++stats_.events;
   stats_.last_event_ps = now_.ps();
   if (ev.kind == static_cast<uint16_t>(engine_kind::credit)) {
     on_credit(ev);
     return;
   }
-  if (ev.queue != no_queue && ev.key.src != id_) {
+  if (ev.queue != no_queue && ev.src != id_) {
     const queue_id q = ev.queue;
     if (queues_.size() <= q)
       queues_.resize(q + 1u);
@@ -142,8 +153,9 @@ bool node::send_on(uint32_t l, outgoing m) {
   ev.arg1 = m.arg1;
   ev.body = std::move(m.body);
   if (r.state == no_state) { // pure wire: no credits, no serialisation
-    ev.key = {h + r.latency, id_, seq_++};
-    ev.tail = tau + r.latency;
+    const SimTime lat = latencies_[r.latency];
+    ev.set_key(h + lat, id_, seq_++);
+    ev.tail = tau + lat;
     push_out(std::move(ev));
     return true;
   }
@@ -151,7 +163,7 @@ bool node::send_on(uint32_t l, outgoing m) {
   if (m.queue != no_queue && lk.bounded()) {
     auto& held = lk.held(m.queue);
     if (!held.empty() || !lk.has_credit(m.queue)) {
-      ev.key.t = h;
+      ev.t = h;
       ev.tail = tau;
       held.push_back(std::move(ev));
       return false;
@@ -165,17 +177,17 @@ bool node::send_on(uint32_t l, outgoing m) {
 void node::emit(uint32_t l, sim_event ev, SimTime h, SimTime tau) {
   out_link& lk = stateful_[routes_[l].state];
   const crossing c = lk.cross(h, tau, ev.bytes);
-  ev.key = {c.head, id_, seq_++};
+  ev.set_key(c.head, id_, seq_++);
   ev.tail = c.tail;
   push_out(std::move(ev));
 }
 
 void node::push_out(sim_event ev) {
-  if (ev.key.t < window_end_)
+  if (ev.t < window_end_)
     throw std::logic_error(fmt::format(
       "{}: message to node {} arrives at {} ps, inside the current window "
       "(ends {} ps): link latency below the lookahead",
-      name_, ev.dst, ev.key.t.ps(), window_end_.ps()));
+      name_, ev.dst, ev.t.ps(), window_end_.ps()));
   ++stats_.messages_sent;
   outbox_.push_back(std::move(ev));
 }
@@ -187,7 +199,7 @@ void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,
                                        "(now {} ps)",
                                        name_, t.ps(), now_.ps()));
   sim_event ev;
-  ev.key = {t, id_, seq_++};
+  ev.set_key(t, id_, seq_++);
   ev.tail = t;
   ev.dst = id_;
   ev.kind = kind;
@@ -211,7 +223,7 @@ void node::on_credit(const sim_event& ev) {
   sim_event next = std::move(held.front());
   held.pop_front();
   lk.spend(q);
-  const SimTime h = std::max(next.key.t, now_);
+  const SimTime h = std::max(next.t, now_);
   const SimTime tau = std::max(next.tail, h);
   emit(ev.link, std::move(next), h, tau);
   on_unblocked(ev.link, q);
@@ -245,11 +257,11 @@ sim_event node::take(queue_id q) {
     throw std::logic_error(fmt::format("{}: take from empty queue {}", name_, q));
   sim_event ev = std::move(queues_[q].front());
   queues_[q].pop_front();
-  const in_link_info& in = in_link(ev.key.src, ev.link);
+  const in_link_info& in = in_link(ev.src, ev.link);
   if (in.bounded) {
     sim_event credit;
-    credit.key = {now_ + in.latency, id_, seq_++};
-    credit.tail = credit.key.t;
+    credit.set_key(now_ + in.latency, id_, seq_++);
+    credit.tail = credit.t;
     credit.dst = in.src;
     credit.kind = static_cast<uint16_t>(engine_kind::credit);
     credit.link = in.link;

@@ -71,7 +71,7 @@ protected:
   uint32_t link_to(std::string_view dst_name) const;
   std::optional<uint32_t> find_link(std::string_view dst_name) const;
   size_t link_count() const { return routes_.size(); }
-  SimTime link_latency(uint32_t l) const { return routes_[l].latency; }
+  SimTime link_latency(uint32_t l) const { return latencies_[routes_[l].latency]; }
 
   /// Sends over link `l`. A message for a bounded queue without credit is
   /// held (the sender blocks in virtual time); returns false in that case and
@@ -131,16 +131,18 @@ private:
   uint64_t seq_ = 0;
   bool started_ = false;
   caf::actor hub_;
-  /// Hot per-link data, compact so that nodes with many links (PHOLD's
-  /// all-to-all) stay cache-friendly; `state` indexes `stateful_` for links
-  /// with bandwidth or credits (none for a pure-latency wire).
+  /// Hot per-link data, 8 bytes so that nodes with many links (PHOLD's
+  /// all-to-all) stay cache-friendly: destination, an index into the node's
+  /// few distinct latencies, and for links with bandwidth or credits an
+  /// index into `stateful_` (none for a pure-latency wire).
   struct route {
     node_id dst;
-    uint32_t state;
-    SimTime latency;
+    uint16_t latency;
+    uint16_t state;
   };
-  static constexpr uint32_t no_state = ~uint32_t{0};
+  static constexpr uint16_t no_state = 0xffff;
   std::vector<route> routes_;
+  std::vector<SimTime> latencies_;
   std::vector<out_link> stateful_;
   std::vector<std::string> out_names_;
   std::vector<in_link_info> in_links_; // sorted by (src, link)

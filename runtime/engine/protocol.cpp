@@ -44,9 +44,9 @@ std::vector<char> encode_batch(const event_batch& b) {
   for (unsigned i = 0; i < b.events.size(); ++i) {
     const sim_event& e = b.events[i];
     auto w = evs[i];
-    w.setTime(e.key.t.ps());
-    w.setSrc(e.key.src);
-    w.setSeq(e.key.seq);
+    w.setTime(e.t.ps());
+    w.setSrc(e.src);
+    w.setSeq(e.seq);
     w.setTail(e.tail.ps());
     w.setDst(e.dst);
     w.setQueue(e.queue);
@@ -90,7 +90,7 @@ event_batch decode_batch(const std::vector<char>& bytes) {
   b.events.reserve(evs.size());
   for (auto w : evs) {
     sim_event e;
-    e.key = {SimTime{w.getTime()}, w.getSrc(), w.getSeq()};
+    e.set_key(SimTime{w.getTime()}, w.getSrc(), w.getSeq());
     e.tail = SimTime{w.getTail()};
     e.dst = w.getDst();
     e.queue = w.getQueue();

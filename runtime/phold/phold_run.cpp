@@ -22,7 +22,7 @@ void validate(const params& p) {
 }
 
 outcome run_actors(const params& p, size_t threads,
-                   const cluster_options& cluster) {
+                   const cluster_options& cluster, uint32_t shards) {
   validate(p);
   simulation sim;
   for (uint32_t i = 0; i < p.lps; ++i)
@@ -39,6 +39,7 @@ outcome run_actors(const params& p, size_t threads,
   });
   run_options opts;
   opts.threads = threads;
+  opts.shards = shards;
   opts.end = ps(p.end_ps);
   opts.cluster = cluster;
   run_result r = sim.run(opts);

@@ -1,0 +1,101 @@
+// PHOLD determinism: the digest of the final state is the same for any
+// thread count, shard count and process count, and equals the sequential
+// yardstick's.
+
+#include "runtime/phold/phold_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace kb {
+namespace {
+
+phold::params small() {
+  phold::params p;
+  p.lps = 64;
+  p.events_per_lp = 8;
+  p.remote = 0.25;
+  p.lookahead_ps = 1000;
+  p.mean_ps = 1000;
+  p.end_ps = 200000;
+  return p;
+}
+
+TEST(Phold, SequentialYardstickIsRepeatable) {
+  auto a = phold::run_sequential(small());
+  auto b = phold::run_sequential(small());
+  EXPECT_EQ(a.digest, b.digest);
+  EXPECT_EQ(a.committed, b.committed);
+  EXPECT_GT(a.committed, 64u * 8 * 50); // ~100 events per initial event
+}
+
+TEST(Phold, DigestIsIndependentOfThreadsAndShards) {
+  const auto seq = phold::run_sequential(small());
+  for (size_t threads : {1u, 2u, 4u}) {
+    for (uint32_t shards : {0u, 1u, 3u}) {
+      auto o = phold::run_actors(small(), threads, {}, shards);
+      ASSERT_EQ(o.error, "");
+      EXPECT_EQ(o.digest, seq.digest) << "threads=" << threads << " shards=" << shards;
+      EXPECT_EQ(o.committed, seq.committed);
+      EXPECT_EQ(o.remote_msgs, seq.remote_msgs);
+    }
+  }
+}
+
+TEST(Phold, SyncMessagesStayBelowOnePerEvent) {
+  auto p = small();
+  p.events_per_lp = 16;
+  auto o = phold::run_actors(p, 1);
+  ASSERT_EQ(o.error, "");
+  EXPECT_LT(o.hub.sync_msgs(), o.committed);
+}
+
+TEST(Phold, AllRemoteAndAllLocalExtremes) {
+  for (double remote : {0.0, 1.0}) {
+    auto p = small();
+    p.remote = remote;
+    auto seq = phold::run_sequential(p);
+    auto act = phold::run_actors(p, 2);
+    EXPECT_EQ(act.digest, seq.digest) << "remote=" << remote;
+    if (remote == 0.0)
+      EXPECT_EQ(seq.remote_msgs, 0u);
+  }
+}
+
+TEST(Phold, ZeroLookaheadIsRejected) {
+  auto p = small();
+  p.lookahead_ps = 0;
+  EXPECT_THROW(phold::run_actors(p, 1), std::invalid_argument);
+}
+
+std::string run_cli(const std::string& args) {
+  std::string cmd = std::string(KB_KERNBENCH_EXE) + " phold " + args + " 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  std::array<char, 512> buf{};
+  while (pipe && fgets(buf.data(), buf.size(), pipe.get()))
+    out += buf.data();
+  return out;
+}
+
+std::string digest_line(const std::string& out) {
+  auto pos = out.find("digest");
+  return pos == std::string::npos ? out : out.substr(pos, out.find('\n', pos) - pos);
+}
+
+// Two processes on loopback (caf::io) give the single-process digest.
+TEST(Phold, TwoProcessesGiveTheSameDigest) {
+  const std::string args = "--lps 64 --events-per-lp 8 --end-ps 200000";
+  const std::string seq = digest_line(run_cli(args + " --sequential"));
+  ASSERT_NE(seq.find("digest"), std::string::npos) << seq;
+  EXPECT_EQ(digest_line(run_cli(args + " --threads 1 --procs 2")), seq);
+  EXPECT_EQ(digest_line(run_cli(args + " --threads 2 --procs 2")), seq);
+  EXPECT_EQ(digest_line(run_cli(args + " --threads 1 --procs 3")), seq);
+}
+
+} // namespace
+} // namespace kb

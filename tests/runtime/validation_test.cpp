@@ -1,0 +1,79 @@
+// Bad machine descriptions are rejected with a message naming the culprit.
+
+#include "runtime/engine/simulation.hpp"
+#include "tests/runtime/test_nodes.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+using test::ring_member;
+
+std::string error_of(const std::function<void(simulation&)>& build) {
+  simulation sim;
+  try {
+    build(sim);
+    sim.validate();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Validation, ZeroLatencyLinkIsRejected) {
+  auto msg = error_of([](simulation& s) {
+    s.add_node("a", make_node_factory<ring_member>(0u, 0u));
+    s.add_node("b", make_node_factory<ring_member>(0u, 0u));
+    s.add_link("a", "b", ps(0));
+  });
+  EXPECT_EQ(msg, "link a -> b: latency must be >= 1 ps (a zero-latency link "
+                 "cannot be synchronised conservatively)");
+}
+
+TEST(Validation, LinkToUnknownNodeIsRejected) {
+  auto msg = error_of([](simulation& s) {
+    s.add_node("a", make_node_factory<ring_member>(0u, 0u));
+    s.add_link("a", "nowhere", ns(1));
+  });
+  EXPECT_EQ(msg, "link a -> nowhere: unknown destination node 'nowhere'");
+}
+
+TEST(Validation, DuplicateNodeIsRejected) {
+  auto msg = error_of([](simulation& s) {
+    s.add_node("a", make_node_factory<ring_member>(0u, 0u));
+    s.add_node("a", make_node_factory<ring_member>(0u, 0u));
+  });
+  EXPECT_EQ(msg, "duplicate node id 'a'");
+}
+
+TEST(Validation, ZeroBandwidthIsRejected) {
+  auto msg = error_of([](simulation& s) {
+    s.add_node("a", make_node_factory<ring_member>(0u, 0u));
+    s.add_node("b", make_node_factory<ring_member>(0u, 0u));
+    s.add_link("a", "b", ns(1), Bandwidth{0});
+  });
+  EXPECT_EQ(msg, "link a -> b: bandwidth must be > 0");
+}
+
+// A node kind that throws: the run stops and names node and time.
+class thrower : public node {
+public:
+  using node::node;
+
+protected:
+  void on_start() override { schedule(ns(5), first_user_kind); }
+  void on_message(sim_event&) override {
+    throw std::runtime_error("tile 3 completed twice");
+  }
+};
+
+TEST(Validation, NodeFailureIsReportedWithNameAndTime) {
+  simulation sim;
+  sim.add_node("pe0.unit", make_node_factory<thrower>());
+  run_result r = sim.run({});
+  EXPECT_EQ(r.error, "pe0.unit at t=5000 ps: tile 3 completed twice");
+}
+
+} // namespace
+} // namespace kb
