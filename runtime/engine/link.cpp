@@ -9,7 +9,11 @@ crossing out_link::cross(SimTime h, SimTime tau, uint64_t bytes) {
   if (!spec_.bw) // a pure-latency wire: nothing to serialise on
     return {h + spec_.latency, t + spec_.latency};
   const SimTime s = std::max(h, last_tail_);
-  const SimTime tail = std::max(s + xfer(bytes, *spec_.bw), t);
+  const SimTime x = xfer(bytes, *spec_.bw);
+  const SimTime tail = std::max(s + x, t);
+  bytes_ += bytes;
+  ++messages_;
+  busy_ps_ += x.ps();
   last_tail_ = tail;
   return {s + spec_.latency, tail + spec_.latency};
 }

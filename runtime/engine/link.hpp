@@ -42,6 +42,13 @@ public:
   /// Time the last tail left the sender end (F).
   SimTime last_tail() const { return last_tail_; }
 
+  // -- statistics ------------------------------------------------------------
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t messages() const { return messages_; }
+  /// Time the link spent serialising payload (sum of xfer times).
+  uint64_t busy_ps() const { return busy_ps_; }
+
   // -- credits ---------------------------------------------------------------
 
   bool bounded() const { return spec_.depth > 0; }
@@ -65,6 +72,9 @@ private:
 
   link_spec_rt spec_;
   SimTime last_tail_;
+  uint64_t bytes_ = 0;
+  uint64_t messages_ = 0;
+  uint64_t busy_ps_ = 0;
   std::vector<credit_slot> slots_;
 };
 

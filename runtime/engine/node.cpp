@@ -53,6 +53,16 @@ caf::behavior node::make_behavior() {
       s.stats = stats_;
       s.figures = std::move(figures_);
       s.pending = pending_work();
+      for (uint32_t l = 0; l < routes_.size(); ++l) {
+        if (routes_[l].state == no_state)
+          continue;
+        const out_link& lk = stateful_[routes_[l].state];
+        if (lk.messages() == 0)
+          continue;
+        s.figures.push_back({"link:" + out_names_[l] + ".bytes", lk.bytes()});
+        s.figures.push_back({"link:" + out_names_[l] + ".messages", lk.messages()});
+        s.figures.push_back({"link:" + out_names_[l] + ".busy_ps", lk.busy_ps()});
+      }
       if (rec_)
         s.records = rec_->take_records();
       return s;
@@ -126,6 +136,13 @@ void node::dispatch(sim_event& ev) {
 std::optional<uint32_t> node::find_link(std::string_view dst_name) const {
   for (uint32_t i = 0; i < out_names_.size(); ++i)
     if (out_names_[i] == dst_name)
+      return i;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> node::find_link_to(node_id dst) const {
+  for (uint32_t i = 0; i < routes_.size(); ++i)
+    if (routes_[i].dst == dst)
       return i;
   return std::nullopt;
 }
@@ -275,12 +292,17 @@ sim_event node::take(queue_id q) {
 
 void node::hook_service_start(const service_tag& tag) {
   if (rec_)
-    rec_->service_start(now_, id_, tag);
+    rec_->record(trace_kind::engine_start, now_, id_, tag);
 }
 
 void node::hook_service_end(const service_tag& tag) {
   if (rec_)
-    rec_->service_end(now_, id_, tag);
+    rec_->record(trace_kind::engine_complete, now_, id_, tag);
+}
+
+void node::hook_event(trace_kind kind, const service_tag& tag) {
+  if (rec_)
+    rec_->record(kind, now_, id_, tag);
 }
 
 void node::add_figure(std::string name, uint64_t value) {

@@ -70,6 +70,10 @@ protected:
   /// Index of the output link to `dst_name`; throws naming both nodes if none.
   uint32_t link_to(std::string_view dst_name) const;
   std::optional<uint32_t> find_link(std::string_view dst_name) const;
+  /// Index of the output link to node `dst`, if any.
+  std::optional<uint32_t> find_link_to(node_id dst) const;
+  /// Name of the node at the other end of link `l`.
+  const std::string& link_name(uint32_t l) const { return out_names_[l]; }
   size_t link_count() const { return routes_.size(); }
   SimTime link_latency(uint32_t l) const { return latencies_[routes_[l].latency]; }
 
@@ -94,6 +98,8 @@ protected:
 
   void hook_service_start(const service_tag& tag);
   void hook_service_end(const service_tag& tag);
+  /// Any other trace event (command submitted, tile ready, ...).
+  void hook_event(trace_kind kind, const service_tag& tag);
   recorder* rec() const { return rec_.get(); }
 
   /// Adds a named figure to the end-of-run summary.

@@ -1,21 +1,33 @@
 #pragma once
-// The sink behind a node's hook points. Each node owns its own recorder
-// (no state is shared between actors); records come back with the node's
-// end-of-run summary and are merged by key, so output never depends on
-// thread or process count.
+// The sink behind a node's hook points (ADR-0020 D2). Each node owns its own
+// recorder (no state is shared between actors); records come back with the
+// node's end-of-run summary and are merged by key, so the output never
+// depends on thread or process count.
 
 #include "runtime/engine/event.hpp"
 
-#include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb {
+
+/// Trace event kinds of ADR-0014 D6.
+enum class trace_kind : uint8_t {
+  command_submitted,
+  sub_command_dispatched,
+  engine_start,
+  engine_complete,
+  tile_ready,
+  command_complete,
+};
+
+std::string_view to_string(trace_kind k);
 
 /// What a unit is serving: enough to name it in a trace or op log.
 struct service_tag {
   uint16_t lane = 0;      ///< lane/channel of the node (e.g. read channel)
   uint16_t what = 0;      ///< stage type or operation kind
-  uint64_t item = 0;      ///< token / tile / request id
+  uint64_t item = 0;      ///< tile id (or request id)
   uint64_t context = 0;   ///< command id
   uint64_t bytes = 0;
 };
@@ -23,8 +35,9 @@ struct service_tag {
 class recorder {
 public:
   virtual ~recorder() = default;
-  virtual void service_start(SimTime t, node_id node, const service_tag& tag) = 0;
-  virtual void service_end(SimTime t, node_id node, const service_tag& tag) = 0;
+  /// One event; `seq` orders same-time events of one node.
+  virtual void record(trace_kind kind, SimTime t, node_id node,
+                      const service_tag& tag) = 0;
   /// The records so far, serialised; called once at the end.
   virtual std::vector<char> take_records() = 0;
 };

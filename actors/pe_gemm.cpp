@@ -1,0 +1,54 @@
+#include "actors/pe_gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace kb {
+
+namespace {
+constexpr uint16_t done_timer = kind_of(pipe_kind::timer);
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+kind_doc pe_gemm::doc() {
+  return {"pe_gemm",
+          "MAC array: ceil(tm/R)*ceil(tn/C)*tk + R + C cycles per tile",
+          {{"mac_rows", "uint", "32", "MAC array rows (R)"},
+           {"mac_cols", "uint", "32", "MAC array columns (C)"}}};
+}
+
+pe_gemm::config pe_gemm::read_config(const param_reader& p,
+                                     const machine_context& ctx) {
+  config c;
+  c.mac_rows = p.get_or<uint32_t>("mac_rows", 32);
+  c.mac_cols = p.get_or<uint32_t>("mac_cols", 32);
+  if (c.mac_rows == 0 || c.mac_cols == 0)
+    throw config_error(p.where("mac_rows"), p.key_path("mac_rows"),
+                       "MAC array dimensions must be >= 1");
+  c.clock = ctx.clock;
+  return c;
+}
+
+pe_gemm::pe_gemm(caf::actor_config& cfg, node_init init, config c)
+  : unit_node(cfg, std::move(init), {{"gemm", stage_type::gemm}}), cfg_(c) {}
+
+Cycles pe_gemm::tile_cycles(const config& c, uint32_t tm, uint32_t tk,
+                            uint32_t tn) {
+  return Cycles{ceil_div(tm, c.mac_rows) * ceil_div(tn, c.mac_cols) * tk +
+                c.mac_rows + c.mac_cols};
+}
+
+void pe_gemm::begin_stage(lane_id lane, wire::Stage::Reader s) {
+  const Cycles n = tile_cycles(cfg_, s.getTm(), s.getTk(), s.getTn());
+  schedule(now() + cfg_.clock.to_time(n), done_timer, lane);
+}
+
+void pe_gemm::on_message(sim_event& ev) {
+  if (ev.kind != done_timer)
+    throw std::runtime_error(
+      fmt::format("{}: unexpected message kind {}", node_name(), ev.kind));
+  end_stage(static_cast<lane_id>(ev.arg0));
+}
+
+} // namespace kb

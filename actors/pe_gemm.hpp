@@ -1,0 +1,35 @@
+#pragma once
+// PE_GEMM: the MAC array. Computes on register data only (ADR-0021 D6).
+// A (tm, tk, tn) tile takes ceil(tm/R) * ceil(tn/C) * tk + R + C cycles.
+
+#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_reader.hpp"
+#include "runtime/machine/machine_context.hpp"
+#include "runtime/pipeline/unit_node.hpp"
+
+namespace kb {
+
+class pe_gemm final : public unit_node {
+public:
+  struct config {
+    uint32_t mac_rows = 32; ///< R
+    uint32_t mac_cols = 32; ///< C
+    sim_clock clock;
+  };
+  static kind_doc doc();
+  static config read_config(const param_reader& p, const machine_context& ctx);
+
+  pe_gemm(caf::actor_config& cfg, node_init init, config c);
+
+  /// The timing model of one tile.
+  static Cycles tile_cycles(const config& c, uint32_t tm, uint32_t tk, uint32_t tn);
+
+protected:
+  void begin_stage(lane_id lane, wire::Stage::Reader s) override;
+  void on_message(sim_event& ev) override;
+
+private:
+  config cfg_;
+};
+
+} // namespace kb

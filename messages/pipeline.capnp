@@ -1,0 +1,72 @@
+@0xd5e2a8c41b7f3e92;
+# The PE pipeline's messages (ADR-0014, ADR-0021 D9): commands from PE_CPU to
+# PE_SCHEDULER and the self-routing tile tokens that carry their plan.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("kb::wire");
+
+enum StageType { dmaRead @0; fetch @1; gemm @2; math @3; store @4; dmaWrite @5; }
+
+struct Stage {
+  type      @0 :StageType;
+  component @1 :Text;      # node id of the unit that runs the stage
+  operand   @2 :UInt8;     # 'A', 'B', 'C' or 0
+  address   @3 :UInt64;    # global address (DMA stages)
+  rowStride @4 :UInt64;
+  rows      @5 :UInt32;
+  rowBytes  @6 :UInt64;
+  bytes     @7 :UInt64;    # bytes this stage moves (DMA, FETCH, STORE)
+  tm        @8 :UInt32;
+  tk        @9 :UInt32;
+  tn        @10 :UInt32;
+  elements  @11 :UInt64;   # MATH
+  op        @12 :UInt8;    # MATH op (kb::math_op), 255 if none
+  inDtype   @13 :UInt8;
+  outDtype  @14 :UInt8;
+  scope     @15 :UInt8;    # 0 none, 1 k_tile, 2 output_tile
+  lastK     @16 :Bool;
+}
+
+# A tile of a command, owned by exactly one unit at a time; the owner
+# advances stageIdx in place and forwards it to the next stage's component.
+struct TileToken {
+  command   @0 :UInt64;
+  tile      @1 :UInt32;
+  stageIdx  @2 :UInt16;
+  scheduler @3 :Text;      # where the tile-done notice goes
+  m         @4 :UInt32;
+  n         @5 :UInt32;
+  k         @6 :UInt32;
+  stages    @7 :List(Stage);
+}
+
+struct GemmCommand {
+  m @0 :UInt32; k @1 :UInt32; n @2 :UInt32;
+  tileM @3 :UInt32; tileK @4 :UInt32; tileN @5 :UInt32;
+  inDtype @6 :UInt8; outDtype @7 :UInt8;
+  aAddr @8 :UInt64; bAddr @9 :UInt64; cAddr @10 :UInt64;
+  aPinned @11 :Bool; bPinned @12 :Bool;
+  epilogue @13 :List(EpilogueOp);
+}
+
+struct EpilogueOp { op @0 :UInt8; scope @1 :UInt8; }  # scope 0 = none (an error)
+
+struct MathCommand {
+  m @0 :UInt32; n @1 :UInt32; tileM @2 :UInt32; tileN @3 :UInt32;
+  op @4 :UInt8; inDtype @5 :UInt8; outDtype @6 :UInt8;
+  srcAddr @7 :UInt64; dstAddr @8 :UInt64;
+}
+
+# A simple command: exactly one unit does one thing (ADR-0014 D3.1).
+struct SimpleCommand {
+  stage @0 :Stage;
+}
+
+struct PeCommand {
+  id @0 :UInt64;
+  union {
+    gemm   @1 :GemmCommand;
+    math   @2 :MathCommand;
+    simple @3 :SimpleCommand;
+  }
+}

@@ -1,0 +1,24 @@
+#pragma once
+// What node kinds need from the machine and the run besides their own
+// parameters: the clock, the PE wire latency, and the driver programs the
+// PE_CPUs run.
+
+#include "runtime/sim_time.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct driver_program; // runtime/machine/driver_program.hpp
+
+struct machine_context {
+  sim_clock clock{1000};
+  SimTime wire_latency = ns(1);
+  /// Program per PE prefix ("sip0.cube0.pe0"); PEs without one stay idle.
+  std::map<std::string, std::shared_ptr<const driver_program>> programs;
+};
+
+} // namespace kb

@@ -1,0 +1,46 @@
+#pragma once
+// Message kinds of the PE pipeline and memory system (sim_event::kind).
+//
+// Scalar fields by kind:
+//   token          body: TileToken; queue = stage type of its current stage
+//   command        body: PeCommand (PE_CPU -> PE_SCHEDULER, unbounded)
+//   tile_done      arg0 = command id, arg1 = tile id (unit -> scheduler)
+//   command_done   arg0 = command id (scheduler -> PE_CPU)
+//   tcm_request    arg0 = bytes, arg1 = lane (fetch/store -> TCM)
+//   tcm_reply      arg0 = bytes, arg1 = lane (TCM -> fetch/store)
+//   mem_read       arg0 = address, arg1 = mem_tag; bytes = 0
+//   mem_data       arg0 = address, arg1 = mem_tag; bytes = length
+//   mem_write      arg0 = address, arg1 = mem_tag; bytes = length
+//   mem_ack        arg0 = address, arg1 = mem_tag; bytes = 0
+
+#include "runtime/engine/event.hpp"
+
+namespace kb {
+
+enum class pipe_kind : uint16_t {
+  token = first_user_kind,
+  command,
+  tile_done,
+  command_done,
+  tcm_request,
+  tcm_reply,
+  mem_read,
+  mem_data,
+  mem_write,
+  mem_ack,
+  timer, ///< first kind free for a unit's own timers
+};
+
+constexpr uint16_t kind_of(pipe_kind k) { return static_cast<uint16_t>(k); }
+
+/// arg1 of memory messages: the requesting node and the length (< 4 GiB).
+struct mem_tag {
+  node_id requester;
+  uint32_t length;
+  static mem_tag unpack(uint64_t v) {
+    return {static_cast<node_id>(v & 0xffffffffu), static_cast<uint32_t>(v >> 32)};
+  }
+  uint64_t pack() const { return (uint64_t{length} << 32) | requester; }
+};
+
+} // namespace kb

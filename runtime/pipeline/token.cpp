@@ -1,0 +1,68 @@
+#include "runtime/pipeline/token.hpp"
+
+namespace kb {
+
+void to_wire(const stage& s, wire::Stage::Builder out) {
+  const stage_params& p = s.params;
+  out.setType(static_cast<wire::StageType>(static_cast<uint16_t>(s.type)));
+  out.setComponent(s.component);
+  out.setOperand(static_cast<uint8_t>(p.operand));
+  out.setAddress(p.address);
+  out.setRowStride(p.row_stride_bytes);
+  out.setRows(p.rows);
+  out.setRowBytes(p.row_bytes);
+  out.setBytes(p.bytes);
+  out.setTm(p.tm);
+  out.setTk(p.tk);
+  out.setTn(p.tn);
+  out.setElements(p.elements);
+  out.setOp(p.op ? static_cast<uint8_t>(*p.op) : 255);
+  out.setInDtype(static_cast<uint8_t>(p.in_dtype));
+  out.setOutDtype(static_cast<uint8_t>(p.out_dtype));
+  out.setScope(p.scope ? static_cast<uint8_t>(*p.scope) + 1 : 0);
+  out.setLastK(p.last_k);
+}
+
+stage from_wire(wire::Stage::Reader in) {
+  stage s;
+  s.type = to_stage_type(in.getType());
+  s.component = in.getComponent().cStr();
+  stage_params& p = s.params;
+  p.operand = static_cast<char>(in.getOperand());
+  p.address = in.getAddress();
+  p.row_stride_bytes = in.getRowStride();
+  p.rows = in.getRows();
+  p.row_bytes = in.getRowBytes();
+  p.bytes = in.getBytes();
+  p.tm = in.getTm();
+  p.tk = in.getTk();
+  p.tn = in.getTn();
+  p.elements = in.getElements();
+  if (in.getOp() != 255)
+    p.op = static_cast<math_op>(in.getOp());
+  p.in_dtype = static_cast<dtype>(in.getInDtype());
+  p.out_dtype = static_cast<dtype>(in.getOutDtype());
+  if (in.getScope() != 0)
+    p.scope = static_cast<epilogue_scope>(in.getScope() - 1);
+  p.last_k = in.getLastK();
+  return s;
+}
+
+message_body make_token(const tile_plan& tile, uint64_t command,
+                        const std::string& scheduler) {
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(256);
+  auto t = msg->initRoot<wire::TileToken>();
+  t.setCommand(command);
+  t.setTile(tile.tile_id);
+  t.setStageIdx(0);
+  t.setScheduler(scheduler);
+  t.setM(tile.m);
+  t.setN(tile.n);
+  t.setK(tile.k);
+  auto stages = t.initStages(static_cast<unsigned>(tile.stages.size()));
+  for (unsigned i = 0; i < tile.stages.size(); ++i)
+    to_wire(tile.stages[i], stages[i]);
+  return message_body{std::move(msg)};
+}
+
+} // namespace kb

@@ -1,0 +1,32 @@
+#pragma once
+// Tile tokens and PE commands as Cap'n Proto messages (messages/pipeline.capnp)
+// and their conversion from and to the plan types (runtime/plan).
+
+#include "messages/pipeline.capnp.h"
+#include "runtime/engine/message_body.hpp"
+#include "runtime/plan/pipeline_plan.hpp"
+
+#include <string>
+
+namespace kb {
+
+/// A token for `tile` of command `command`, at stage 0.
+message_body make_token(const tile_plan& tile, uint64_t command,
+                        const std::string& scheduler);
+
+void to_wire(const stage& s, wire::Stage::Builder out);
+stage from_wire(wire::Stage::Reader in);
+
+/// The token's current stage.
+inline wire::Stage::Reader current_stage(wire::TileToken::Reader t) {
+  return t.getStages()[t.getStageIdx()];
+}
+inline bool has_next_stage(wire::TileToken::Reader t) {
+  return t.getStageIdx() + 1u < t.getStages().size();
+}
+
+inline stage_type to_stage_type(wire::StageType t) {
+  return static_cast<stage_type>(static_cast<uint16_t>(t));
+}
+
+} // namespace kb

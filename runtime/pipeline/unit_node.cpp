@@ -1,0 +1,188 @@
+#include "runtime/pipeline/unit_node.hpp"
+
+#include "runtime/pipeline/token.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace kb {
+
+unit_node::unit_node(caf::actor_config& cfg, node_init init,
+                     std::vector<lane_spec> lanes)
+  : node(cfg, std::move(init)) {
+  for (auto& l : lanes)
+    lanes_.push_back(lane_state{std::move(l)});
+}
+
+wire::TileToken::Reader unit_node::token(lane_id lane) const {
+  return lanes_[lane].token.root<wire::TileToken>();
+}
+
+service_tag unit_node::tag(lane_id lane) const {
+  auto t = token(lane);
+  auto s = current_stage(t);
+  return {lane, static_cast<uint16_t>(s.getType()), t.getTile(), t.getCommand(),
+          s.getBytes()};
+}
+
+// -- taking ------------------------------------------------------------------
+
+void unit_node::on_queue_arrival(queue_id q) {
+  for (lane_id l = 0; l < lanes_.size(); ++l)
+    if (static_cast<queue_id>(lanes_[l].spec.serves) == q) {
+      try_take(l);
+      return;
+    }
+  throw std::runtime_error(
+    fmt::format("{} received a token for queue {} ({}), which none of its "
+                "lanes serves",
+                node_name(), q, to_string(static_cast<stage_type>(q))));
+}
+
+void unit_node::try_take(lane_id lane) {
+  lane_state& ls = lanes_[lane];
+  const auto q = static_cast<queue_id>(ls.spec.serves);
+  if (ls.busy || queue_empty(q))
+    return;
+  sim_event ev = take(q);
+  if (ev.kind != kind_of(pipe_kind::token) || ev.body.empty())
+    throw std::runtime_error(fmt::format(
+      "{}: lane {} expected a tile token, got message kind {}", node_name(),
+      ls.spec.name, ev.kind));
+  ls.wait_ps += (now() - ev.t).ps();
+  ls.busy = true;
+  ls.token = std::move(ev.body);
+  start(lane);
+}
+
+void unit_node::start(lane_id lane) {
+  lane_state& ls = lanes_[lane];
+  auto s = current_stage(token(lane));
+  if (static_cast<stage_type>(s.getType()) != ls.spec.serves)
+    throw std::runtime_error(fmt::format(
+      "{}: lane {} serves {} but the token's stage is {}", node_name(),
+      ls.spec.name, to_string(ls.spec.serves),
+      to_string(to_stage_type(s.getType()))));
+  ls.stage_start = now();
+  hook_service_start(tag(lane));
+  begin_stage(lane, s);
+}
+
+// -- ending and forwarding ---------------------------------------------------
+
+void unit_node::end_stage(lane_id lane) {
+  lane_state& ls = lanes_.at(lane);
+  if (!ls.busy || ls.blocked)
+    throw std::logic_error(fmt::format("{}: lane {} ended a stage it was not "
+                                       "serving",
+                                       node_name(), ls.spec.name));
+  hook_service_end(tag(lane));
+  ls.busy_ps += (now() - ls.stage_start).ps();
+  ++ls.stages;
+  auto t = token(lane);
+  ls.bytes += current_stage(t).getBytes();
+  if (!has_next_stage(t)) {
+    // The last stage: tell the scheduler, then take the next token.
+    outgoing m;
+    m.kind = kind_of(pipe_kind::tile_done);
+    m.arg0 = t.getCommand();
+    m.arg1 = t.getTile();
+    send_on(link_for(t.getScheduler().cStr()), std::move(m));
+    release(lane);
+    return;
+  }
+  auto next = t.getStages()[t.getStageIdx() + 1u];
+  ls.token.root_builder<wire::TileToken>().setStageIdx(
+    static_cast<uint16_t>(t.getStageIdx() + 1u));
+  if (node_name() == next.getComponent().cStr()) {
+    if (to_stage_type(next.getType()) == ls.spec.serves) {
+      start(lane); // back-to-back on the same lane, no re-queueing
+      return;
+    }
+    throw std::runtime_error(fmt::format(
+      "{}: plan of tile {} goes from lane {} to another lane of the same "
+      "unit without a stage in between",
+      node_name(), t.getTile(), ls.spec.name));
+  }
+  forward(lane);
+}
+
+void unit_node::forward(lane_id lane) {
+  lane_state& ls = lanes_[lane];
+  auto s = current_stage(token(lane));
+  const uint32_t l = link_for(s.getComponent().cStr());
+  const auto q = static_cast<queue_id>(s.getType());
+  outgoing m;
+  m.kind = kind_of(pipe_kind::token);
+  m.queue = q;
+  m.body = std::move(ls.token);
+  if (send_on(l, std::move(m))) {
+    release(lane);
+    return;
+  }
+  ls.blocked = true;
+  ls.blocked_since = now();
+  waiting_[{l, q}].push_back(lane);
+}
+
+void unit_node::on_unblocked(uint32_t link, queue_id q) {
+  auto it = waiting_.find({link, q});
+  if (it == waiting_.end() || it->second.empty())
+    return;
+  const lane_id lane = it->second.front();
+  it->second.erase(it->second.begin());
+  lane_state& ls = lanes_[lane];
+  ls.stall_ps += (now() - ls.blocked_since).ps();
+  ls.blocked = false;
+  release(lane);
+}
+
+void unit_node::release(lane_id lane) {
+  lane_state& ls = lanes_[lane];
+  ls.busy = false;
+  ls.token = message_body{};
+  try_take(lane);
+}
+
+uint32_t unit_node::link_for(const std::string& component) {
+  auto it = link_cache_.find(component);
+  if (it != link_cache_.end())
+    return it->second;
+  auto l = find_link(component);
+  if (!l)
+    throw std::runtime_error(fmt::format(
+      "{}: the plan routes a token to '{}', but there is no link to it",
+      node_name(), component));
+  link_cache_.emplace(component, *l);
+  return *l;
+}
+
+// -- reporting ---------------------------------------------------------------
+
+void unit_node::on_finish() {
+  for (const auto& ls : lanes_) {
+    add_figure(ls.spec.name + ".busy_ps", ls.busy_ps);
+    add_figure(ls.spec.name + ".stall_ps", ls.stall_ps);
+    add_figure(ls.spec.name + ".wait_ps", ls.wait_ps);
+    add_figure(ls.spec.name + ".stages", ls.stages);
+    add_figure(ls.spec.name + ".bytes", ls.bytes);
+  }
+}
+
+std::string unit_node::pending_work() const {
+  std::string out = node::pending_work();
+  for (const auto& ls : lanes_) {
+    if (!ls.busy)
+      continue;
+    auto t = ls.token.empty() ? wire::TileToken::Reader{}
+                              : ls.token.root<wire::TileToken>();
+    out += fmt::format("{}lane {} {} (command {}, tile {})",
+                       out.empty() ? "" : "; ", ls.spec.name,
+                       ls.blocked ? "blocked for lack of credit" : "busy",
+                       t.getCommand(), t.getTile());
+  }
+  return out;
+}
+
+} // namespace kb

@@ -1,0 +1,81 @@
+#pragma once
+// The shared behaviour of every PE pipeline unit (ADR-0021 D4, DESIGN §4):
+// lanes that serve tile tokens one at a time.
+//
+// A lane takes the head of its queue when idle (returning one credit to the
+// sender), serves the token's current stage, and when the stage ends:
+//  - if the next stage runs on this node and lane, serves it back-to-back;
+//  - else forwards the token to the next stage's component (read from the
+//    plan, never hard-coded), blocking while it has no credit for the
+//    receiving queue and still holding the lane;
+//  - after the last stage, sends the tile-done notice to the scheduler;
+// and only then takes the next token. A unit kind implements `begin_stage`
+// (timers, requests) and calls `end_stage` when its stage is over.
+
+#include "messages/pipeline.capnp.h"
+#include "runtime/engine/node.hpp"
+#include "runtime/pipeline/pipeline_kinds.hpp"
+#include "runtime/plan/pipeline_plan.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+class unit_node : public node {
+public:
+  using lane_id = uint16_t;
+
+  /// A lane serves the stage type `serves` from the queue of that number.
+  struct lane_spec {
+    std::string name;
+    stage_type serves;
+  };
+
+  unit_node(caf::actor_config& cfg, node_init init, std::vector<lane_spec> lanes);
+
+protected:
+  /// Start serving the current stage of the lane's token.
+  virtual void begin_stage(lane_id lane, wire::Stage::Reader stage) = 0;
+  /// The lane's current stage is over (now).
+  void end_stage(lane_id lane);
+
+  /// The token a lane is serving.
+  wire::TileToken::Reader token(lane_id lane) const;
+  size_t lane_count() const { return lanes_.size(); }
+
+  void on_queue_arrival(queue_id q) override;
+  void on_unblocked(uint32_t link, queue_id q) override;
+  void on_finish() override;
+  std::string pending_work() const override;
+
+private:
+  struct lane_state {
+    lane_spec spec;
+    bool busy = false;
+    bool blocked = false;
+    message_body token;
+    SimTime stage_start;
+    SimTime blocked_since;
+    uint64_t busy_ps = 0;
+    uint64_t stall_ps = 0;
+    uint64_t wait_ps = 0;
+    uint64_t stages = 0;
+    uint64_t bytes = 0;
+  };
+
+  void try_take(lane_id lane);
+  void start(lane_id lane);
+  void forward(lane_id lane);
+  void release(lane_id lane);
+  service_tag tag(lane_id lane) const;
+  uint32_t link_for(const std::string& component);
+
+  std::vector<lane_state> lanes_;
+  std::map<std::string, uint32_t, std::less<>> link_cache_;
+  /// Lanes blocked on (link, queue), in the order their tokens were held.
+  std::map<std::pair<uint32_t, queue_id>, std::vector<lane_id>> waiting_;
+};
+
+} // namespace kb
