@@ -14,7 +14,7 @@ public:
   struct config {
     uint32_t mac_rows = 32; ///< R
     uint32_t mac_cols = 32; ///< C
-    sim_clock clock;
+    sim_clock clock{};
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);

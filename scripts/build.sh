@@ -13,6 +13,7 @@
 #                  installed, else Unix Makefiles)
 set -euo pipefail
 KB_SCRIPT=build
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 default_generator() {
@@ -28,7 +29,7 @@ configure() {
     args+=(-G "${KB_GENERATOR:-$(default_generator)}")
     args+=(-DCMAKE_BUILD_TYPE="${KB_BUILD_TYPE:-RelWithDebInfo}")
   fi
-  kb_log "cmake ${args[*]} $*"
+  kb_log "cmake ${args[*]}${*:+ $*}"
   cmake "${args[@]}" "$@" ||
     kb_die "configure failed; missing packages? run scripts/setup.sh" \
            "(or delete $KB_BUILD to start over)"

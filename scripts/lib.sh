@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the scripts in this folder. Source it, don't run it:
 #   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

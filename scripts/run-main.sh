@@ -4,6 +4,7 @@
 # Arguments are passed on to `kernbench run` (see `build/kernbench run --help`).
 set -euo pipefail
 KB_SCRIPT=run-main
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 main() {

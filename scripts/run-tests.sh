@@ -8,6 +8,7 @@
 # KB_BUILD_DIR (default build).
 set -euo pipefail
 KB_SCRIPT=run-tests
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 werror() {

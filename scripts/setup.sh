@@ -8,6 +8,7 @@
 # KB_SKIP_SETUP=1 skips it (e.g. a machine whose packages come another way).
 set -euo pipefail
 KB_SCRIPT=setup
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly KB_PACKAGES=(

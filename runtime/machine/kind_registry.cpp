@@ -10,7 +10,9 @@ node_factory kind_registry::make(const node_spec& spec,
   if (it == makers_.end())
     throw config_error(spec.where, spec.id,
                        "kind '" + spec.kind + "' has no implementation");
-  return it->second(spec.params, ctx);
+  machine_context per_node = ctx;
+  per_node.node = spec.id;
+  return it->second(spec.params, per_node);
 }
 
 } // namespace kb

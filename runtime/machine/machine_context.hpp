@@ -17,6 +17,8 @@ struct driver_program; // runtime/machine/driver_program.hpp
 struct machine_context {
   sim_clock clock{1000};
   SimTime wire_latency = ns(1);
+  /// Id of the node being built (set per node by the kind registry).
+  std::string node;
   /// Program per PE prefix ("sip0.cube0.pe0"); PEs without one stay idle.
   std::map<std::string, std::shared_ptr<const driver_program>> programs;
 };

@@ -12,7 +12,7 @@ unit_node::unit_node(caf::actor_config& cfg, node_init init,
                      std::vector<lane_spec> lanes)
   : node(cfg, std::move(init)) {
   for (auto& l : lanes)
-    lanes_.push_back(lane_state{std::move(l)});
+    lanes_.push_back(lane_state{std::move(l), false, false, {}, {}, {}, 0, 0, 0, 0, 0});
 }
 
 wire::TileToken::Reader unit_node::token(lane_id lane) const {

@@ -61,8 +61,9 @@ TEST(Phold, AllRemoteAndAllLocalExtremes) {
     auto seq = phold::run_sequential(p);
     auto act = phold::run_actors(p, 2);
     EXPECT_EQ(act.digest, seq.digest) << "remote=" << remote;
-    if (remote == 0.0)
+    if (remote == 0.0) {
       EXPECT_EQ(seq.remote_msgs, 0u);
+    }
   }
 }
 
@@ -73,7 +74,8 @@ TEST(Phold, ZeroLookaheadIsRejected) {
 }
 
 std::string run_cli(const std::string& args) {
-  std::string cmd = std::string(KB_KERNBENCH_EXE) + " phold " + args + " 2>&1";
+  std::string cmd = KB_KERNBENCH_EXE;
+  cmd.append(" phold ").append(args).append(" 2>&1");
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   std::string out;
   std::array<char, 512> buf{};

@@ -1,0 +1,25 @@
+#pragma once
+// HBM_CTRL: the aggregated HBM of a cube (DESIGN §4), a FIFO server at
+// `bandwidth_gbps` plus `latency_ns` (detail::memory_server). Serves
+// mem_read / mem_write for the HBM of its own cube, replying to the sender.
+
+#include "actors/detail/memory_server.hpp"
+#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_reader.hpp"
+#include "runtime/machine/machine_context.hpp"
+
+namespace kb {
+
+class hbm_ctrl final : public detail::memory_server_node {
+public:
+  struct config {
+    Bandwidth bandwidth = Bandwidth::gbps(512);
+    SimTime latency = ns(100); ///< added to every reply
+  };
+  static kind_doc doc();
+  static config read_config(const param_reader& p, const machine_context& ctx);
+
+  hbm_ctrl(caf::actor_config& cfg, node_init init, config c);
+};
+
+} // namespace kb

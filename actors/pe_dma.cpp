@@ -1,0 +1,124 @@
+#include "actors/pe_dma.hpp"
+
+#include "actors/detail/names.hpp"
+#include "runtime/address.hpp"
+#include "runtime/pipeline/token.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace kb {
+
+namespace {
+constexpr unit_node::lane_id read_lane = 0;
+constexpr unit_node::lane_id write_lane = 1;
+constexpr uint16_t setup_timer = kind_of(pipe_kind::timer);
+constexpr uint16_t tail_timer = kind_of(pipe_kind::timer) + 1;
+} // namespace
+
+kind_doc pe_dma::doc() {
+  return {"pe_dma",
+          "DMA engine: a read and a write channel of capacity 1 each; setup, "
+          "then the request over the XBAR (HBM of the own cube) or the NOC "
+          "(SRAM of the own cube); busy until the data tail / the write ack",
+          {{"dma_setup_cycles", "cycles", "8",
+            "paid by every DMA stage before its request leaves"}}};
+}
+
+pe_dma::config pe_dma::read_config(const param_reader& p,
+                                   const machine_context& ctx) {
+  config c;
+  c.setup = p.get_or<Cycles>("dma_setup_cycles", Cycles{8});
+  c.clock = ctx.clock;
+  return c;
+}
+
+pe_dma::pe_dma(caf::actor_config& cfg, node_init init, config c)
+  : unit_node(cfg, std::move(init),
+              {{"read", stage_type::dma_read}, {"write", stage_type::dma_write}}),
+    cfg_(c), cube_(detail::cube_of(node_name())) {}
+
+void pe_dma::begin_stage(lane_id lane, wire::Stage::Reader) {
+  schedule(now() + cfg_.clock.to_time(cfg_.setup), setup_timer, lane);
+}
+
+uint32_t pe_dma::egress_for(uint64_t address, lane_id lane) {
+  const global_address a = global_address::decode(address);
+  if (a.space == mem_space::hbm && a.cube_prefix() == cube_) {
+    if (!xbar_link_)
+      xbar_link_ = link_to(cube_ + ".xbar");
+    return *xbar_link_;
+  }
+  if (a.space == mem_space::sram && a.cube_prefix() == cube_) {
+    if (!noc_link_)
+      noc_link_ = link_to(cube_ + ".noc");
+    return *noc_link_;
+  }
+  auto t = token(lane);
+  throw std::runtime_error(fmt::format(
+    "{}: tile {} (command {}): a DMA to {} is not modelled yet (reachable: "
+    "the HBM of {} through the XBAR and its SRAM through the NOC)",
+    node_name(), t.getTile(), t.getCommand(), detail::describe_address(address),
+    cube_));
+}
+
+void pe_dma::send_request(lane_id lane) {
+  auto s = current_stage(token(lane));
+  const uint64_t bytes = s.getBytes();
+  if (bytes > std::numeric_limits<uint32_t>::max())
+    throw std::runtime_error(fmt::format(
+      "{}: tile {}: a DMA stage of {} bytes exceeds the 4 GiB request limit",
+      node_name(), token(lane).getTile(), bytes));
+  const uint32_t l = egress_for(s.getAddress(), lane);
+  outgoing m;
+  m.kind = kind_of(lane == read_lane ? pipe_kind::mem_read : pipe_kind::mem_write);
+  m.bytes = lane == read_lane ? 0 : bytes;
+  m.arg0 = s.getAddress();
+  m.arg1 = mem_tag{id(), static_cast<uint32_t>(bytes)}.pack();
+  waiting_[lane] = true;
+  send_on(l, std::move(m));
+}
+
+void pe_dma::on_reply(lane_id lane, sim_event& ev) {
+  if (!waiting_[lane])
+    throw std::runtime_error(fmt::format(
+      "{}: a memory reply (kind {}) for {} arrived while the {} channel "
+      "waits for none",
+      node_name(), ev.kind, detail::describe_address(ev.arg0),
+      lane == read_lane ? "read" : "write"));
+  if (ev.arg0 != current_stage(token(lane)).getAddress())
+    throw std::runtime_error(fmt::format(
+      "{}: a memory reply for {} arrived, but the {} channel waits for {}",
+      node_name(), detail::describe_address(ev.arg0),
+      lane == read_lane ? "read" : "write",
+      detail::describe_address(current_stage(token(lane)).getAddress())));
+  waiting_[lane] = false;
+  if (ev.tail > now())
+    schedule(ev.tail, tail_timer, lane); // the read data's tail is still coming
+  else
+    end_stage(lane);
+}
+
+void pe_dma::on_message(sim_event& ev) {
+  switch (ev.kind) {
+  case setup_timer:
+    send_request(static_cast<lane_id>(ev.arg0));
+    return;
+  case tail_timer:
+    end_stage(static_cast<lane_id>(ev.arg0));
+    return;
+  case kind_of(pipe_kind::mem_data):
+    on_reply(read_lane, ev);
+    return;
+  case kind_of(pipe_kind::mem_ack):
+    on_reply(write_lane, ev);
+    return;
+  default:
+    throw std::runtime_error(
+      fmt::format("{}: unexpected message kind {}", node_name(), ev.kind));
+  }
+}
+
+} // namespace kb

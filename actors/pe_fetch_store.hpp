@@ -1,0 +1,34 @@
+#pragma once
+// PE_FETCH_STORE: moves tiles between the TCM and the register file
+// (DESIGN §4). Two lanes, "fetch" (FETCH stages) and "store" (STORE stages),
+// which may run at the same time; each stage sends a tcm_request for the
+// stage's bytes to `<pe>.pe_tcm` and ends when the tcm_reply arrives.
+
+#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_reader.hpp"
+#include "runtime/machine/machine_context.hpp"
+#include "runtime/pipeline/unit_node.hpp"
+
+#include <optional>
+#include <string>
+
+namespace kb {
+
+class pe_fetch_store final : public unit_node {
+public:
+  struct config {};
+  static kind_doc doc();
+  static config read_config(const param_reader& p, const machine_context& ctx);
+
+  pe_fetch_store(caf::actor_config& cfg, node_init init, config c);
+
+protected:
+  void begin_stage(lane_id lane, wire::Stage::Reader s) override;
+  void on_message(sim_event& ev) override;
+
+private:
+  std::string tcm_name_;
+  std::optional<uint32_t> tcm_link_;
+};
+
+} // namespace kb

@@ -1,0 +1,42 @@
+#pragma once
+// PE_MATH: the SIMD unit (DESIGN §4). One lane, "math": a stage on E
+// elements takes ceil(E / lanes) * op_cost + pipeline_cycles cycles, with
+// op_cost = cheap_op_cycles for add/mul/relu/bias/scale and
+// expensive_op_cycles for exp/dequant/rsqrt.
+
+#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_reader.hpp"
+#include "runtime/machine/machine_context.hpp"
+#include "runtime/pipeline/unit_node.hpp"
+#include "runtime/plan/math_op.hpp"
+
+namespace kb {
+
+class pe_math final : public unit_node {
+public:
+  struct config {
+    uint32_t lanes = 64;           ///< L: elements per cycle and op
+    Cycles pipeline{4};            ///< fill/drain latency per stage
+    Cycles cheap_op{1};            ///< add, mul, relu, bias, scale
+    Cycles expensive_op{4};        ///< exp, dequant, rsqrt
+    sim_clock clock{};
+  };
+  static kind_doc doc();
+  static config read_config(const param_reader& p, const machine_context& ctx);
+
+  pe_math(caf::actor_config& cfg, node_init init, config c);
+
+  /// Cycles per element-group of `op`.
+  static Cycles op_cost(const config& c, math_op op);
+  /// The timing model of one stage on `elements` elements.
+  static Cycles stage_cycles(const config& c, math_op op, uint64_t elements);
+
+protected:
+  void begin_stage(lane_id lane, wire::Stage::Reader s) override;
+  void on_message(sim_event& ev) override;
+
+private:
+  config cfg_;
+};
+
+} // namespace kb

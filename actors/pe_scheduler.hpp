@@ -1,0 +1,64 @@
+#pragma once
+// PE_SCHEDULER: the sole dispatcher of a PE (ADR-0014 D1-D3, ADR-0021 D2).
+// On a command's arrival it plans the tiles (0 time, runtime/plan) and hands
+// the plan to its single feeder. The feeder injects tiles into their first
+// stage's queue in command FIFO order, as many as it has credits for in one
+// picosecond, never interleaving two commands; only the feeder blocks on
+// backpressure. Tile-done notices complete the command exactly once; the
+// command-done notice leaves in the picosecond the last one is handled.
+
+#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_reader.hpp"
+#include "runtime/engine/node.hpp"
+#include "runtime/machine/machine_context.hpp"
+
+#include <deque>
+#include <map>
+#include <vector>
+
+namespace kb {
+
+class pe_scheduler final : public node {
+public:
+  struct config {};
+  static kind_doc doc();
+  static config read_config(const param_reader& p, const machine_context& ctx);
+
+  pe_scheduler(caf::actor_config& cfg, node_init init, config c);
+
+protected:
+  void on_message(sim_event& ev) override;
+  void on_unblocked(uint32_t link, queue_id q) override;
+  void on_finish() override;
+  std::string pending_work() const override;
+
+private:
+  struct command_state {
+    uint64_t id = 0;
+    uint32_t requester_link = 0;
+    std::vector<bool> done; ///< per tile
+    uint32_t completed = 0;
+  };
+  struct feed {
+    uint64_t command = 0;
+    std::vector<message_body> tokens; ///< tile order
+    std::vector<std::pair<uint32_t, queue_id>> first; ///< (link, queue) per tile
+    size_t next = 0;
+  };
+
+  void on_command(sim_event& ev);
+  void on_tile_done(const sim_event& ev);
+  void run_feeder();
+
+  std::string pe_prefix_;
+  std::map<uint64_t, command_state> commands_;
+  std::deque<feed> feeds_;
+  bool feeder_blocked_ = false;
+  service_tag pending_dispatch_;
+  SimTime blocked_since_;
+  uint64_t stall_ps_ = 0;
+  uint64_t tiles_fed_ = 0;
+  uint64_t commands_done_ = 0;
+};
+
+} // namespace kb

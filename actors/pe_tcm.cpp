@@ -1,0 +1,59 @@
+#include "actors/pe_tcm.hpp"
+
+#include "runtime/pipeline/pipeline_kinds.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kb {
+
+kind_doc pe_tcm::doc() {
+  return {"pe_tcm",
+          "scratchpad: serves fetch/store requests one at a time, FIFO, for "
+          "xfer(bytes, bandwidth) each",
+          {{"bandwidth_gbps", "GB/s", "512",
+            "fetch/store bandwidth between TCM and register file"}}};
+}
+
+pe_tcm::config pe_tcm::read_config(const param_reader& p,
+                                   const machine_context&) {
+  config c;
+  c.bandwidth = p.get_or<Bandwidth>("bandwidth_gbps", Bandwidth::gbps(512));
+  return c;
+}
+
+pe_tcm::pe_tcm(caf::actor_config& cfg, node_init init, config c)
+  : node(cfg, std::move(init)), cfg_(c) {}
+
+void pe_tcm::on_message(sim_event& ev) {
+  if (ev.kind != kind_of(pipe_kind::tcm_request))
+    throw std::runtime_error(fmt::format(
+      "{}: unexpected message kind {} (expected tcm_request)", node_name(),
+      ev.kind));
+  const auto back = find_link_to(ev.src);
+  if (!back)
+    throw std::runtime_error(fmt::format(
+      "{}: no link back to the sender (node #{}) of a TCM request",
+      node_name(), ev.src));
+  const SimTime s = std::max(now(), free_);
+  free_ = s + xfer(ev.arg0, cfg_.bandwidth);
+  busy_ps_ += (free_ - s).ps();
+  bytes_ += ev.arg0;
+  ++requests_;
+  outgoing m;
+  m.kind = kind_of(pipe_kind::tcm_reply);
+  m.head = free_;
+  m.arg0 = ev.arg0;
+  m.arg1 = ev.arg1;
+  send_on(*back, std::move(m));
+}
+
+void pe_tcm::on_finish() {
+  add_figure("busy_ps", busy_ps_);
+  add_figure("bytes", bytes_);
+  add_figure("requests", requests_);
+}
+
+} // namespace kb

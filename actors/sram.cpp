@@ -1,0 +1,24 @@
+#include "actors/sram.hpp"
+
+namespace kb {
+
+kind_doc sram::doc() {
+  return {"sram",
+          "shared SRAM: one request at a time in arrival order, busy "
+          "xfer(bytes, bandwidth); replies leave after the access latency",
+          {{"bandwidth_gbps", "GB/s", "512", "transfer bandwidth"},
+           {"latency_ns", "ns", "20", "access latency added to every reply"}}};
+}
+
+sram::config sram::read_config(const param_reader& p, const machine_context&) {
+  config c;
+  c.bandwidth = p.get_or<Bandwidth>("bandwidth_gbps", Bandwidth::gbps(512));
+  c.latency = p.get_or<SimTime>("latency_ns", ns(20));
+  return c;
+}
+
+sram::sram(caf::actor_config& cfg, node_init init, config c)
+  : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
+                       mem_space::sram) {}
+
+} // namespace kb

@@ -1,0 +1,30 @@
+@0xa9c3e57d21f04b68;
+# Trace records (ADR-0014 D6) and trace files. A file holds one TraceFile
+# message: node names by id and the records in key order (time, node, seq).
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("kb::wire");
+
+enum TraceKind {
+  commandSubmitted @0; subCommandDispatched @1; engineStart @2;
+  engineComplete @3; tileReady @4; commandComplete @5;
+}
+
+struct TraceRecord {
+  kind    @0 :TraceKind;
+  time    @1 :UInt64;   # ps
+  node    @2 :UInt32;
+  seq     @3 :UInt32;   # order of same-time records of one node
+  lane    @4 :UInt16;
+  what    @5 :UInt16;   # stage type for engine events
+  item    @6 :UInt64;   # tile id (tile count for command events)
+  context @7 :UInt64;   # command id
+  bytes   @8 :UInt64;
+}
+
+struct TraceChunk { records @0 :List(TraceRecord); }
+
+struct TraceFile {
+  nodes   @0 :List(Text);
+  records @1 :List(TraceRecord);
+}

@@ -1,0 +1,17 @@
+#pragma once
+// `kernbench run`: build the machine from the topology and drive PEs with
+// the built-in driver (composite GEMM or MATH commands), then report.
+// `kernbench list-components`: every node kind and its config keys.
+
+#include <CLI/App.hpp>
+
+namespace kb {
+
+CLI::App* add_run_command(CLI::App& app, int& exit_code);
+CLI::App* add_list_components_command(CLI::App& app, int& exit_code);
+
+/// Directory of the default config files (config/), from KB_CONFIG_DIR or
+/// the source tree this binary was built from.
+std::string default_config_dir();
+
+} // namespace kb

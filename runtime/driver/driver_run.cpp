@@ -1,0 +1,55 @@
+#include "runtime/driver/driver_run.hpp"
+
+#include "actors/builtin_kinds.hpp"
+#include "runtime/config/impl_registry.hpp"
+#include "runtime/config/topology_loader.hpp"
+#include "runtime/machine/machine.hpp"
+
+#include <fmt/format.h>
+
+namespace kb {
+
+std::vector<std::string> pe_prefixes(const topology_spec& topo) {
+  std::vector<std::string> out;
+  for (const auto& n : topo.nodes)
+    if (n.kind == "pe_cpu")
+      out.push_back(n.id.substr(0, n.id.rfind('.')));
+  return out;
+}
+
+driver_run run_driver(const std::string& topology_file,
+                      const std::string& components_file,
+                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                      size_t threads) {
+  const impl_registry impls = load_impl_registry(components_file);
+  const kind_registry& kinds = builtin_kinds();
+  driver_run out{load_topology(topology_file, impls, kinds.catalog()), {}, {}, {}, {}};
+  machine_context ctx = context_of(out.topology);
+  const auto pes = pe_prefixes(out.topology);
+  for (const auto& [pe, prog] : programs) {
+    if (std::find(pes.begin(), pes.end(), pe) == pes.end())
+      throw std::invalid_argument(fmt::format("no PE '{}' in {}", pe, topology_file));
+    ctx.programs[pe] = prog;
+  }
+  simulation sim;
+  build_machine(out.topology, kinds, ctx, sim);
+  sim.set_recorder_factory(
+    [](const std::string&) { return std::make_shared<trace_recorder>(); });
+  run_options opts;
+  opts.threads = threads;
+  out.result = sim.run(opts);
+  out.names = sim.names();
+  out.error = out.result.error;
+  if (out.error.empty()) {
+    std::string stuck;
+    for (const auto& n : out.result.nodes)
+      if (!n.pending.empty())
+        stuck += fmt::format("\n  {}: {}", n.name, n.pending);
+    if (!stuck.empty())
+      out.error = "deadlock: the machine went quiet with work pending:" + stuck;
+  }
+  out.records = merge_records(out.result.nodes);
+  return out;
+}
+
+} // namespace kb

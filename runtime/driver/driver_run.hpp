@@ -1,0 +1,37 @@
+#pragma once
+// Runs the built-in driver programs on a machine built from topology and
+// component files: what `kernbench run` and the pipeline tests share.
+
+#include "runtime/config/topology_spec.hpp"
+#include "runtime/engine/protocol.hpp"
+#include "runtime/pipeline/driver_program.hpp"
+#include "runtime/trace/trace_recorder.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct driver_run {
+  topology_spec topology;
+  run_result result;
+  std::vector<std::string> names;     ///< node names by id
+  std::vector<trace_record> records;  ///< merged trace, key order
+  /// Empty if the run finished cleanly; else the failure or the deadlock
+  /// report naming every node that still held work.
+  std::string error;
+};
+
+/// Loads the files, builds the machine, gives each PE prefix in `programs`
+/// its program, runs until the machine is quiet.
+driver_run run_driver(const std::string& topology_file,
+                      const std::string& components_file,
+                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                      size_t threads);
+
+/// PE prefixes ("sip0.cube0.pe0", ...) of a topology, in id order.
+std::vector<std::string> pe_prefixes(const topology_spec& topo);
+
+} // namespace kb

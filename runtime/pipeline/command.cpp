@@ -1,0 +1,126 @@
+#include "runtime/pipeline/command.hpp"
+
+#include "runtime/pipeline/token.hpp"
+#include "runtime/plan/plan_error.hpp"
+
+#include <fmt/format.h>
+
+namespace kb {
+
+namespace {
+
+uint8_t opt_dtype(const std::optional<dtype>& d, dtype fallback) {
+  return static_cast<uint8_t>(d.value_or(fallback));
+}
+
+} // namespace
+
+std::string describe(const pe_command& c) {
+  if (auto* g = std::get_if<gemm_plan_args>(&c))
+    return fmt::format("gemm {}x{}x{} {} tiles {}x{}x{}", g->m, g->k, g->n,
+                       to_string(g->in_dtype), g->tile_m, g->tile_k, g->tile_n);
+  if (auto* m = std::get_if<math_plan_args>(&c))
+    return fmt::format("math {} {}x{} {} tiles {}x{}", to_string(m->op), m->m,
+                       m->n, to_string(m->in_dtype), m->tile_m, m->tile_n);
+  const auto& s = std::get<simple_command>(c).s;
+  return fmt::format("{} {} B on {}", to_string(s.type), s.params.bytes, s.component);
+}
+
+message_body encode_command(const pe_command& c, uint64_t id) {
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(128);
+  auto cmd = msg->initRoot<wire::PeCommand>();
+  cmd.setId(id);
+  if (auto* g = std::get_if<gemm_plan_args>(&c)) {
+    auto w = cmd.initGemm();
+    w.setM(g->m);
+    w.setK(g->k);
+    w.setN(g->n);
+    w.setTileM(g->tile_m);
+    w.setTileK(g->tile_k);
+    w.setTileN(g->tile_n);
+    w.setInDtype(static_cast<uint8_t>(g->in_dtype));
+    w.setOutDtype(opt_dtype(g->out_dtype, g->in_dtype));
+    w.setAAddr(g->a_addr);
+    w.setBAddr(g->b_addr);
+    w.setCAddr(g->c_addr);
+    w.setAPinned(g->a_pinned);
+    w.setBPinned(g->b_pinned);
+    auto ep = w.initEpilogue(static_cast<unsigned>(g->epilogue.size()));
+    for (unsigned i = 0; i < g->epilogue.size(); ++i) {
+      ep[i].setOp(static_cast<uint8_t>(g->epilogue[i].op));
+      ep[i].setScope(g->epilogue[i].scope
+                       ? static_cast<uint8_t>(*g->epilogue[i].scope) + 1
+                       : 0);
+    }
+  } else if (auto* m = std::get_if<math_plan_args>(&c)) {
+    auto w = cmd.initMath();
+    w.setM(m->m);
+    w.setN(m->n);
+    w.setTileM(m->tile_m);
+    w.setTileN(m->tile_n);
+    w.setOp(static_cast<uint8_t>(m->op));
+    w.setInDtype(static_cast<uint8_t>(m->in_dtype));
+    w.setOutDtype(opt_dtype(m->out_dtype, m->in_dtype));
+    w.setSrcAddr(m->src_addr);
+    w.setDstAddr(m->dst_addr);
+  } else {
+    to_wire(std::get<simple_command>(c).s, cmd.initSimple().initStage());
+  }
+  return message_body{std::move(msg)};
+}
+
+pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix) {
+  switch (cmd.which()) {
+    case wire::PeCommand::GEMM: {
+      auto w = cmd.getGemm();
+      gemm_plan_args a;
+      a.m = w.getM();
+      a.k = w.getK();
+      a.n = w.getN();
+      a.tile_m = w.getTileM();
+      a.tile_k = w.getTileK();
+      a.tile_n = w.getTileN();
+      a.in_dtype = static_cast<dtype>(w.getInDtype());
+      a.out_dtype = static_cast<dtype>(w.getOutDtype());
+      a.a_addr = w.getAAddr();
+      a.b_addr = w.getBAddr();
+      a.c_addr = w.getCAddr();
+      a.a_pinned = w.getAPinned();
+      a.b_pinned = w.getBPinned();
+      a.pe_prefix = pe_prefix;
+      for (auto e : w.getEpilogue()) {
+        epilogue_op op{static_cast<math_op>(e.getOp()), std::nullopt};
+        if (e.getScope() != 0)
+          op.scope = static_cast<epilogue_scope>(e.getScope() - 1);
+        a.epilogue.push_back(op);
+      }
+      return generate_gemm_plan(a);
+    }
+    case wire::PeCommand::MATH: {
+      auto w = cmd.getMath();
+      math_plan_args a;
+      a.m = w.getM();
+      a.n = w.getN();
+      a.tile_m = w.getTileM();
+      a.tile_n = w.getTileN();
+      a.op = static_cast<math_op>(w.getOp());
+      a.in_dtype = static_cast<dtype>(w.getInDtype());
+      a.out_dtype = static_cast<dtype>(w.getOutDtype());
+      a.src_addr = w.getSrcAddr();
+      a.dst_addr = w.getDstAddr();
+      a.pe_prefix = pe_prefix;
+      return generate_math_plan(a);
+    }
+    case wire::PeCommand::SIMPLE: {
+      pipeline_plan p;
+      tile_plan t;
+      t.tile_id = 0;
+      t.stages.push_back(from_wire(cmd.getSimple().getStage()));
+      p.tiles.push_back(std::move(t));
+      return p;
+    }
+  }
+  throw plan_error(fmt::format("command {}: unknown command type", cmd.getId()));
+}
+
+} // namespace kb

@@ -1,0 +1,32 @@
+#pragma once
+// PE commands (ADR-0014 D3): composite GEMM and MATH, and simple commands
+// (one stage on one unit). PE_CPU encodes them as PeCommand messages;
+// PE_SCHEDULER decodes them and plans their tiles.
+
+#include "messages/pipeline.capnp.h"
+#include "runtime/engine/message_body.hpp"
+#include "runtime/plan/gemm_plan.hpp"
+#include "runtime/plan/math_plan.hpp"
+
+#include <string>
+#include <variant>
+
+namespace kb {
+
+/// A simple command: one stage (its `component` names the unit).
+struct simple_command {
+  stage s;
+};
+
+using pe_command = std::variant<gemm_plan_args, math_plan_args, simple_command>;
+
+/// Short label for reports: "gemm 1024x1024x1024 f16", "math exp 256x256".
+std::string describe(const pe_command& c);
+
+message_body encode_command(const pe_command& c, uint64_t id);
+
+/// Plans a decoded command for the PE `pe_prefix` (component ids of
+/// composite plans hang off it). Throws plan_error for a bad command.
+pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix);
+
+} // namespace kb

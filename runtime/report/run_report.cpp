@@ -1,0 +1,226 @@
+#include "runtime/report/run_report.hpp"
+
+#include "runtime/report/json_writer.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace kb {
+
+namespace {
+
+uint64_t flops_of(const pe_command& c) {
+  if (auto* g = std::get_if<gemm_plan_args>(&c))
+    return 2ull * g->m * g->n * g->k;
+  if (auto* m = std::get_if<math_plan_args>(&c))
+    return uint64_t{m->m} * m->n;
+  return 0;
+}
+
+uint64_t end_ps(const run_result& r) {
+  uint64_t e = 0;
+  for (const auto& n : r.nodes)
+    e = std::max(e, n.stats.last_event_ps);
+  return e;
+}
+
+uint64_t fig(const node_summary& n, std::string_view name) {
+  for (const auto& f : n.figures)
+    if (f.name == name)
+      return f.value;
+  return 0;
+}
+
+const node_summary* find(const run_result& r, const std::string& name) {
+  for (const auto& n : r.nodes)
+    if (n.name == name)
+      return &n;
+  return nullptr;
+}
+
+std::string ns_str(uint64_t ps) {
+  return ps % 1000 == 0 ? fmt::format("{}", ps / 1000)
+                        : fmt::format("{}.{:03d}", ps / 1000, ps % 1000);
+}
+
+/// Lane figures of a node: {"read", {busy, stall, wait, stages, bytes}}.
+std::map<std::string, std::map<std::string, uint64_t>> lanes_of(const node_summary& n) {
+  std::map<std::string, std::map<std::string, uint64_t>> out;
+  for (const auto& f : n.figures) {
+    if (f.name.rfind("link:", 0) == 0 || f.name.rfind("cmd", 0) == 0)
+      continue;
+    auto dot = f.name.find('.');
+    if (dot == std::string::npos)
+      continue;
+    out[f.name.substr(0, dot)][f.name.substr(dot + 1)] = f.value;
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<stage_record> stage_records(const std::vector<trace_record>& records) {
+  std::map<std::pair<node_id, uint16_t>, const trace_record*> open;
+  std::vector<stage_record> out;
+  for (const auto& r : records) {
+    const auto k = std::make_pair(r.node, r.tag.lane);
+    if (r.kind == trace_kind::engine_start) {
+      open[k] = &r;
+    } else if (r.kind == trace_kind::engine_complete) {
+      auto it = open.find(k);
+      if (it == open.end() || it->second == nullptr)
+        throw std::logic_error("engine_complete without engine_start");
+      const trace_record& s = *it->second;
+      out.push_back({r.node, r.tag.lane, static_cast<stage_type>(s.tag.what),
+                     s.tag.context, s.tag.item, s.t, r.t, s.tag.bytes});
+      it->second = nullptr;
+    }
+  }
+  return out;
+}
+
+void write_summary(std::ostream& out, const report_input& in) {
+  const run_result& r = *in.result;
+  const uint64_t end = end_ps(r);
+  fmt::print(out, "kernbench run: {} on {} PE(s), {} command(s) each, {} thread(s)\n",
+             in.program.empty() ? "idle" : describe(in.program.front()), in.pes.size(),
+             in.program.size(), in.threads);
+  fmt::print(out, "topology: {}\n\n", in.topology_file);
+  fmt::print(out, "command latency (PE_CPU issue -> command-done notice)\n");
+  for (const auto& pe : in.pes) {
+    const node_summary* cpu = find(r, pe + ".pe_cpu");
+    if (!cpu)
+      continue;
+    for (size_t i = 1; i <= in.program.size(); ++i) {
+      const std::string p = fmt::format("cmd{}.", i);
+      const uint64_t issue = fig(*cpu, p + "issue_ps"), done = fig(*cpu, p + "done_ps");
+      fmt::print(out, "  {:<18} cmd {:<3} {:>6} tiles  issue {:>12} ns  done {:>12} ns  latency {:>12} ns\n",
+                 pe, i, fig(*cpu, p + "tiles"), ns_str(issue), ns_str(done),
+                 ns_str(done - issue));
+    }
+  }
+  fmt::print(out, "\nsimulated time: {} ns\n\n", ns_str(end));
+  fmt::print(out, "per-unit busy time and utilisation (of simulated time)\n");
+  fmt::print(out, "  {:<36} {:>14} {:>7} {:>14} {:>14} {:>8}\n", "unit/lane",
+             "busy ns", "util", "stall ns", "queue wait ns", "stages");
+  for (const auto& n : r.nodes) {
+    for (const auto& [lane, f] : lanes_of(n)) {
+      if (!f.count("busy_ps"))
+        continue;
+      const uint64_t busy = f.at("busy_ps");
+      const uint64_t stall = f.count("stall_ps") ? f.at("stall_ps") : 0;
+      const uint64_t wait = f.count("wait_ps") ? f.at("wait_ps") : 0;
+      const uint64_t stages = f.count("stages") ? f.at("stages") : 0;
+      if (busy == 0 && stages == 0 && stall == 0)
+        continue;
+      fmt::print(out, "  {:<36} {:>14} {:>6.1f}% {:>14} {:>14} {:>8}\n",
+                 n.name + "/" + lane, ns_str(busy), end ? 100.0 * busy / end : 0.0,
+                 ns_str(stall), ns_str(wait), stages);
+    }
+  }
+  fmt::print(out, "\nbytes over each link\n");
+  uint64_t hbm_bytes = 0;
+  for (const auto& n : r.nodes) {
+    for (const auto& f : n.figures) {
+      if (f.name.rfind("link:", 0) != 0 || f.name.size() < 6 ||
+          f.name.substr(f.name.size() - 6) != ".bytes")
+        continue;
+      const std::string dst = f.name.substr(5, f.name.size() - 11);
+      const uint64_t busy = fig(n, "link:" + dst + ".busy_ps");
+      fmt::print(out, "  {:<28} -> {:<28} {:>14} B  busy {:>5.1f}%\n", n.name, dst,
+                 f.value, end ? 100.0 * busy / end : 0.0);
+      if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
+        hbm_bytes += f.value; // read data leaving HBM
+    }
+  }
+  for (const auto& n : r.nodes)
+    if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
+      hbm_bytes += fig(n, "write_bytes");
+  uint64_t flops = 0;
+  for (const auto& c : in.program)
+    flops += flops_of(c) * in.pes.size();
+  const double secs = end * 1e-12;
+  const double peak_flops = 2.0 * in.mac_rows * in.mac_cols * (1e12 / in.clock_period_ps) *
+                            in.pes.size();
+  const double peak_bw = in.hbm_mbps * 1e6 * in.cubes;
+  fmt::print(out, "\nthroughput\n");
+  if (secs > 0 && flops > 0)
+    fmt::print(out, "  compute   {:.3f} TFLOP/s achieved of {:.3f} TFLOP/s peak ({:.1f}%) over {} PE(s)\n",
+               flops / secs / 1e12, peak_flops / 1e12, 100.0 * flops / secs / peak_flops,
+               in.pes.size());
+  if (secs > 0)
+    fmt::print(out, "  HBM       {:.1f} GB/s achieved of {:.1f} GB/s peak ({:.1f}%)\n",
+               hbm_bytes / secs / 1e9, peak_bw / 1e9, 100.0 * hbm_bytes / secs / peak_bw);
+}
+
+std::string report_json(const report_input& in) {
+  const run_result& r = *in.result;
+  const auto stages = stage_records(in.records);
+  json_writer j;
+  j.begin_object();
+  j.field("topology", in.topology_file);
+  j.field("threads", static_cast<uint64_t>(in.threads));
+  j.field("end_ps", end_ps(r));
+  j.key("program").begin_array();
+  for (const auto& c : in.program)
+    j.value(describe(c));
+  j.end_array();
+  j.key("pes").begin_array();
+  for (const auto& pe : in.pes) {
+    const node_summary* cpu = find(r, pe + ".pe_cpu");
+    j.begin_object().field("pe", pe).key("commands").begin_array();
+    for (size_t i = 1; cpu && i <= in.program.size(); ++i) {
+      const std::string p = fmt::format("cmd{}.", i);
+      const uint64_t issue = fig(*cpu, p + "issue_ps"), done = fig(*cpu, p + "done_ps");
+      j.begin_object()
+        .field("id", static_cast<uint64_t>(i))
+        .field("issue_ps", issue)
+        .field("done_ps", done)
+        .field("latency_ps", done - issue)
+        .field("tiles", fig(*cpu, p + "tiles"));
+      j.key("stages").begin_object();
+      for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t) {
+        const auto type = static_cast<stage_type>(t);
+        uint64_t count = 0, busy = 0;
+        for (const auto& s : stages)
+          if (s.command == i && s.type == type &&
+              in.names[s.node].rfind(pe + ".", 0) == 0) {
+            ++count;
+            busy += (s.end - s.start).ps();
+          }
+        j.key(to_string(type)).begin_object().field("count", count).field("busy_ps", busy);
+        j.key("records").begin_array();
+        for (const auto& s : stages)
+          if (s.command == i && s.type == type &&
+              in.names[s.node].rfind(pe + ".", 0) == 0)
+            j.begin_object()
+              .field("tile", s.tile)
+              .field("start_ps", s.start.ps())
+              .field("end_ps", s.end.ps())
+              .field("bytes", s.bytes)
+              .end_object();
+        j.end_array().end_object();
+      }
+      j.end_object().end_object();
+    }
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("units").begin_array();
+  for (const auto& n : r.nodes) {
+    j.begin_object().field("node", n.name).field("events", n.stats.events);
+    j.key("figures").begin_object();
+    for (const auto& f : n.figures)
+      j.field(f.name, f.value);
+    j.end_object().end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+} // namespace kb

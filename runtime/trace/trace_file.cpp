@@ -1,0 +1,156 @@
+#include "runtime/trace/trace_file.hpp"
+
+#include "messages/trace.capnp.h"
+#include "runtime/plan/pipeline_plan.hpp"
+
+#include <capnp/serialize.h>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace kb {
+
+namespace {
+
+std::string ps_to_us(SimTime t) {
+  return fmt::format("{}.{:06d}", t.ps() / 1000000, t.ps() % 1000000);
+}
+
+} // namespace
+
+void write_trace_capnp(const std::string& path, const std::vector<std::string>& names,
+                       const std::vector<trace_record>& records) {
+  capnp::MallocMessageBuilder msg;
+  auto root = msg.initRoot<wire::TraceFile>();
+  auto ns = root.initNodes(static_cast<unsigned>(names.size()));
+  for (unsigned i = 0; i < names.size(); ++i)
+    ns.set(i, names[i]);
+  auto rs = root.initRecords(static_cast<unsigned>(records.size()));
+  for (unsigned i = 0; i < records.size(); ++i) {
+    const trace_record& r = records[i];
+    auto w = rs[i];
+    w.setKind(static_cast<wire::TraceKind>(r.kind));
+    w.setTime(r.t.ps());
+    w.setNode(r.node);
+    w.setSeq(r.seq);
+    w.setLane(r.tag.lane);
+    w.setWhat(r.tag.what);
+    w.setItem(r.tag.item);
+    w.setContext(r.tag.context);
+    w.setBytes(r.tag.bytes);
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
+    throw std::runtime_error(fmt::format("cannot write trace '{}': {}", path,
+                                         std::strerror(errno)));
+  capnp::writeMessageToFd(fd, msg);
+  ::close(fd);
+}
+
+void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
+                      std::vector<trace_record>& records) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path,
+                                         std::strerror(errno)));
+  try {
+    capnp::ReaderOptions opts;
+    opts.traversalLimitInWords = uint64_t{1} << 40;
+    capnp::StreamFdMessageReader reader(fd, opts);
+    auto root = reader.getRoot<wire::TraceFile>();
+    names.clear();
+    for (auto n : root.getNodes())
+      names.emplace_back(n.cStr());
+    records.clear();
+    for (auto w : root.getRecords())
+      records.push_back({static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()},
+                         w.getNode(), w.getSeq(),
+                         service_tag{w.getLane(), w.getWhat(), w.getItem(),
+                                     w.getContext(), w.getBytes()}});
+  } catch (const kj::Exception& e) {
+    ::close(fd);
+    throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}",
+                                         path, e.getDescription().cStr()));
+  }
+  ::close(fd);
+}
+
+void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
+                      const std::vector<trace_record>& records) {
+  // pid: the node's parent (PE or cube); tid: node id * 8 + lane.
+  std::map<std::string, int> pids;
+  auto parent = [&](node_id n) {
+    const std::string& name = n < names.size() ? names[n] : "?";
+    return name.substr(0, name.rfind('.'));
+  };
+  for (const auto& r : records)
+    pids.emplace(parent(r.node), 0);
+  int next = 1;
+  for (auto& [name, pid] : pids)
+    pid = next++;
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first)
+      out << ",\n";
+    first = false;
+  };
+  for (const auto& [name, pid] : pids) {
+    sep();
+    fmt::print(out, R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"{}"}}}})",
+               pid, name);
+  }
+  std::map<std::pair<int, uint64_t>, bool> threads;
+  for (const auto& r : records) {
+    const int pid = pids[parent(r.node)];
+    const uint64_t tid = uint64_t{r.node} * 8 + r.tag.lane;
+    if (!threads[{pid, tid}]) {
+      threads[{pid, tid}] = true;
+      sep();
+      const std::string& name = r.node < names.size() ? names[r.node] : "?";
+      fmt::print(out,
+                 R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}/{}"}}}})",
+                 pid, tid, name.substr(name.rfind('.') + 1), r.tag.lane);
+    }
+    sep();
+    const std::string ts = ps_to_us(r.t);
+    const auto what = static_cast<stage_type>(r.tag.what);
+    switch (r.kind) {
+      case trace_kind::engine_start:
+        fmt::print(out,
+                   R"({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"{} c{} t{}","args":{{"command":{},"tile":{},"bytes":{}}}}})",
+                   pid, tid, ts, to_string(what), r.tag.context, r.tag.item,
+                   r.tag.context, r.tag.item, r.tag.bytes);
+        break;
+      case trace_kind::engine_complete:
+        fmt::print(out, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
+        break;
+      default:
+        fmt::print(out,
+                   R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{},"item":{}}}}})",
+                   pid, tid, ts, to_string(r.kind), r.tag.context, r.tag.item);
+    }
+  }
+  out << "\n]}\n";
+}
+
+void write_trace(const std::string& path, const std::vector<std::string>& names,
+                 const std::vector<trace_record>& records) {
+  if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
+    std::ofstream out(path);
+    if (!out)
+      throw std::runtime_error(fmt::format("cannot write trace '{}'", path));
+    write_trace_json(out, names, records);
+    return;
+  }
+  write_trace_capnp(path, names, records);
+}
+
+} // namespace kb

@@ -1,0 +1,29 @@
+#pragma once
+// Trace files: the Cap'n Proto form (TraceFile) and its conversion to the
+// Chrome trace-event JSON that Perfetto and chrome://tracing open.
+
+#include "runtime/trace/trace_recorder.hpp"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+/// Writes a TraceFile: node names by id, then the records in key order.
+void write_trace_capnp(const std::string& path, const std::vector<std::string>& names,
+                       const std::vector<trace_record>& records);
+/// Reads a TraceFile written by write_trace_capnp.
+void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
+                      std::vector<trace_record>& records);
+/// Chrome trace-event JSON: one process per PE (or cube node), one thread per
+/// unit lane; engine_start/complete as begin/end slices, the other events as
+/// instants. Times in microseconds with picosecond precision.
+void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
+                      const std::vector<trace_record>& records);
+
+/// Writes `path` as JSON if it ends in ".json", else as Cap'n Proto.
+void write_trace(const std::string& path, const std::vector<std::string>& names,
+                 const std::vector<trace_record>& records);
+
+} // namespace kb

@@ -1,0 +1,66 @@
+#include "runtime/trace/trace_recorder.hpp"
+
+#include "messages/trace.capnp.h"
+
+#include <capnp/serialize.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace kb {
+
+void trace_recorder::record(trace_kind kind, SimTime t, node_id node,
+                            const service_tag& tag) {
+  records_.push_back(
+    {kind, t, node, static_cast<uint32_t>(records_.size()), tag});
+}
+
+std::vector<char> trace_recorder::take_records() {
+  capnp::MallocMessageBuilder msg;
+  auto list = msg.initRoot<wire::TraceChunk>().initRecords(
+    static_cast<unsigned>(records_.size()));
+  for (unsigned i = 0; i < records_.size(); ++i) {
+    const trace_record& r = records_[i];
+    auto w = list[i];
+    w.setKind(static_cast<wire::TraceKind>(r.kind));
+    w.setTime(r.t.ps());
+    w.setNode(r.node);
+    w.setSeq(r.seq);
+    w.setLane(r.tag.lane);
+    w.setWhat(r.tag.what);
+    w.setItem(r.tag.item);
+    w.setContext(r.tag.context);
+    w.setBytes(r.tag.bytes);
+  }
+  records_.clear();
+  auto words = capnp::messageToFlatArray(msg);
+  auto bytes = words.asChars();
+  return {bytes.begin(), bytes.end()};
+}
+
+std::vector<trace_record> merge_records(const std::vector<node_summary>& nodes) {
+  std::vector<trace_record> out;
+  for (const auto& n : nodes) {
+    if (n.records.empty())
+      continue;
+    if (n.records.size() % sizeof(capnp::word) != 0)
+      throw std::runtime_error("malformed trace records from " + n.name);
+    auto words = kj::heapArray<capnp::word>(n.records.size() / sizeof(capnp::word));
+    std::memcpy(words.begin(), n.records.data(), n.records.size());
+    capnp::ReaderOptions opts;
+    opts.traversalLimitInWords = uint64_t{1} << 40;
+    capnp::FlatArrayMessageReader reader(words, opts);
+    for (auto w : reader.getRoot<wire::TraceChunk>().getRecords())
+      out.push_back({static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()},
+                     w.getNode(), w.getSeq(),
+                     service_tag{w.getLane(), w.getWhat(), w.getItem(),
+                                 w.getContext(), w.getBytes()}});
+  }
+  std::sort(out.begin(), out.end(), [](const trace_record& a, const trace_record& b) {
+    return std::tie(a.t, a.node, a.seq) < std::tie(b.t, b.node, b.seq);
+  });
+  return out;
+}
+
+} // namespace kb

@@ -1,0 +1,206 @@
+#include "tests/actors/harness.hpp"
+
+#include "actors/hbm_ctrl.hpp"
+#include "actors/noc.hpp"
+#include "actors/pe_dma.hpp"
+#include "actors/pe_fetch_store.hpp"
+#include "actors/pe_gemm.hpp"
+#include "actors/pe_math.hpp"
+#include "actors/pe_tcm.hpp"
+#include "actors/sram.hpp"
+#include "actors/xbar.hpp"
+#include "runtime/pipeline/pipeline_kinds.hpp"
+#include "runtime/pipeline/token.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kb::test {
+
+// -- tile_feeder ---------------------------------------------------------------
+
+tile_feeder::tile_feeder(caf::actor_config& cfg, node_init init,
+                         std::vector<tile_plan> tiles, uint64_t command)
+  : node(cfg, std::move(init)), tiles_(std::move(tiles)), command_(command) {}
+
+void tile_feeder::on_start() {
+  for (const tile_plan& t : tiles_) {
+    const stage& first = t.stages.at(0);
+    outgoing m;
+    m.kind = kind_of(pipe_kind::token);
+    m.queue = static_cast<queue_id>(first.type);
+    m.body = make_token(t, command_, node_name());
+    send_on(link_to(first.component), std::move(m)); // held if out of credit
+  }
+}
+
+void tile_feeder::on_message(sim_event& ev) {
+  if (ev.kind != kind_of(pipe_kind::tile_done))
+    throw std::runtime_error("tile_feeder: unexpected message kind " +
+                             std::to_string(ev.kind));
+  done_ps_.push_back(now().ps());
+  done_tile_.push_back(ev.arg1);
+}
+
+void tile_feeder::on_finish() {
+  for (auto t : done_ps_)
+    add_figure("done_ps", t);
+  for (auto t : done_tile_)
+    add_figure("done_tile", t);
+}
+
+// -- mem_client ----------------------------------------------------------------
+
+mem_client::mem_client(caf::actor_config& cfg, node_init init, uint64_t address,
+                       uint32_t length, bool write)
+  : node(cfg, std::move(init)), address_(address), length_(length), write_(write) {}
+
+void mem_client::on_start() {
+  outgoing m;
+  m.kind = kind_of(write_ ? pipe_kind::mem_write : pipe_kind::mem_read);
+  m.bytes = write_ ? length_ : 0;
+  m.arg0 = address_;
+  m.arg1 = mem_tag{id(), length_}.pack();
+  send_on(0, std::move(m));
+}
+
+void mem_client::on_message(sim_event& ev) {
+  head_.push_back(ev.t.ps());
+  tail_.push_back(ev.tail.ps());
+}
+
+void mem_client::on_finish() {
+  for (auto t : head_)
+    add_figure("reply_head_ps", t);
+  for (auto t : tail_)
+    add_figure("reply_tail_ps", t);
+}
+
+// -- make_cube -----------------------------------------------------------------
+
+void make_cube(simulation& sim, const cube_options& o) {
+  auto omitted = [&](const std::string& name) {
+    return std::find(o.omit.begin(), o.omit.end(), name) != o.omit.end();
+  };
+  const std::string cube = "sip0.cube0";
+  sim.add_node(cube + ".xbar", make_node_factory<xbar>(xbar::config{}));
+  sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{}));
+  sim.add_link(cube + ".xbar", cube + ".hbm", ns(1), Bandwidth::gbps(512), 4);
+  sim.add_link(cube + ".hbm", cube + ".xbar", ns(1), Bandwidth::gbps(512), 4);
+  sim.add_node(cube + ".noc", make_node_factory<noc>(noc::config{}));
+  sim.add_node(cube + ".sram", make_node_factory<sram>(sram::config{}));
+  sim.add_link(cube + ".noc", cube + ".sram", ns(1), Bandwidth::gbps(256), 4);
+  sim.add_link(cube + ".sram", cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+  for (uint32_t p = 0; p < o.pes; ++p) {
+    std::vector<tile_plan> tiles = p < o.tiles.size() ? o.tiles[p]
+                                                      : std::vector<tile_plan>{};
+    auto add = [&](const std::string& n, node_factory f) {
+      if (!omitted(n))
+        sim.add_node(unit(p, n), std::move(f));
+    };
+    add("pe_scheduler", make_node_factory<tile_feeder>(tiles, o.command));
+    add("pe_dma", make_node_factory<pe_dma>(pe_dma::config{}));
+    add("pe_fetch_store", make_node_factory<pe_fetch_store>(pe_fetch_store::config{}));
+    const pe_gemm::config gemm_cfg; // defaults (R = C = 32, 1 GHz)
+    add("pe_gemm", make_node_factory<pe_gemm>(gemm_cfg));
+    add("pe_math", make_node_factory<pe_math>(pe_math::config{}));
+    add("pe_tcm", make_node_factory<pe_tcm>(pe_tcm::config{}));
+    auto wire = [&](const std::string& a, const std::string& b) {
+      if (!omitted(a) && !omitted(b))
+        sim.add_link(unit(p, a), unit(p, b), ns(1), std::nullopt, 4);
+    };
+    for (const char* u : {"pe_dma", "pe_fetch_store", "pe_gemm", "pe_math"}) {
+      wire("pe_scheduler", u);
+      wire(u, "pe_scheduler");
+    }
+    wire("pe_dma", "pe_fetch_store");
+    wire("pe_fetch_store", "pe_gemm");
+    wire("pe_fetch_store", "pe_math");
+    wire("pe_gemm", "pe_fetch_store");
+    wire("pe_gemm", "pe_math");
+    wire("pe_math", "pe_fetch_store");
+    wire("pe_fetch_store", "pe_dma");
+    wire("pe_fetch_store", "pe_tcm");
+    wire("pe_tcm", "pe_fetch_store");
+    if (!omitted("pe_dma")) {
+      sim.add_link(unit(p, "pe_dma"), cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(cube + ".xbar", unit(p, "pe_dma"), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_dma"), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(cube + ".noc", unit(p, "pe_dma"), ns(1), Bandwidth::gbps(256), 4);
+    }
+  }
+}
+
+run_result run(simulation& sim, size_t threads) {
+  run_options opts;
+  opts.threads = threads;
+  return sim.run(opts);
+}
+
+uint64_t figure_of(const run_result& r, const std::string& node,
+                   const std::string& name) {
+  for (const auto& s : r.nodes)
+    if (s.name == node)
+      for (const auto& f : s.figures)
+        if (f.name == name)
+          return f.value;
+  throw std::runtime_error("no figure " + name + " of " + node);
+}
+
+std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
+                                const std::string& name) {
+  std::vector<uint64_t> out;
+  for (const auto& s : r.nodes)
+    if (s.name == node)
+      for (const auto& f : s.figures)
+        if (f.name == name)
+          out.push_back(f.value);
+  return out;
+}
+
+// -- stage builders ------------------------------------------------------------
+
+std::string unit(uint32_t pe, const std::string& name) {
+  return "sip0.cube0.pe" + std::to_string(pe) + "." + name;
+}
+
+stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes) {
+  stage s{t, unit(pe, "pe_dma"), {}};
+  s.params.operand = t == stage_type::dma_read ? 'A' : 'C';
+  s.params.address = address;
+  s.params.rows = 1;
+  s.params.row_bytes = bytes;
+  s.params.row_stride_bytes = bytes;
+  s.params.bytes = bytes;
+  return s;
+}
+
+stage tcm_stage(stage_type t, uint32_t pe, uint64_t bytes) {
+  stage s{t, unit(pe, "pe_fetch_store"), {}};
+  s.params.bytes = bytes;
+  return s;
+}
+
+stage gemm_stage(uint32_t pe, uint32_t tm, uint32_t tk, uint32_t tn) {
+  stage s{stage_type::gemm, unit(pe, "pe_gemm"), {}};
+  s.params.tm = tm;
+  s.params.tk = tk;
+  s.params.tn = tn;
+  return s;
+}
+
+stage math_stage(uint32_t pe, std::optional<math_op> op, uint64_t elements) {
+  stage s{stage_type::math, unit(pe, "pe_math"), {}};
+  s.params.op = op;
+  s.params.elements = elements;
+  return s;
+}
+
+tile_plan tile(uint32_t id, std::vector<stage> stages) {
+  tile_plan t;
+  t.tile_id = id;
+  t.stages = std::move(stages);
+  return t;
+}
+
+} // namespace kb::test

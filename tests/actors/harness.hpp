@@ -1,0 +1,90 @@
+#pragma once
+// Test harness for the node kinds in actors/: a stand-in PE_SCHEDULER that
+// injects hand-built tile tokens, a raw memory client, and a builder for a
+// small cube laid out like config/topology.yaml.
+
+#include "runtime/engine/simulation.hpp"
+#include "runtime/plan/pipeline_plan.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb::test {
+
+/// Stands in for a PE_SCHEDULER: at time 0 sends a token for each tile (in
+/// order) to the tile's first stage's component, into the queue of that
+/// stage type, naming itself as the scheduler. Records every tile-done
+/// notice: figures "done_ps" (arrival time) and "done_tile" (tile id).
+class tile_feeder : public node {
+public:
+  tile_feeder(caf::actor_config& cfg, node_init init,
+              std::vector<tile_plan> tiles, uint64_t command);
+
+protected:
+  void on_start() override;
+  void on_message(sim_event& ev) override;
+  void on_finish() override;
+
+private:
+  std::vector<tile_plan> tiles_;
+  uint64_t command_;
+  std::vector<uint64_t> done_ps_, done_tile_;
+};
+
+/// Sends one memory request (mem_read, or mem_write when `bytes_on_link`)
+/// for `length` bytes at `address` over its only link at time 0. Records the
+/// reply's head and tail arrival: figures "reply_head_ps", "reply_tail_ps".
+class mem_client : public node {
+public:
+  mem_client(caf::actor_config& cfg, node_init init, uint64_t address,
+             uint32_t length, bool write);
+
+protected:
+  void on_start() override;
+  void on_message(sim_event& ev) override;
+  void on_finish() override;
+
+private:
+  uint64_t address_;
+  uint32_t length_;
+  bool write_;
+  std::vector<uint64_t> head_, tail_;
+};
+
+/// What `make_cube` builds: sip0.cube0 with `pes` PEs, each with a
+/// pe_scheduler (a tile_feeder fed `tiles[p]`), pe_dma, pe_fetch_store,
+/// pe_gemm, pe_math and pe_tcm on the default PE wires (1 ns, depth 4), plus
+/// the cube's xbar, hbm, noc and sram (pe_dma <-> xbar 1 ns 256 GB/s,
+/// xbar <-> hbm 1 ns 512 GB/s, pe_dma <-> noc and noc <-> sram 1 ns
+/// 256 GB/s; depth 4). All kinds take their documented defaults.
+struct cube_options {
+  uint32_t pes = 1;
+  std::vector<std::vector<tile_plan>> tiles{}; ///< per PE (missing: none)
+  uint64_t command = 1;
+  /// Leave these units out (e.g. "pe_fetch_store"), to provoke errors.
+  std::vector<std::string> omit{};
+};
+void make_cube(simulation& sim, const cube_options& o);
+
+/// Runs `sim` with `threads` CAF worker threads.
+run_result run(simulation& sim, size_t threads = 1);
+
+/// Figures of one node by name, from a run result.
+uint64_t figure_of(const run_result& r, const std::string& node,
+                   const std::string& name);
+/// All figures `name` of a node, in the order they were added.
+std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
+                                const std::string& name);
+
+// -- stage builders (plan fields the units read) --------------------------
+
+/// "sip0.cube0.pe<p>.<unit>".
+std::string unit(uint32_t pe, const std::string& name);
+stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes);
+stage tcm_stage(stage_type t, uint32_t pe, uint64_t bytes);
+stage gemm_stage(uint32_t pe, uint32_t tm, uint32_t tk, uint32_t tn);
+stage math_stage(uint32_t pe, std::optional<math_op> op, uint64_t elements);
+tile_plan tile(uint32_t id, std::vector<stage> stages);
+
+} // namespace kb::test

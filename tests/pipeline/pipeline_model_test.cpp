@@ -1,0 +1,179 @@
+// Model tests of the PE pipeline with latencies derived by hand from the
+// timing model (DESIGN §4): default topology, 1 GHz, wires 1 ns, queue
+// depth 4, DMA setup 8 cycles, xbar 2 ns, HBM 512 GB/s / 100 ns, pe_dma<->xbar
+// 256 GB/s, xbar<->hbm 512 GB/s, TCM 512 GB/s, MAC 32x32, SIMD 64 lanes.
+
+#include "tests/pipeline/pipeline_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+using test::figure;
+using test::gemm;
+using test::math;
+using test::run_pe0;
+using test::spans_ns;
+using test::stages_of;
+using span = std::vector<std::pair<uint64_t, uint64_t>>;
+
+const std::string pe = "sip0.cube0.pe0";
+
+// DESIGN §4 worked example: 128x128x128 f16 GEMM, one tile, issued at 0.
+//  PE_CPU issues at 0; the command reaches the scheduler at 1 (wire); the
+//  plan takes no time; the feeder sends the token at 1; it reaches the DMA
+//  read queue at 2 and the channel takes it at 2.
+//  DMA_READ(A), 32 KiB: setup 2..10; the request (no payload) reaches the
+//    xbar at 11, leaves it at 13 (+2), reaches HBM at 14. HBM starts at 14,
+//    64 ns of transfer: data head leaves 114, tail 178. hbm->xbar (512 GB/s):
+//    s = 114, tail = max(114 + 64, 178) = 178, arrives 115 / 179; the xbar
+//    adds 2: 117 / 181; xbar->pe_dma (256 GB/s): s = 117, tail =
+//    max(117 + 128, 181) = 245, arrives 118 / 246. The channel is busy until
+//    the tail: A ends at 246 (= take + 244, the 32 KiB worked example).
+//  DMA_READ(B) pays setup again: 246 + 244 = 490 (HBM idle by then).
+//  FETCH (A + B = 64 KiB): token reaches the fetch lane at 491; request to
+//    TCM arrives 492; TCM serves 64 KiB / 512 GB/s = 128 ns -> 620; reply
+//    arrives 621.
+//  GEMM: arrives 622; ceil(128/32)*ceil(128/32)*128 + 32 + 32 = 2112 cycles
+//    -> 2734.
+//  STORE (32 KiB): 2735; TCM 2736 + 64 = 2800; reply 2801.
+//  DMA_WRITE (32 KiB): 2802; setup -> 2810; payload on the 256 GB/s link
+//    2810..2938, head at xbar 2811 (+2 -> 2813), tail 2939 (+2 -> 2941);
+//    xbar->hbm: s = 2813, tail = max(2813 + 64, 2941) = 2941: HBM head 2814,
+//    tail 2942; HBM free = max(2814 + 64, 2942) = 2942, ack leaves 3042,
+//    back 3043, +2 = 3045, arrives 3046.
+//  Tile-done reaches the scheduler at 3047, command-done PE_CPU at 3048.
+TEST(PipelineModel, SingleTileGemmMatchesTheWorkedExample) {
+  auto r = run_pe0({gemm(128, 128, 128)});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.issue_ps"), 0u);
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 3048000u);
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), (span{{2, 246}, {246, 490}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), (span{{491, 621}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), (span{{622, 2734}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{2735, 2801}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{2802, 3046}}));
+}
+
+// A MATH tile, 128x128 f16 exp:
+//  DMA_READ 32 KiB 2..246 (as above). FETCH of the 32 KiB input: arrives
+//  247, TCM 248..312, reply 313. MATH: arrives 314; ceil(16384/64) * 4 + 4
+//  = 1028 cycles -> 1342. STORE 32 KiB: 1343, TCM 1344..1408, reply 1409.
+//  DMA_WRITE: 1410 + 244 = 1654. Tile-done 1655, PE_CPU 1656.
+TEST(PipelineModel, MathTileMatchesTheTimingModel) {
+  auto r = run_pe0({math(math_op::exp, 128, 128)});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), (span{{2, 246}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), (span{{247, 313}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::math)), (span{{314, 1342}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{1343, 1409}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{1410, 1654}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 1656000u);
+}
+
+// Two tiles along M (256x128x128): both tokens are fed at 1 and queue at the
+// DMA read channel. Tile 0 runs as in the worked example. The channel takes
+// tile 1 at 490 (right after forwarding tile 0): A read 490..734 (HBM
+// request at 502, HBM idle; back-link FIFO not binding), B read 734..978 —
+// while tile 0 is in GEMM (622..2734): overlap within a command. Tile 1's
+// fetch 979..1109; GEMM takes it when it has forwarded tile 0: 2734..4846;
+// store 4847..4913; DMA write 4914..5158 (the write of tile 0 ended at 3046,
+// so links and HBM are idle). PE_CPU sees done at 5160.
+TEST(PipelineModel, TileZeroComputesWhileTileOneIsInDma) {
+  auto r = run_pe0({gemm(256, 128, 128)});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)),
+            (span{{2, 246}, {246, 490}, {490, 734}, {734, 978}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), (span{{491, 621}, {979, 1109}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), (span{{622, 2734}, {2734, 4846}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{2735, 2801}, {4847, 4913}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{2802, 3046}, {4914, 5158}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 5160000u);
+  // From the trace: tile 0's GEMM overlaps tile 1's DMA reads.
+  auto g0 = stages_of(r, stage_type::gemm)[0];
+  auto d1 = stages_of(r, stage_type::dma_read)[3];
+  EXPECT_EQ(g0.tile, 0u);
+  EXPECT_EQ(d1.tile, 1u);
+  EXPECT_LT(g0.start, d1.end);
+  EXPECT_LT(d1.start, g0.end);
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> dispatches(const driver_run& r) {
+  std::vector<std::pair<uint64_t, uint64_t>> out; // (command, tile)
+  for (const auto& rec : r.records)
+    if (rec.kind == trace_kind::sub_command_dispatched)
+      out.emplace_back(rec.tag.context, rec.tag.item);
+  return out;
+}
+
+// Five tiles (640x128x128) and a first-stage queue of depth 4: the feeder
+// sends tiles 0..3 at 1 and blocks; the DMA read channel takes tile 0 at 2,
+// the credit is back at 3, tile 4 leaves at 3: the feeder stalled exactly
+// 2 ns. Nothing else stalls: the GEMM queue holds tiles 1..4 while tile 0 is
+// computed, with the fetch lane's last credit.
+TEST(PipelineModel, BackpressureBlocksOnlyTheFeeder) {
+  auto r = run_pe0({gemm(640, 128, 128)});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(figure(r, pe + ".pe_scheduler", "feeder.stall_ps"), 2000u);
+  std::vector<uint64_t> times;
+  for (const auto& rec : r.records)
+    if (rec.kind == trace_kind::sub_command_dispatched)
+      times.push_back(rec.t.ps() / 1000);
+  EXPECT_EQ(times, (std::vector<uint64_t>{1, 1, 1, 1, 3}));
+  for (const char* lane : {"pe_dma:read", "pe_dma:write", "pe_fetch_store:fetch",
+                           "pe_fetch_store:store", "pe_gemm:gemm"}) {
+    std::string l = lane;
+    const auto colon = l.find(':');
+    EXPECT_EQ(figure(r, pe + "." + l.substr(0, colon), l.substr(colon + 1) + ".stall_ps"), 0u)
+      << lane;
+  }
+}
+
+// Two commands of five tiles each, issued back to back: the feeder finishes
+// command 1 (tile 4 leaves at 3, as above) before it starts command 2, whose
+// tile 0 waits for the next credit: the DMA channel takes command 1's tile 1
+// at 490, the credit is back at 491. No interleaving in the trace.
+TEST(PipelineModel, FeedIsFifoAcrossCommands) {
+  auto r = run_pe0({gemm(640, 128, 128), gemm(640, 128, 128)});
+  ASSERT_EQ(r.error, "");
+  auto d = dispatches(r);
+  ASSERT_EQ(d.size(), 10u);
+  for (size_t i = 0; i < 10; ++i)
+    EXPECT_EQ(d[i], std::make_pair(uint64_t{i / 5 + 1}, uint64_t{i % 5})) << i;
+  std::vector<uint64_t> times;
+  for (const auto& rec : r.records)
+    if (rec.kind == trace_kind::sub_command_dispatched && rec.tag.context == 2)
+      times.push_back(rec.t.ps() / 1000);
+  EXPECT_EQ(times.front(), 491u);
+  // The DMA read channel serves command 1's tiles before command 2's.
+  auto c1 = stages_of(r, stage_type::dma_read, 1);
+  auto c2 = stages_of(r, stage_type::dma_read, 2);
+  EXPECT_LE(c1.back().end, c2.front().start);
+}
+
+TEST(PipelineModel, EpilogueOpWithoutScopeIsAClearError) {
+  auto g = gemm(128, 128, 128);
+  g.epilogue.push_back({math_op::relu, std::nullopt});
+  auto r = run_pe0({g});
+  EXPECT_NE(r.error.find("sip0.cube0.pe0.pe_scheduler at t=1000 ps: command 1: "
+                         "generate_gemm_plan: epilogue op #0 'relu' has no scope"),
+            std::string::npos)
+    << r.error;
+}
+
+// Epilogue MATH stages on the last K tile before STORE: a relu over the
+// 128x128 output, 256 chunks * 1 + 4 = 260 cycles after the GEMM (arrives
+// 2735 -> 2995), then STORE 2996..3062, DMA_WRITE 3063..3307.
+TEST(PipelineModel, OutputTileEpilogueRunsBetweenGemmAndStore) {
+  auto g = gemm(128, 128, 128);
+  g.epilogue.push_back({math_op::relu, epilogue_scope::output_tile});
+  auto r = run_pe0({g});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::math)), (span{{2735, 2995}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{2996, 3062}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{3063, 3307}}));
+}
+
+} // namespace
+} // namespace kb
