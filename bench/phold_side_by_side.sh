@@ -116,27 +116,27 @@ run_point() {
 summarise_point() {
   local prefix=$1
   awk -v prefix="$prefix" -v threads="$THREADS" '
-    function median(label,   n, i, j, t, v) {
+    function median(arr, label,   n, i, j, t, v) {
       n = count[label]
-      for (i = 1; i <= n; i++) v[i] = eps[label, i]
+      for (i = 1; i <= n; i++) v[i] = arr[label, i]
       for (i = 2; i <= n; i++)          # insertion sort, n is small
         for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
       return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
     }
-    function row(label, name,   m) {
-      m = median(label)
+    function row(label, name,   m, s) {
+      m = median(eps, label)
+      s = label == "seq" ? "-" : sprintf("%.4f", median(sync, label))
       printf "%s%-22s %14.0f %8.2fx %16s  %s\n", prefix, name, m,
-             (base > 0 ? m / base : 0), sync[label], agree
+             (base > 0 ? m / base : 0), s, agree
     }
     {
-      label = $1; n = ++count[label]; eps[label, n] = $2 + 0
-      if (!(label in sync)) sync[label] = $3
+      label = $1; n = ++count[label]; eps[label, n] = $2 + 0; sync[label, n] = $3 + 0
       digests[$4] = 1
     }
     END {
       nd = 0; for (d in digests) { nd++; last = d }
       agree = nd == 1 ? "yes " last : "NO (" nd " digests)"
-      base = median("seq")
+      base = median(eps, "seq")
       row("seq", "sequential yardstick")
       nt = split(threads, t, " ")
       for (i = 1; i <= nt; i++) row("t" t[i], "actors, " t[i] " thread" (t[i] == 1 ? "" : "s"))

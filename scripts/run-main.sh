@@ -11,7 +11,7 @@ main() {
   cd "$KB_ROOT"
   "$KB_ROOT/scripts/setup.sh"
   KB_TARGETS="${KB_TARGETS:-kernbench}" "$KB_ROOT/scripts/build.sh"
-  kb_log "$KB_BUILD/kernbench run $*"
+  kb_log "$KB_BUILD/kernbench run${*:+ $*}"
   exec "$KB_BUILD/kernbench" run "$@"
 }
 

@@ -122,6 +122,11 @@ void write_summary(std::ostream& out, const report_input& in) {
                  ns_str(stall), ns_str(wait), stages);
     }
   }
+  fmt::print(out, "\nbackpressure stall of the feeders (first-stage queue full)\n");
+  for (const auto& pe : in.pes)
+    if (const node_summary* s = find(r, pe + ".pe_scheduler"))
+      fmt::print(out, "  {:<36} {:>14} ns over {} tiles\n", s->name,
+                 ns_str(fig(*s, "feeder.stall_ps")), fig(*s, "tiles_fed"));
   fmt::print(out, "\nbytes over each link\n");
   uint64_t hbm_bytes = 0;
   for (const auto& n : r.nodes) {
@@ -163,7 +168,6 @@ std::string report_json(const report_input& in) {
   json_writer j;
   j.begin_object();
   j.field("topology", in.topology_file);
-  j.field("threads", static_cast<uint64_t>(in.threads));
   j.field("end_ps", end_ps(r));
   j.key("program").begin_array();
   for (const auto& c : in.program)

@@ -152,6 +152,22 @@ TEST(PipelineModel, FeedIsFifoAcrossCommands) {
   EXPECT_LE(c1.back().end, c2.front().start);
 }
 
+// A simple command (ADR-0014 D3.1): one 32 KiB DMA read. Issue at 0, the
+// scheduler at 1, the read channel takes it at 2, the tail arrives at
+// 2 + 244 = 246, tile-done at 247, PE_CPU at 248.
+TEST(PipelineModel, SimpleDmaCommandTakesTheWorkedExampleTime) {
+  stage s;
+  s.type = stage_type::dma_read;
+  s.component = pe + ".pe_dma";
+  s.params.address = 4096;
+  s.params.bytes = 32768;
+  auto r = run_pe0({simple_command{s}});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), (span{{2, 246}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 248000u);
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.tiles"), 1u);
+}
+
 TEST(PipelineModel, EpilogueOpWithoutScopeIsAClearError) {
   auto g = gemm(128, 128, 128);
   g.epilogue.push_back({math_op::relu, std::nullopt});
