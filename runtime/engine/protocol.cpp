@@ -106,4 +106,36 @@ event_batch decode_batch(const std::vector<char>& bytes) {
   return b;
 }
 
+const node_summary* find_node(const run_result& r, std::string_view name) {
+  for (const auto& n : r.nodes)
+    if (n.name == name)
+      return &n;
+  return nullptr;
+}
+
+uint64_t figure_or_zero(const node_summary& n, std::string_view name) {
+  for (const auto& f : n.figures)
+    if (f.name == name)
+      return f.value;
+  return 0;
+}
+
+uint64_t figure_of(const run_result& r, const std::string& node, const std::string& name) {
+  if (const node_summary* n = find_node(r, node))
+    for (const auto& f : n->figures)
+      if (f.name == name)
+        return f.value;
+  throw std::runtime_error("no figure " + name + " of " + node);
+}
+
+std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
+                                const std::string& name) {
+  std::vector<uint64_t> out;
+  if (const node_summary* n = find_node(r, node))
+    for (const auto& f : n->figures)
+      if (f.name == name)
+        out.push_back(f.value);
+  return out;
+}
+
 } // namespace kb

@@ -103,6 +103,18 @@ typename Inspector::result_type inspect(Inspector& f, run_result& x) {
            x.hub.peer_null_msgs, x.hub.run_wall_ns, x.nodes, x.error);
 }
 
+// -- reading results -----------------------------------------------------------
+
+/// The summary of node `name`, or null.
+const node_summary* find_node(const run_result& r, std::string_view name);
+/// Figure `name` of a node (the first if it repeats); 0 if absent.
+uint64_t figure_or_zero(const node_summary& n, std::string_view name);
+/// Figure `name` of node `node`; throws std::runtime_error if either is absent.
+uint64_t figure_of(const run_result& r, const std::string& node, const std::string& name);
+/// Every value of a repeated figure, in the order the node added them.
+std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
+                                const std::string& name);
+
 } // namespace kb
 
 CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)

@@ -28,19 +28,7 @@ uint64_t end_ps(const run_result& r) {
   return e;
 }
 
-uint64_t fig(const node_summary& n, std::string_view name) {
-  for (const auto& f : n.figures)
-    if (f.name == name)
-      return f.value;
-  return 0;
-}
 
-const node_summary* find(const run_result& r, const std::string& name) {
-  for (const auto& n : r.nodes)
-    if (n.name == name)
-      return &n;
-  return nullptr;
-}
 
 std::string ns_str(uint64_t ps) {
   return ps % 1000 == 0 ? fmt::format("{}", ps / 1000)
@@ -92,14 +80,14 @@ void write_summary(std::ostream& out, const report_input& in) {
   fmt::print(out, "topology: {}\n\n", in.topology_file);
   fmt::print(out, "command latency (PE_CPU issue -> command-done notice)\n");
   for (const auto& pe : in.pes) {
-    const node_summary* cpu = find(r, pe + ".pe_cpu");
+    const node_summary* cpu = find_node(r, pe + ".pe_cpu");
     if (!cpu)
       continue;
     for (size_t i = 1; i <= in.program.size(); ++i) {
       const std::string p = fmt::format("cmd{}.", i);
-      const uint64_t issue = fig(*cpu, p + "issue_ps"), done = fig(*cpu, p + "done_ps");
+      const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps"), done = figure_or_zero(*cpu, p + "done_ps");
       fmt::print(out, "  {:<18} cmd {:<3} {:>6} tiles  issue {:>12} ns  done {:>12} ns  latency {:>12} ns\n",
-                 pe, i, fig(*cpu, p + "tiles"), ns_str(issue), ns_str(done),
+                 pe, i, figure_or_zero(*cpu, p + "tiles"), ns_str(issue), ns_str(done),
                  ns_str(done - issue));
     }
   }
@@ -124,9 +112,9 @@ void write_summary(std::ostream& out, const report_input& in) {
   }
   fmt::print(out, "\nbackpressure stall of the feeders (first-stage queue full)\n");
   for (const auto& pe : in.pes)
-    if (const node_summary* s = find(r, pe + ".pe_scheduler"))
+    if (const node_summary* s = find_node(r, pe + ".pe_scheduler"))
       fmt::print(out, "  {:<36} {:>14} ns over {} tiles\n", s->name,
-                 ns_str(fig(*s, "feeder.stall_ps")), fig(*s, "tiles_fed"));
+                 ns_str(figure_or_zero(*s, "feeder.stall_ps")), figure_or_zero(*s, "tiles_fed"));
   fmt::print(out, "\nbytes over each link\n");
   uint64_t hbm_bytes = 0;
   for (const auto& n : r.nodes) {
@@ -135,7 +123,7 @@ void write_summary(std::ostream& out, const report_input& in) {
           f.name.substr(f.name.size() - 6) != ".bytes")
         continue;
       const std::string dst = f.name.substr(5, f.name.size() - 11);
-      const uint64_t busy = fig(n, "link:" + dst + ".busy_ps");
+      const uint64_t busy = figure_or_zero(n, "link:" + dst + ".busy_ps");
       fmt::print(out, "  {:<28} -> {:<28} {:>14} B  busy {:>5.1f}%\n", n.name, dst,
                  f.value, end ? 100.0 * busy / end : 0.0);
       if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
@@ -144,7 +132,7 @@ void write_summary(std::ostream& out, const report_input& in) {
   }
   for (const auto& n : r.nodes)
     if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
-      hbm_bytes += fig(n, "write_bytes");
+      hbm_bytes += figure_or_zero(n, "write_bytes");
   uint64_t flops = 0;
   for (const auto& c : in.program)
     flops += flops_of(c) * in.pes.size();
@@ -175,17 +163,17 @@ std::string report_json(const report_input& in) {
   j.end_array();
   j.key("pes").begin_array();
   for (const auto& pe : in.pes) {
-    const node_summary* cpu = find(r, pe + ".pe_cpu");
+    const node_summary* cpu = find_node(r, pe + ".pe_cpu");
     j.begin_object().field("pe", pe).key("commands").begin_array();
     for (size_t i = 1; cpu && i <= in.program.size(); ++i) {
       const std::string p = fmt::format("cmd{}.", i);
-      const uint64_t issue = fig(*cpu, p + "issue_ps"), done = fig(*cpu, p + "done_ps");
+      const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps"), done = figure_or_zero(*cpu, p + "done_ps");
       j.begin_object()
         .field("id", static_cast<uint64_t>(i))
         .field("issue_ps", issue)
         .field("done_ps", done)
         .field("latency_ps", done - issue)
-        .field("tiles", fig(*cpu, p + "tiles"));
+        .field("tiles", figure_or_zero(*cpu, p + "tiles"));
       j.key("stages").begin_object();
       for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t) {
         const auto type = static_cast<stage_type>(t);

@@ -33,19 +33,8 @@ void write_trace_capnp(const std::string& path, const std::vector<std::string>& 
   for (unsigned i = 0; i < names.size(); ++i)
     ns.set(i, names[i]);
   auto rs = root.initRecords(static_cast<unsigned>(records.size()));
-  for (unsigned i = 0; i < records.size(); ++i) {
-    const trace_record& r = records[i];
-    auto w = rs[i];
-    w.setKind(static_cast<wire::TraceKind>(r.kind));
-    w.setTime(r.t.ps());
-    w.setNode(r.node);
-    w.setSeq(r.seq);
-    w.setLane(r.tag.lane);
-    w.setWhat(r.tag.what);
-    w.setItem(r.tag.item);
-    w.setContext(r.tag.context);
-    w.setBytes(r.tag.bytes);
-  }
+  for (unsigned i = 0; i < records.size(); ++i)
+    to_wire(records[i], rs[i]);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0)
     throw std::runtime_error(fmt::format("cannot write trace '{}': {}", path,
@@ -70,10 +59,7 @@ void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
       names.emplace_back(n.cStr());
     records.clear();
     for (auto w : root.getRecords())
-      records.push_back({static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()},
-                         w.getNode(), w.getSeq(),
-                         service_tag{w.getLane(), w.getWhat(), w.getItem(),
-                                     w.getContext(), w.getBytes()}});
+      records.push_back(from_wire_record(w));
   } catch (const kj::Exception& e) {
     ::close(fd);
     throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}",

@@ -20,19 +20,8 @@ std::vector<char> trace_recorder::take_records() {
   capnp::MallocMessageBuilder msg;
   auto list = msg.initRoot<wire::TraceChunk>().initRecords(
     static_cast<unsigned>(records_.size()));
-  for (unsigned i = 0; i < records_.size(); ++i) {
-    const trace_record& r = records_[i];
-    auto w = list[i];
-    w.setKind(static_cast<wire::TraceKind>(r.kind));
-    w.setTime(r.t.ps());
-    w.setNode(r.node);
-    w.setSeq(r.seq);
-    w.setLane(r.tag.lane);
-    w.setWhat(r.tag.what);
-    w.setItem(r.tag.item);
-    w.setContext(r.tag.context);
-    w.setBytes(r.tag.bytes);
-  }
+  for (unsigned i = 0; i < records_.size(); ++i)
+    to_wire(records_[i], list[i]);
   records_.clear();
   auto words = capnp::messageToFlatArray(msg);
   auto bytes = words.asChars();
@@ -52,10 +41,7 @@ std::vector<trace_record> merge_records(const std::vector<node_summary>& nodes) 
     opts.traversalLimitInWords = uint64_t{1} << 40;
     capnp::FlatArrayMessageReader reader(words, opts);
     for (auto w : reader.getRoot<wire::TraceChunk>().getRecords())
-      out.push_back({static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()},
-                     w.getNode(), w.getSeq(),
-                     service_tag{w.getLane(), w.getWhat(), w.getItem(),
-                                 w.getContext(), w.getBytes()}});
+      out.push_back(from_wire_record(w));
   }
   std::sort(out.begin(), out.end(), [](const trace_record& a, const trace_record& b) {
     return std::tie(a.t, a.node, a.seq) < std::tie(b.t, b.node, b.seq);

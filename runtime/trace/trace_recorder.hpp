@@ -27,6 +27,27 @@ private:
   std::vector<trace_record> records_;
 };
 
+/// Conversion to and from the Cap'n Proto TraceRecord (messages/trace.capnp).
+template <class Builder>
+void to_wire(const trace_record& r, Builder w) {
+  w.setKind(static_cast<decltype(w.getKind())>(r.kind));
+  w.setTime(r.t.ps());
+  w.setNode(r.node);
+  w.setSeq(r.seq);
+  w.setLane(r.tag.lane);
+  w.setWhat(r.tag.what);
+  w.setItem(r.tag.item);
+  w.setContext(r.tag.context);
+  w.setBytes(r.tag.bytes);
+}
+
+template <class Reader>
+trace_record from_wire_record(Reader w) {
+  return {static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()}, w.getNode(),
+          w.getSeq(),
+          service_tag{w.getLane(), w.getWhat(), w.getItem(), w.getContext(), w.getBytes()}};
+}
+
 /// All records of a run, merged in key order (time, node, seq): the same
 /// whatever the thread or process count.
 std::vector<trace_record> merge_records(const std::vector<node_summary>& nodes);

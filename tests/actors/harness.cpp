@@ -137,26 +137,7 @@ run_result run(simulation& sim, size_t threads) {
   return sim.run(opts);
 }
 
-uint64_t figure_of(const run_result& r, const std::string& node,
-                   const std::string& name) {
-  for (const auto& s : r.nodes)
-    if (s.name == node)
-      for (const auto& f : s.figures)
-        if (f.name == name)
-          return f.value;
-  throw std::runtime_error("no figure " + name + " of " + node);
-}
 
-std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
-                                const std::string& name) {
-  std::vector<uint64_t> out;
-  for (const auto& s : r.nodes)
-    if (s.name == node)
-      for (const auto& f : s.figures)
-        if (f.name == name)
-          out.push_back(f.value);
-  return out;
-}
 
 // -- stage builders ------------------------------------------------------------
 

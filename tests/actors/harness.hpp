@@ -70,12 +70,6 @@ void make_cube(simulation& sim, const cube_options& o);
 /// Runs `sim` with `threads` CAF worker threads.
 run_result run(simulation& sim, size_t threads = 1);
 
-/// Figures of one node by name, from a run result.
-uint64_t figure_of(const run_result& r, const std::string& node,
-                   const std::string& name);
-/// All figures `name` of a node, in the order they were added.
-std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
-                                const std::string& name);
 
 // -- stage builders (plan fields the units read) --------------------------
 

@@ -60,12 +60,7 @@ std::vector<std::pair<uint64_t, uint64_t>> spans_ns(const std::vector<stage_reco
 }
 
 uint64_t figure(const driver_run& r, const std::string& node, const std::string& name) {
-  for (const auto& n : r.result.nodes)
-    if (n.name == node)
-      for (const auto& f : n.figures)
-        if (f.name == name)
-          return f.value;
-  throw std::runtime_error("no figure " + name + " of " + node);
+  return figure_of(r.result, node, name);
 }
 
 } // namespace kb::test

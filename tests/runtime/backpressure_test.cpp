@@ -12,7 +12,6 @@ namespace {
 
 using test::consumer;
 using test::producer;
-using test::series_of;
 
 run_result run_pipe(uint32_t depth, SimTime service, size_t threads) {
   simulation sim;

@@ -9,7 +9,6 @@
 namespace kb {
 namespace {
 
-using test::figure_of;
 using test::ring_member;
 
 struct ring_cfg {

@@ -110,25 +110,6 @@ void ring_member::on_finish() {
 
 // -- helpers -----------------------------------------------------------------
 
-uint64_t figure_of(const run_result& r, const std::string& node,
-                   const std::string& name) {
-  for (const auto& s : r.nodes)
-    if (s.name == node)
-      for (const auto& f : s.figures)
-        if (f.name == name)
-          return f.value;
-  throw std::runtime_error("no figure " + name + " of " + node);
-}
 
-std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
-                                const std::string& prefix) {
-  std::vector<uint64_t> out;
-  for (const auto& s : r.nodes)
-    if (s.name == node)
-      for (const auto& f : s.figures)
-        if (f.name == prefix)
-          out.push_back(f.value);
-  return out;
-}
 
 } // namespace kb::test

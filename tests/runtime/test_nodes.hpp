@@ -70,11 +70,5 @@ private:
   uint64_t checksum_ = 0;
 };
 
-/// Figures of one node by name, from a run result.
-uint64_t figure_of(const run_result& r, const std::string& node,
-                   const std::string& name);
-/// All figures of a node whose name starts with `prefix`, in order.
-std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
-                                const std::string& prefix);
 
 } // namespace kb::test
