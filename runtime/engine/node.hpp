@@ -77,12 +77,6 @@ protected:
   size_t link_count() const { return routes_.size(); }
   SimTime link_latency(uint32_t l) const { return latencies_[routes_[l].latency]; }
 
-  /// A hint: link `l` will be used soon (fetches its route into cache).
-  void prefetch_link(uint32_t l) const {
-    if (l < routes_.size())
-      __builtin_prefetch(&routes_[l]);
-  }
-
   /// Sends over link `l`. A message for a bounded queue without credit is
   /// held (the sender blocks in virtual time); returns false in that case and
   /// `on_unblocked(l, queue)` runs when it has left.

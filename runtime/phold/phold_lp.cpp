@@ -14,10 +14,7 @@ void phold_lp::on_start() {
 void phold_lp::on_message(sim_event&) {
   ++state_.committed;
   state_.last_ps = now().ps();
-  const decision d = decide(rng_, index_, p_, [this](uint32_t dst) {
-    if (dst != index_)
-      prefetch_link(dst < index_ ? dst : dst - 1);
-  });
+  const decision d = decide(rng_, index_, p_);
   if (d.dst == index_) {
     schedule(now() + ps(p_.lookahead_ps + d.exp_ps), event_kind);
     return;

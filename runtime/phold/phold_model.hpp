@@ -78,20 +78,12 @@ struct decision {
   uint64_t exp_ps;
 };
 
-/// The destination is drawn first, then the delay (the order matters for
-/// the digest); `on_dst` runs in between, e.g. to prefetch the route.
-template <class OnDst>
-decision decide(rng& r, uint32_t self, const params& p, OnDst&& on_dst) {
+inline decision decide(rng& r, uint32_t self, const params& p) {
   decision d{self, 0};
   if (r.unit() <= p.remote)
     d.dst = r.below(p.lps);
-  on_dst(d.dst);
   d.exp_ps = exp_delay(r, p.mean_ps);
   return d;
-}
-
-inline decision decide(rng& r, uint32_t self, const params& p) {
-  return decide(r, self, p, [](uint32_t) {});
 }
 
 /// Final state of one LP.
