@@ -63,6 +63,13 @@ caf::behavior hub::make_behavior() {
   };
 }
 
+void hub::on_exit() {
+  init_.nodes.clear();
+  peers_.clear();
+  run_rp_ = caf::response_promise{};
+  collect_rps_.clear();
+}
+
 // -- set-up ------------------------------------------------------------------
 
 void hub::on_hello(uint32_t shard, caf::actor peer) {

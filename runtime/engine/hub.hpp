@@ -43,6 +43,8 @@ public:
   hub(caf::actor_config& cfg, hub_init init);
   caf::behavior make_behavior() override;
   const char* name() const override { return "kb.hub"; }
+  /// Drops actor handles (nodes and peers refer back to this hub).
+  void on_exit() override;
 
 private:
   void on_hello(uint32_t shard, caf::actor peer);

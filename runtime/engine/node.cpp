@@ -70,6 +70,10 @@ caf::behavior node::make_behavior() {
   };
 }
 
+void node::on_exit() {
+  hub_ = nullptr;
+}
+
 // -- protocol ----------------------------------------------------------------
 
 void node::on_advance(event_batch& b) {

@@ -57,6 +57,8 @@ public:
 
   caf::behavior make_behavior() override;
   const char* name() const override { return name_.c_str(); }
+  /// Drops the hub handle: hub and nodes refer to each other.
+  void on_exit() override;
 
 protected:
   // -- for node kinds: time, identity ----------------------------------------
