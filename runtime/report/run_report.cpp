@@ -140,6 +140,14 @@ void write_summary(std::ostream& out, const report_input& in) {
   const double peak_flops = 2.0 * in.mac_rows * in.mac_cols * (1e12 / in.clock_period_ps) *
                             in.pes.size();
   const double peak_bw = in.hbm_mbps * 1e6 * in.cubes;
+  uint64_t events = 0;
+  for (const auto& n : r.nodes)
+    events += n.stats.events;
+  const double wall = r.hub.run_wall_ns * 1e-9;
+  fmt::print(out, "\nengine: {} events in {:.3f} s wall ({:.0f} events/s), {} windows, "
+                  "{:.2f} sync messages per event\n",
+             events, wall, wall > 0 ? events / wall : 0.0, r.hub.windows,
+             events ? static_cast<double>(r.hub.sync_msgs()) / events : 0.0);
   fmt::print(out, "\nthroughput\n");
   if (secs > 0 && flops > 0)
     fmt::print(out, "  compute   {:.3f} TFLOP/s achieved of {:.3f} TFLOP/s peak ({:.1f}%) over {} PE(s)\n",
