@@ -97,6 +97,8 @@ void pe_scheduler::run_feeder() {
     outgoing m;
     m.kind = kind_of(pipe_kind::token);
     m.queue = f.first[i].second;
+    m.arg0 = f.command;
+    m.arg1 = t.getTile();
     m.body = std::move(f.tokens[i]);
     ++tiles_fed_;
     if (send_on(f.first[i].first, std::move(m))) {

@@ -7,7 +7,7 @@ $Cxx.namespace("kb::wire");
 
 enum TraceKind {
   commandSubmitted @0; subCommandDispatched @1; engineStart @2;
-  engineComplete @3; tileReady @4; commandComplete @5;
+  engineComplete @3; tileReady @4; commandComplete @5; messageHop @6;
 }
 
 struct TraceRecord {
@@ -20,6 +20,8 @@ struct TraceRecord {
   item    @6 :UInt64;   # tile id (tile count for command events)
   context @7 :UInt64;   # command id
   bytes   @8 :UInt64;
+  peer    @9 :UInt32;   # message hop: destination node
+  arrival @10 :UInt64;  # message hop: head arrival time (ps)
 }
 
 struct TraceChunk { records @0 :List(TraceRecord); }

@@ -42,6 +42,7 @@ struct run_cli {
   uint32_t pes = 1;
   size_t threads = 1;
   std::string json, trace;
+  bool trace_hops = false;
 };
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -158,7 +159,7 @@ int run(const run_cli& c) {
       rep.program = prog->commands;
     programs[pes[p]] = prog;
   }
-  driver_run dr = run_driver(topo_path, comp_path, programs, c.threads);
+  driver_run dr = run_driver(topo_path, comp_path, programs, c.threads, c.trace_hops);
   if (!dr.error.empty()) {
     fmt::print(stderr, "kernbench run: {}\n", dr.error);
     return 1;
@@ -221,6 +222,8 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", c->threads, "CAF worker threads")->capture_default_str();
   cmd->add_option("--json", c->json, "write the results as JSON");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
+  cmd->add_flag("--trace-hops", c->trace_hops,
+                "also trace every message hop (send, arrival, src, dst, kind, tile)");
   cmd->callback([c, &exit_code] { exit_code = run(*c); });
   return cmd;
 }

@@ -13,7 +13,8 @@ node::node(caf::actor_config& cfg, node_init init)
     name_(std::move(init.name)),
     out_names_(std::move(init.out_names)),
     in_links_(std::move(init.in_links)),
-    rec_(std::move(init.rec)) {
+    rec_(std::move(init.rec)),
+    trace_hops_(rec_ && rec_->wants_hops()) {
   routes_.reserve(init.out_links.size());
   for (const auto& l : init.out_links) {
     uint16_t state = no_state;
@@ -210,6 +211,9 @@ void node::push_out(sim_event ev) {
       "(ends {} ps): link latency below the lookahead",
       name_, ev.dst, ev.t.ps(), window_end_.ps()));
   ++stats_.messages_sent;
+  if (trace_hops_)
+    rec_->hop(now_, id_, ev.dst, ev.t,
+              {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
   outbox_.push_back(std::move(ev));
 }
 
@@ -287,7 +291,7 @@ sim_event node::take(queue_id q) {
     credit.kind = static_cast<uint16_t>(engine_kind::credit);
     credit.link = in.link;
     credit.arg0 = q;
-    outbox_.push_back(std::move(credit));
+    push_out(std::move(credit));
   }
   return ev;
 }

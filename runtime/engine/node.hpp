@@ -158,6 +158,7 @@ private:
   std::vector<sim_event> outbox_;      // sent this window, to the hub
   std::vector<std::deque<sim_event>> queues_;
   std::shared_ptr<recorder> rec_;
+  bool trace_hops_ = false;
   node_stats stats_;
   std::vector<figure> figures_;
 };

@@ -10,6 +10,7 @@ std::string_view to_string(trace_kind k) {
     case trace_kind::engine_complete: return "engine_complete";
     case trace_kind::tile_ready: return "tile_ready";
     case trace_kind::command_complete: return "command_complete";
+    case trace_kind::message_hop: return "message_hop";
   }
   return "?";
 }

@@ -19,6 +19,7 @@ enum class trace_kind : uint8_t {
   engine_complete,
   tile_ready,
   command_complete,
+  message_hop, ///< a message leaving a node (only when hops are traced)
 };
 
 std::string_view to_string(trace_kind k);
@@ -38,6 +39,14 @@ public:
   /// One event; `seq` orders same-time events of one node.
   virtual void record(trace_kind kind, SimTime t, node_id node,
                       const service_tag& tag) = 0;
+  /// One message hop: sent by `node` at `t`, its head arriving at `peer` at
+  /// `arrival`. Tag: what = message kind, item/context = arg1/arg0, bytes.
+  virtual void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
+                   const service_tag& tag) {
+    (void)t, (void)node, (void)peer, (void)arrival, (void)tag;
+  }
+  /// Whether this recorder wants every message hop.
+  virtual bool wants_hops() const { return false; }
   /// The records so far, serialised; called once at the end.
   virtual std::vector<char> take_records() = 0;
 };

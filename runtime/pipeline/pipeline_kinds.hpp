@@ -2,7 +2,8 @@
 // Message kinds of the PE pipeline and memory system (sim_event::kind).
 //
 // Scalar fields by kind:
-//   token          body: TileToken; queue = stage type of its current stage
+//   token          body: TileToken; queue = stage type of its current stage;
+//                  arg0 = command id, arg1 = tile id (for traces)
 //   command        body: PeCommand (PE_CPU -> PE_SCHEDULER, unbounded)
 //   tile_done      arg0 = command id, arg1 = tile id (unit -> scheduler)
 //   command_done   arg0 = command id (scheduler -> PE_CPU)

@@ -116,6 +116,8 @@ void unit_node::forward(lane_id lane) {
   outgoing m;
   m.kind = kind_of(pipe_kind::token);
   m.queue = q;
+  m.arg0 = token(lane).getCommand(); // names the tile in message-hop traces
+  m.arg1 = token(lane).getTile();
   m.body = std::move(ls.token);
   if (send_on(l, std::move(m))) {
     release(lane);

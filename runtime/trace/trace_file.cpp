@@ -118,6 +118,12 @@ void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
       case trace_kind::engine_complete:
         fmt::print(out, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
         break;
+      case trace_kind::message_hop:
+        fmt::print(out,
+                   R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"hop k{} -> {}","args":{{"arrival_us":{},"command":{},"tile":{},"bytes":{}}}}})",
+                   pid, tid, ts, r.tag.what, r.peer < names.size() ? names[r.peer] : "?",
+                   ps_to_us(r.arrival), r.tag.context, r.tag.item, r.tag.bytes);
+        break;
       default:
         fmt::print(out,
                    R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{},"item":{}}}}})",

@@ -13,7 +13,13 @@ namespace kb {
 void trace_recorder::record(trace_kind kind, SimTime t, node_id node,
                             const service_tag& tag) {
   records_.push_back(
-    {kind, t, node, static_cast<uint32_t>(records_.size()), tag});
+    {kind, t, node, static_cast<uint32_t>(records_.size()), tag, no_node, SimTime{}});
+}
+
+void trace_recorder::hop(SimTime t, node_id node, node_id peer, SimTime arrival,
+                         const service_tag& tag) {
+  records_.push_back({trace_kind::message_hop, t, node,
+                      static_cast<uint32_t>(records_.size()), tag, peer, arrival});
 }
 
 std::vector<char> trace_recorder::take_records() {

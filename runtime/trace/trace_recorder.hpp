@@ -15,15 +15,22 @@ struct trace_record {
   node_id node;
   uint32_t seq; ///< per node, in the order the node recorded them
   service_tag tag;
+  node_id peer = no_node; ///< message hop: destination
+  SimTime arrival;        ///< message hop: head arrival
 };
 
 class trace_recorder final : public recorder {
 public:
+  explicit trace_recorder(bool hops = false) : hops_(hops) {}
+  void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
+           const service_tag& tag) override;
+  bool wants_hops() const override { return hops_; }
   void record(trace_kind kind, SimTime t, node_id node,
               const service_tag& tag) override;
   std::vector<char> take_records() override;
 
 private:
+  bool hops_;
   std::vector<trace_record> records_;
 };
 
@@ -39,13 +46,16 @@ void to_wire(const trace_record& r, Builder w) {
   w.setItem(r.tag.item);
   w.setContext(r.tag.context);
   w.setBytes(r.tag.bytes);
+  w.setPeer(r.peer);
+  w.setArrival(r.arrival.ps());
 }
 
 template <class Reader>
 trace_record from_wire_record(Reader w) {
   return {static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()}, w.getNode(),
           w.getSeq(),
-          service_tag{w.getLane(), w.getWhat(), w.getItem(), w.getContext(), w.getBytes()}};
+          service_tag{w.getLane(), w.getWhat(), w.getItem(), w.getContext(), w.getBytes()},
+          w.getPeer(), SimTime{w.getArrival()}};
 }
 
 /// All records of a run, merged in key order (time, node, seq): the same

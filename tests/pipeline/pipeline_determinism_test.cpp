@@ -52,7 +52,8 @@ void expect_identical_across_threads(const std::string& args, const std::string&
 
 TEST(PipelineDeterminism, GemmOnFourPesWithRepeats) {
   expect_identical_across_threads(
-    "--op gemm --M 512 --K 256 --N 256 --tile 128 128 128 --repeat 2 --pes 4", "gemm");
+    "--op gemm --M 512 --K 256 --N 256 --tile 128 128 128 --repeat 2 --pes 4 --trace-hops",
+    "gemm");
 }
 
 TEST(PipelineDeterminism, MathWithEdgeTiles) {

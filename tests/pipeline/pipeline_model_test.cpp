@@ -191,5 +191,43 @@ TEST(PipelineModel, OutputTileEpilogueRunsBetweenGemmAndStore) {
   EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{3063, 3307}}));
 }
 
+struct hop {
+  std::string from, to;
+  uint16_t kind;
+  uint64_t sent_ns, arrival_ns;
+  bool operator==(const hop&) const = default;
+};
+
+std::vector<hop> hops(const driver_run& r) {
+  std::vector<hop> out;
+  for (const auto& rec : r.records)
+    if (rec.kind == trace_kind::message_hop)
+      out.push_back({r.names[rec.node], r.names[rec.peer], rec.tag.what,
+                     rec.t.ps() / 1000, rec.arrival.ps() / 1000});
+  return out;
+}
+
+// Message hops of the worked example (kinds: 0 credit, 17 command, 16
+// token, 22 mem_read, 18 tile_done, 19 command_done): the command leaves
+// PE_CPU at 0 and arrives at 1; the token leaves the scheduler at 1 and
+// arrives at 2; the DMA read channel takes it at 2, so its credit arrives
+// back at 3; after the 8-cycle setup the read request leaves at 10 and
+// reaches the xbar at 11; the last hops are the tile-done (3046 -> 3047)
+// and the command-done (3047 -> 3048). Without --trace-hops: no hop records.
+TEST(PipelineModel, MessageHopsAreTracedOnRequest) {
+  auto r = run_pe0({gemm(128, 128, 128)}, 1, true);
+  ASSERT_EQ(r.error, "");
+  auto h = hops(r);
+  ASSERT_GE(h.size(), 6u);
+  const std::string p = pe + ".";
+  EXPECT_EQ(h[0], (hop{p + "pe_cpu", p + "pe_scheduler", 17, 0, 1}));
+  EXPECT_EQ(h[1], (hop{p + "pe_scheduler", p + "pe_dma", 16, 1, 2}));
+  EXPECT_EQ(h[2], (hop{p + "pe_dma", p + "pe_scheduler", 0, 2, 3}));
+  EXPECT_EQ(h[3], (hop{p + "pe_dma", "sip0.cube0.xbar", 22, 10, 11}));
+  EXPECT_EQ(h[h.size() - 2], (hop{p + "pe_dma", p + "pe_scheduler", 18, 3046, 3047}));
+  EXPECT_EQ(h.back(), (hop{p + "pe_scheduler", p + "pe_cpu", 19, 3047, 3048}));
+  EXPECT_TRUE(hops(run_pe0({gemm(128, 128, 128)})).empty());
+}
+
 } // namespace
 } // namespace kb

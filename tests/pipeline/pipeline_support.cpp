@@ -37,11 +37,12 @@ math_plan_args math(math_op op, uint32_t m, uint32_t n, uint32_t tile) {
   return a;
 }
 
-driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads) {
+driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads,
+                   bool trace_hops) {
   auto prog = std::make_shared<driver_program>();
   prog->commands = commands;
   return run_driver(config_file("topology.yaml"), config_file("components.yaml"),
-                    {{"sip0.cube0.pe0", prog}}, threads);
+                    {{"sip0.cube0.pe0", prog}}, threads, trace_hops);
 }
 
 std::vector<stage_record> stages_of(const driver_run& r, stage_type type, uint64_t cmd) {

@@ -17,7 +17,8 @@ gemm_plan_args gemm(uint32_t m, uint32_t k, uint32_t n, uint32_t tile = 128);
 math_plan_args math(math_op op, uint32_t m, uint32_t n, uint32_t tile = 128);
 
 /// Runs `commands` on pe0 of the default topology.
-driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads = 1);
+driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads = 1,
+                   bool trace_hops = false);
 
 /// Stage records of `type` for command `cmd`, in start order.
 std::vector<stage_record> stages_of(const driver_run& r, stage_type type,
