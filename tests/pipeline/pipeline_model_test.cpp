@@ -168,6 +168,29 @@ TEST(PipelineModel, SimpleDmaCommandTakesTheWorkedExampleTime) {
   EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.tiles"), 1u);
 }
 
+// Simple GEMM and MATH commands: one stage each, fed straight to the engine.
+// GEMM 128^3: token at pe_gemm at 2, 2112 cycles -> 2114, tile-done 2115,
+// PE_CPU 2116. MATH exp on 16384 elements: 2 + 1028 = 1030, PE_CPU 1032.
+TEST(PipelineModel, SimpleGemmAndMathCommandsRunOnOneEngine) {
+  stage g;
+  g.type = stage_type::gemm;
+  g.component = pe + ".pe_gemm";
+  g.params.tm = g.params.tk = g.params.tn = 128;
+  stage m;
+  m.type = stage_type::math;
+  m.component = pe + ".pe_math";
+  m.params.elements = 128 * 128;
+  m.params.op = math_op::exp;
+  auto rg = run_pe0({simple_command{g}});
+  ASSERT_EQ(rg.error, "");
+  EXPECT_EQ(spans_ns(stages_of(rg, stage_type::gemm)), (span{{2, 2114}}));
+  EXPECT_EQ(figure(rg, pe + ".pe_cpu", "cmd1.done_ps"), 2116000u);
+  auto rm = run_pe0({simple_command{m}});
+  ASSERT_EQ(rm.error, "");
+  EXPECT_EQ(spans_ns(stages_of(rm, stage_type::math)), (span{{2, 1030}}));
+  EXPECT_EQ(figure(rm, pe + ".pe_cpu", "cmd1.done_ps"), 1032000u);
+}
+
 TEST(PipelineModel, EpilogueOpWithoutScopeIsAClearError) {
   auto g = gemm(128, 128, 128);
   g.epilogue.push_back({math_op::relu, std::nullopt});
