@@ -82,10 +82,8 @@ void node::on_advance(event_batch& b) {
     hub_ = caf::actor_cast<caf::actor>(current_sender());
   window_end_ = b.time;
   ++stats_.activations;
-  for (auto& e : b.events) {
-    heap_.push_back(std::move(e));
-    std::push_heap(heap_.begin(), heap_.end(), later_event{});
-  }
+  for (auto& e : b.events)
+    queue_.push(std::move(e));
   // Recycle the delivered batch's storage as the next outbox.
   b.events.clear();
   if (outbox_.capacity() < b.events.capacity())
@@ -102,17 +100,15 @@ void node::on_advance(event_batch& b) {
   } catch (const std::exception& e) {
     report.error = fmt::format("{} at t={} ps: {}", name_, now_.ps(), e.what());
   }
-  report.time = heap_.empty() ? SimTime::infinity() : heap_.front().t;
+  report.time = queue_.empty() ? SimTime::infinity() : queue_.top_time();
   report.events.swap(outbox_);
   outbox_.reserve(report.events.size());
   send(hub_, std::move(report));
 }
 
 void node::run_until(SimTime end) {
-  while (!heap_.empty() && heap_.front().t < end) {
-    std::pop_heap(heap_.begin(), heap_.end(), later_event{});
-    sim_event ev = std::move(heap_.back());
-    heap_.pop_back();
+  while (!queue_.empty() && queue_.top_time() < end) {
+    sim_event ev = queue_.pop();
     dispatch(ev);
   }
 }
@@ -231,8 +227,7 @@ void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,
   ev.arg0 = arg0;
   ev.arg1 = arg1;
   ev.body = std::move(body);
-  heap_.push_back(std::move(ev));
-  std::push_heap(heap_.begin(), heap_.end(), later_event{});
+  queue_.push(std::move(ev));
 }
 
 void node::on_credit(const sim_event& ev) {

@@ -6,6 +6,7 @@
 // (docs/adr/0001-synchronisation.md). A node kind implements only its own
 // behaviour through the virtual `on_*` functions.
 
+#include "runtime/engine/event_queue.hpp"
 #include "runtime/engine/link.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/recorder.hpp"
@@ -154,7 +155,7 @@ private:
   std::vector<out_link> stateful_;
   std::vector<std::string> out_names_;
   std::vector<in_link_info> in_links_; // sorted by (src, link)
-  std::vector<sim_event> heap_;        // local event queue (min-heap by key)
+  event_queue queue_;                  // local event queue, by key
   std::vector<sim_event> outbox_;      // sent this window, to the hub
   std::vector<std::deque<sim_event>> queues_;
   std::shared_ptr<recorder> rec_;

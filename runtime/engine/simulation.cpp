@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <cstdlib>
 #include <thread>
+#include <unordered_map>
 
 namespace kb {
 
@@ -55,17 +56,18 @@ std::vector<std::string> simulation::names() const {
 void simulation::validate() const {
   for (size_t i = 0; i < links_.size(); ++i) {
     const auto& [src, dst] = link_names_[i];
-    auto where = fmt::format("link {} -> {}", src, dst);
+    auto fail = [&](const std::string& what) {
+      throw std::invalid_argument(fmt::format("link {} -> {}: {}", src, dst, what));
+    };
     if (!nodes_.count(src))
-      throw std::invalid_argument(where + ": unknown source node '" + src + "'");
+      fail("unknown source node '" + src + "'");
     if (!nodes_.count(dst))
-      throw std::invalid_argument(where + ": unknown destination node '" + dst + "'");
+      fail("unknown destination node '" + dst + "'");
     if (links_[i].latency < ps(1))
-      throw std::invalid_argument(
-        where + ": latency must be >= 1 ps (a zero-latency link cannot be "
-                "synchronised conservatively)");
+      fail("latency must be >= 1 ps (a zero-latency link cannot be "
+           "synchronised conservatively)");
     if (links_[i].bw && links_[i].bw->mbps == 0)
-      throw std::invalid_argument(where + ": bandwidth must be > 0");
+      fail("bandwidth must be > 0");
   }
 }
 
@@ -99,7 +101,8 @@ run_result simulation::run(const run_options& opts) {
     throw std::invalid_argument("a run split over processes needs an end time");
   const std::vector<std::string> names = this->names();
   const size_t n = names.size();
-  std::map<std::string_view, node_id> ids;
+  std::unordered_map<std::string_view, node_id> ids;
+  ids.reserve(n);
   for (node_id i = 0; i < n; ++i)
     ids.emplace(names[i], i);
 

@@ -1,0 +1,44 @@
+#pragma once
+// A node's local event queue: a binary min-heap of small keys
+// (time, sender, sequence, slot) over a slab of events, so that sifting moves
+// 24 bytes instead of whole 72-byte events.
+
+#include "runtime/engine/event.hpp"
+
+#include <vector>
+
+namespace kb {
+
+class event_queue {
+public:
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  /// Time of the earliest event (the queue must not be empty).
+  SimTime top_time() const { return heap_.front().t; }
+
+  void push(sim_event ev);
+  /// Removes and returns the earliest event by (time, sender, sequence).
+  sim_event pop();
+
+private:
+  struct entry {
+    SimTime t;
+    uint64_t seq;
+    node_id src;
+    uint32_t slot;
+  };
+  /// Heap order: true when `a` must come after `b`.
+  static bool after(const entry& a, const entry& b) {
+    if (a.t != b.t)
+      return b.t < a.t;
+    if (a.src != b.src)
+      return b.src < a.src;
+    return b.seq < a.seq;
+  }
+
+  std::vector<entry> heap_;
+  std::vector<sim_event> slots_;
+  std::vector<uint32_t> free_;
+};
+
+} // namespace kb
