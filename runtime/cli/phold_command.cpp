@@ -39,10 +39,10 @@ void print(const phold::outcome& o, const phold_cli& c) {
   fmt::print("remote messages    {}\n", o.remote_msgs);
   if (!c.sequential) {
     fmt::print("windows            {}\n", o.hub.windows);
-    fmt::print("sync messages      {} (advance {}, report {}, peer null {}); "
-               "peer batches {}\n",
+    fmt::print("sync messages      {} (advance {}, report {}, peer null {}, lbts {}); "
+               "peer batches {}; lbts jumps {}\n",
                o.hub.sync_msgs(), o.hub.advance_msgs, o.hub.report_msgs,
-               o.hub.peer_null_msgs, o.hub.peer_msgs);
+               o.hub.peer_null_msgs, o.hub.lbts_msgs, o.hub.peer_msgs, o.hub.lbts_jumps);
     fmt::print("sync msgs/event    {:.4f}\n", sync_per_event);
   }
   fmt::print("digest             {:016x}\n", o.digest);

@@ -21,6 +21,9 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   promise_in_[init_.shard] = SimTime::infinity();
   promise_sent_.assign(init_.shards, SimTime::zero());
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
+  init_.cut_in.resize(init_.shards, SimTime::infinity());
+  if (init_.shard == 0 && init_.shards > 1)
+    rounds_ = std::make_unique<lbts_rounds>(init_.shards);
   for (node_id id : local_)
     monitor(init_.nodes[id]);
   set_down_handler([this](caf::down_msg& dm) {
@@ -55,6 +58,13 @@ caf::behavior hub::make_behavior() {
       else if (b.kind == batch_kind::peer)
         on_peer(b);
     },
+    [this](stuck_atom, uint32_t) { on_stuck_notice(); },
+    [this](probe_atom, uint64_t round) {
+      ++stats_.lbts_msgs;
+      send(peers_[0], snapshot(round));
+    },
+    [this](hub_snapshot& s) { on_snapshot(s); },
+    [this](jump_atom, uint64_t lbts) { apply_jump(SimTime{lbts}); },
     [this](collect_atom) {
       collect_rps_.push_back(make_response_promise());
       if (collected_)
@@ -136,6 +146,8 @@ void hub::on_peer(event_batch& b) {
   if (b.from >= init_.shards)
     return;
   promise_in_[b.from] = std::max(promise_in_[b.from], b.time);
+  if (!b.events.empty())
+    ++batches_recv_;
   for (const auto& e : b.events)
     if (e.t < last_window_ && error_.empty())
       error_ = fmt::format("causality violation: shard {} sent an event for "
@@ -200,10 +212,12 @@ void hub::send_promises() {
     b.time = p;
     b.from = init_.shard;
     b.events.swap(peer_out_[s]);
-    if (b.events.empty())
+    if (b.events.empty()) {
       ++stats_.peer_null_msgs;
-    else
+    } else {
       ++stats_.peer_msgs;
+      ++batches_sent_;
+    }
     promise_sent_[s] = p;
     send(peers_[s], std::move(b));
   }
@@ -220,8 +234,12 @@ void hub::try_advance() {
     return;
   }
   const SimTime w = std::min({t + init_.lookahead, p, end_});
-  if (w <= t)
-    return; // waiting for another shard's promise
+  if (w <= t) { // waiting for another shard's promise
+    note_stuck();
+    return;
+  }
+  stuck_ = false;
+  stuck_repeats_ = 0;
   ++stats_.windows;
   last_window_ = w;
   for (node_id id : local_) {
@@ -237,6 +255,86 @@ void hub::try_advance() {
     ++outstanding_;
   }
   stats_.advance_msgs += outstanding_;
+}
+
+// -- LBTS when every shard is stuck --------------------------------------------
+
+hub_snapshot hub::snapshot(uint64_t round) const {
+  hub_snapshot s;
+  s.shard = init_.shard;
+  s.round = round;
+  s.stuck = running_ && (done_ || (outstanding_ == 0 && stuck_));
+  s.local_min = local_min();
+  s.sent = batches_sent_;
+  s.recv = batches_recv_;
+  s.windows = stats_.windows;
+  return s;
+}
+
+void hub::note_stuck() {
+  // Blocked once is normal CMB operation; blocked again after promises came
+  // in without letting a window start means the promises are climbing:
+  // ask shard 0 for an LBTS (again whenever the snapshot has changed).
+  if (!stuck_) {
+    stuck_ = true;
+    stuck_repeats_ = 0;
+    return;
+  }
+  if (++stuck_repeats_ < 2)
+    return;
+  hub_snapshot now = snapshot(0);
+  if (stuck_repeats_ > 2 && now.local_min == last_notice_.local_min &&
+      now.sent == last_notice_.sent && now.recv == last_notice_.recv &&
+      now.windows == last_notice_.windows)
+    return;
+  last_notice_ = now;
+  if (init_.shard == 0) {
+    on_stuck_notice();
+  } else {
+    ++stats_.lbts_msgs;
+    send(peers_[0], stuck_atom_v, init_.shard);
+  }
+}
+
+void hub::on_stuck_notice() {
+  if (!rounds_ || !running_ || collected_ || rounds_->running())
+    return;
+  start_round();
+}
+
+void hub::start_round() {
+  const uint64_t round = rounds_->start();
+  for (uint32_t s = 1; s < init_.shards; ++s) {
+    ++stats_.lbts_msgs;
+    send(peers_[s], probe_atom_v, round);
+  }
+  on_snapshot(snapshot(round));
+}
+
+void hub::on_snapshot(const hub_snapshot& s) {
+  if (!rounds_)
+    return;
+  const auto v = rounds_->add(s);
+  if (v.what == lbts_rounds::action::again) {
+    start_round();
+  } else if (v.what == lbts_rounds::action::jump) {
+    ++stats_.lbts_jumps;
+    for (uint32_t r = 1; r < init_.shards; ++r) {
+      ++stats_.lbts_msgs;
+      send(peers_[r], jump_atom_v, v.lbts.ps());
+    }
+    apply_jump(v.lbts);
+  }
+}
+
+void hub::apply_jump(SimTime lbts) {
+  // Nothing anywhere happens before `lbts`: a message from shard r can
+  // arrive no earlier than lbts plus the shortest link from r to here.
+  for (uint32_t r = 0; r < init_.shards; ++r)
+    if (r != init_.shard)
+      promise_in_[r] = std::max(promise_in_[r], lbts + init_.cut_in[r]);
+  if (running_ && outstanding_ == 0 && !done_)
+    after_window();
 }
 
 // -- the end of a run --------------------------------------------------------
@@ -326,6 +424,8 @@ void hub::merge(run_result& part, uint32_t shard) {
   result_.hub.report_msgs += part.hub.report_msgs;
   result_.hub.peer_msgs += part.hub.peer_msgs;
   result_.hub.peer_null_msgs += part.hub.peer_null_msgs;
+  result_.hub.lbts_msgs += part.hub.lbts_msgs;
+  result_.hub.lbts_jumps += part.hub.lbts_jumps;
   result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
   if (result_.error.empty() && !part.error.empty())
     result_.error = fmt::format("shard {}: {}", shard, part.error);

@@ -25,6 +25,7 @@
 #include <caf/response_promise.hpp>
 
 #include <chrono>
+#include <memory>
 #include <vector>
 
 namespace kb {
@@ -36,6 +37,7 @@ struct hub_init {
   std::vector<uint32_t> owner;    ///< shard of each node id
   SimTime lookahead;              ///< min latency of links leaving the shard
   std::vector<SimTime> cut_lookahead; ///< per shard: min latency into it
+  std::vector<SimTime> cut_in;        ///< per shard: min latency from it
 };
 
 class hub : public caf::event_based_actor {
@@ -63,6 +65,13 @@ private:
   void deliver();
   void merge(run_result& part, uint32_t shard);
   void finish_root();
+  // -- LBTS when every shard is stuck (lbts_rounds.hpp) --
+  hub_snapshot snapshot(uint64_t round) const;
+  void note_stuck();
+  void on_stuck_notice();
+  void start_round();
+  void on_snapshot(const hub_snapshot& s);
+  void apply_jump(SimTime lbts);
 
   hub_init init_;
   std::vector<node_id> local_;                // node ids of this shard
@@ -87,6 +96,12 @@ private:
   run_result result_;
   size_t summaries_due_ = 0;
   size_t parts_due_ = 0;
+  bool stuck_ = false;
+  uint32_t stuck_repeats_ = 0;    // blocked retries without a window
+  hub_snapshot last_notice_;
+  uint64_t batches_sent_ = 0;     // event-carrying peer batches
+  uint64_t batches_recv_ = 0;
+  std::unique_ptr<lbts_rounds> rounds_; // shard 0 only
   caf::response_promise run_rp_;
   std::vector<caf::response_promise> collect_rps_;
 };

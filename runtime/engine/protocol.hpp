@@ -8,6 +8,7 @@
 // crosses a process boundary is the Cap'n Proto encoding.
 
 #include "runtime/engine/event.hpp"
+#include "runtime/engine/lbts_rounds.hpp"
 #include "runtime/engine/stats.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -91,6 +92,17 @@ typename Inspector::result_type inspect(Inspector& f, run_request& x) {
   return f(caf::meta::type_name("kb.run_request"), e, load);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, hub_snapshot& x) {
+  uint64_t lm = x.local_min.ps();
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.local_min = SimTime{lm};
+    return caf::none;
+  });
+  return f(caf::meta::type_name("kb.hub_snapshot"), x.shard, x.round, x.stuck, lm,
+           x.sent, x.recv, x.windows, load);
+}
+
 struct run_result {
   hub_stats hub;
   std::vector<node_summary> nodes;
@@ -100,7 +112,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_result& x) {
   return f(caf::meta::type_name("kb.run_result"), x.hub.windows,
            x.hub.advance_msgs, x.hub.report_msgs, x.hub.peer_msgs,
-           x.hub.peer_null_msgs, x.hub.run_wall_ns, x.nodes, x.error);
+           x.hub.peer_null_msgs, x.hub.lbts_msgs, x.hub.lbts_jumps, x.hub.run_wall_ns,
+           x.nodes, x.error);
 }
 
 // -- reading results -----------------------------------------------------------
@@ -123,8 +136,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(kernbench, (kb::node_summary))
   CAF_ADD_TYPE_ID(kernbench, (kb::run_request))
   CAF_ADD_TYPE_ID(kernbench, (kb::run_result))
+  CAF_ADD_TYPE_ID(kernbench, (kb::hub_snapshot))
   CAF_ADD_ATOM(kernbench, kb, finish_atom, "finish")
   CAF_ADD_ATOM(kernbench, kb, hello_atom, "hello")
   CAF_ADD_ATOM(kernbench, kb, peers_atom, "peers")
   CAF_ADD_ATOM(kernbench, kb, collect_atom, "collect")
+  CAF_ADD_ATOM(kernbench, kb, stuck_atom, "stuck")
+  CAF_ADD_ATOM(kernbench, kb, probe_atom, "probe")
+  CAF_ADD_ATOM(kernbench, kb, jump_atom, "jump")
 CAF_END_TYPE_ID_BLOCK(kernbench)

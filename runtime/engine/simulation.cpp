@@ -97,8 +97,6 @@ run_result simulation::run(const run_options& opts) {
   validate();
   const uint32_t rank = opts.cluster.rank;
   const uint32_t ranks = std::max<uint32_t>(1, opts.cluster.ranks);
-  if (ranks > 1 && opts.end.is_infinite())
-    throw std::invalid_argument("a run split over processes needs an end time");
   const std::vector<std::string> names = this->names();
   const size_t n = names.size();
   std::unordered_map<std::string_view, node_id> ids;
@@ -138,6 +136,7 @@ run_result simulation::run(const run_options& opts) {
     his[s].owner = owner;
     his[s].lookahead = SimTime::infinity();
     his[s].cut_lookahead.assign(shards, SimTime::infinity());
+    his[s].cut_in.assign(shards, SimTime::infinity());
     his[s].nodes.resize(n);
   }
   for (size_t k = 0; k < links_.size(); ++k) {
@@ -151,9 +150,12 @@ run_result simulation::run(const run_options& opts) {
     inits[l.dst].in_links.push_back({l.src, idx, l.latency, l.depth > 0});
     hub_init& hi = his[owner[l.src]];
     hi.lookahead = std::min(hi.lookahead, l.latency);
-    if (owner[l.dst] != owner[l.src])
+    if (owner[l.dst] != owner[l.src]) {
       hi.cut_lookahead[owner[l.dst]] =
         std::min(hi.cut_lookahead[owner[l.dst]], l.latency);
+      SimTime& in = his[owner[l.dst]].cut_in[owner[l.src]];
+      in = std::min(in, l.latency);
+    }
   }
 
   caf::actor_system_config cfg;

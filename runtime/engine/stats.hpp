@@ -21,10 +21,12 @@ struct hub_stats {
   uint64_t report_msgs = 0;  ///< node -> hub synchronisation messages
   uint64_t peer_msgs = 0;    ///< hub -> hub messages carrying events
   uint64_t peer_null_msgs = 0; ///< hub -> hub promise-only (null) messages
+  uint64_t lbts_msgs = 0;   ///< stuck notices, probes, snapshots, jumps
+  uint64_t lbts_jumps = 0;  ///< LBTS reductions that raised the promises
   uint64_t run_wall_ns = 0;  ///< wall time from start to the end of events
 
   uint64_t sync_msgs() const {
-    return advance_msgs + report_msgs + peer_null_msgs;
+    return advance_msgs + report_msgs + peer_null_msgs + lbts_msgs;
   }
 };
 
