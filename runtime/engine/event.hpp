@@ -63,15 +63,5 @@ struct sim_event {
 };
 static_assert(sizeof(sim_event) == 72);
 
-/// Min-heap order: true when `a` must be handled after `b`.
-struct later_event {
-  bool operator()(const sim_event& a, const sim_event& b) const {
-    if (a.t != b.t)
-      return b.t < a.t;
-    if (a.src != b.src)
-      return b.src < a.src;
-    return b.seq < a.seq;
-  }
-};
 
 } // namespace kb

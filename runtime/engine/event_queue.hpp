@@ -27,13 +27,9 @@ private:
     node_id src;
     uint32_t slot;
   };
-  /// Heap order: true when `a` must come after `b`.
+  /// Heap order: true when `a` must come after `b` (the total event key).
   static bool after(const entry& a, const entry& b) {
-    if (a.t != b.t)
-      return b.t < a.t;
-    if (a.src != b.src)
-      return b.src < a.src;
-    return b.seq < a.seq;
+    return event_key{b.t, b.src, b.seq} < event_key{a.t, a.src, a.seq};
   }
 
   std::vector<entry> heap_;

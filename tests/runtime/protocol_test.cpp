@@ -1,5 +1,6 @@
 // Protocol messages survive the Cap'n Proto encoding used across processes.
 
+#include "runtime/engine/event_queue.hpp"
 #include "runtime/engine/protocol.hpp"
 
 #include "messages/sim.capnp.h"
@@ -65,15 +66,26 @@ TEST(Protocol, MalformedBytesAreAClearError) {
   }
 }
 
-TEST(Protocol, EventOrderIsTimeThenSenderThenSequence) {
-  sim_event a, b;
-  a.set_key(ns(1), 2, 0);
-  b.set_key(ns(1), 1, 5);
-  EXPECT_TRUE(later_event{}(a, b)); // same time: lower sender id first
-  b.set_key(ns(1), 2, 1);
-  EXPECT_TRUE(later_event{}(b, a)); // same sender: lower sequence first
-  b.set_key(ps(999), 9, 9);
-  EXPECT_TRUE(later_event{}(a, b)); // earlier time first
+TEST(EventQueue, PopsByTimeThenSenderThenSequence) {
+  event_queue q;
+  auto push = [&](SimTime t, node_id src, uint64_t seq) {
+    sim_event e;
+    e.set_key(t, src, seq);
+    q.push(std::move(e));
+  };
+  push(ns(1), 2, 0);
+  push(ps(999), 9, 9);
+  push(ns(1), 1, 5);
+  push(ns(1), 2, 1);
+  push(ns(1), 1, 4);
+  std::vector<event_key> order;
+  while (!q.empty())
+    order.push_back(q.pop().key());
+  EXPECT_EQ(order, (std::vector<event_key>{{ps(999), 9, 9},
+                                           {ns(1), 1, 4},
+                                           {ns(1), 1, 5},
+                                           {ns(1), 2, 0},
+                                           {ns(1), 2, 1}}));
 }
 
 } // namespace
