@@ -6,6 +6,7 @@
 #include "runtime/config/print_components.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/driver/driver_run.hpp"
+#include "runtime/plan/plan_error.hpp"
 #include "runtime/report/run_report.hpp"
 #include "runtime/trace/trace_file.hpp"
 
@@ -149,6 +150,17 @@ int run(const run_cli& c) {
                                             c.pes, pes.size()));
   pes.resize(c.pes);
 
+  // A bad shape or tile is a usage error: check it before building anything.
+  try {
+    const pe_command first = make_command(c, 0, pes[0]);
+    if (auto* g = std::get_if<gemm_plan_args>(&first))
+      (void)generate_gemm_plan(*g);
+    else if (auto* m = std::get_if<math_plan_args>(&first))
+      (void)generate_math_plan(*m);
+  } catch (const plan_error& e) {
+    throw std::invalid_argument(fmt::format("--op {}: {}", c.op, e.what()));
+  }
+
   report_input rep;
   std::map<std::string, std::shared_ptr<const driver_program>> programs;
   for (uint32_t p = 0; p < pes.size(); ++p) {
@@ -217,9 +229,14 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--b-pinned", c->b_pinned, "B already in TCM: no DMA reads of B");
   cmd->add_option("--epilogue", c->epilogue, "epilogue ops OP:SCOPE (scope k_tile or output_tile)");
   cmd->add_option("--repeat", c->repeat, "commands issued back to back per PE")
-    ->capture_default_str();
-  cmd->add_option("--pes", c->pes, "PEs of the cube running the driver")->capture_default_str();
-  cmd->add_option("--threads", c->threads, "CAF worker threads")->capture_default_str();
+    ->capture_default_str()
+    ->check(CLI::PositiveNumber);
+  cmd->add_option("--pes", c->pes, "PEs of the cube running the driver")
+    ->capture_default_str()
+    ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", c->threads, "CAF worker threads")
+    ->capture_default_str()
+    ->check(CLI::PositiveNumber);
   cmd->add_option("--json", c->json, "write the results as JSON");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
   cmd->add_flag("--trace-hops", c->trace_hops,
