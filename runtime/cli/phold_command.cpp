@@ -119,13 +119,13 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", c->p.seed, "random seed")->capture_default_str();
   cmd->add_option("--threads", c->threads, "CAF worker threads")
     ->capture_default_str()
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(1, 1024));
   cmd->add_option("--shards", c->shards, "hubs per process (0: one per "
                   "thread); results never depend on it")->capture_default_str();
   cmd->add_option("--procs", c->procs, "processes the LPs are split over "
                                        "(loopback, caf::io)")
     ->capture_default_str()
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(1, 1024));
   cmd->add_option("--rank", c->rank, "this process's rank (workers)");
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (workers)");
   cmd->add_option("--listen-port", c->listen_port, "rank 0's port (0: any)");

@@ -230,13 +230,13 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--epilogue", c->epilogue, "epilogue ops OP:SCOPE (scope k_tile or output_tile)");
   cmd->add_option("--repeat", c->repeat, "commands issued back to back per PE")
     ->capture_default_str()
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(1, 1000000));
   cmd->add_option("--pes", c->pes, "PEs of the cube running the driver")
     ->capture_default_str()
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(1, 65536));
   cmd->add_option("--threads", c->threads, "CAF worker threads")
     ->capture_default_str()
-    ->check(CLI::PositiveNumber);
+    ->check(CLI::Range(1, 1024));
   cmd->add_option("--json", c->json, "write the results as JSON");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
   cmd->add_flag("--trace-hops", c->trace_hops,
