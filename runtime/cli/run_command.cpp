@@ -171,7 +171,8 @@ int run(const run_cli& c) {
       rep.program = prog->commands;
     programs[pes[p]] = prog;
   }
-  driver_run dr = run_driver(topo_path, comp_path, programs, c.threads, c.trace_hops);
+  const bool record = !c.json.empty() || !c.trace.empty();
+  driver_run dr = run_driver(topo_path, comp_path, programs, c.threads, record, c.trace_hops);
   if (!dr.error.empty()) {
     fmt::print(stderr, "kernbench run: {}\n", dr.error);
     return 1;

@@ -20,7 +20,7 @@ std::vector<std::string> pe_prefixes(const topology_spec& topo) {
 driver_run run_driver(const std::string& topology_file,
                       const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
-                      size_t threads, bool trace_hops) {
+                      size_t threads, bool record, bool trace_hops) {
   const impl_registry impls = load_impl_registry(components_file);
   const kind_registry& kinds = builtin_kinds();
   driver_run out{load_topology(topology_file, impls, kinds.catalog()), {}, {}, {}, {}};
@@ -33,8 +33,10 @@ driver_run run_driver(const std::string& topology_file,
   }
   simulation sim;
   build_machine(out.topology, kinds, ctx, sim);
-  sim.set_recorder_factory(
-    [trace_hops](const std::string&) { return std::make_shared<trace_recorder>(trace_hops); });
+  if (record || trace_hops)
+    sim.set_recorder_factory([trace_hops](const std::string&) {
+      return std::make_shared<trace_recorder>(trace_hops);
+    });
   run_options opts;
   opts.threads = threads;
   out.result = sim.run(opts);

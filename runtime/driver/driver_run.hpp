@@ -25,12 +25,13 @@ struct driver_run {
 };
 
 /// Loads the files, builds the machine, gives each PE prefix in `programs`
-/// its program, runs until the machine is quiet. `trace_hops` also records
-/// every message hop.
+/// its program, runs until the machine is quiet. `record` turns on the
+/// trace recorders (stage records, trace events); `trace_hops` also records
+/// every message hop. Off, the hooks cost a null check.
 driver_run run_driver(const std::string& topology_file,
                       const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
-                      size_t threads, bool trace_hops = false);
+                      size_t threads, bool record = true, bool trace_hops = false);
 
 /// PE prefixes ("sip0.cube0.pe0", ...) of a topology, in id order.
 std::vector<std::string> pe_prefixes(const topology_spec& topo);

@@ -42,7 +42,7 @@ driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads,
   auto prog = std::make_shared<driver_program>();
   prog->commands = commands;
   return run_driver(config_file("topology.yaml"), config_file("components.yaml"),
-                    {{"sip0.cube0.pe0", prog}}, threads, trace_hops);
+                    {{"sip0.cube0.pe0", prog}}, threads, true, trace_hops);
 }
 
 std::vector<stage_record> stages_of(const driver_run& r, stage_type type, uint64_t cmd) {
