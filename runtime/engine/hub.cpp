@@ -1,6 +1,7 @@
 #include "runtime/engine/hub.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -26,11 +27,24 @@ hub::hub(caf::actor_config& cfg, hub_init init)
     rounds_ = std::make_unique<lbts_rounds>(init_.shards);
   for (node_id id : local_)
     monitor(init_.nodes[id]);
-  set_down_handler([this](caf::down_msg& dm) {
-    if (!running_ || collected_)
-      return;
-    fail("an actor stopped unexpectedly: " + to_string(dm.reason));
-  });
+  set_down_handler([this](caf::down_msg& dm) { on_down(dm); });
+}
+
+void hub::on_down(const caf::down_msg& dm) {
+  if (collected_)
+    return;
+  for (uint32_t r = 0; r < peers_.size(); ++r) {
+    if (r == init_.shard || !peers_[r] || peers_[r].address() != dm.source)
+      continue;
+    // A shard that already promised nothing more before the end may go.
+    const bool harmless = running_ && promise_in_[r] >= end_ && done_;
+    peers_[r] = nullptr; // gone: never ask it for anything again
+    if (!harmless)
+      fail(fmt::format("shard {} stopped ({}) while shard {} still depended on it",
+                       r, to_string(dm.reason), init_.shard));
+    return;
+  }
+  fail("a node actor stopped unexpectedly: " + to_string(dm.reason));
 }
 
 caf::behavior hub::make_behavior() {
@@ -41,14 +55,30 @@ caf::behavior hub::make_behavior() {
       run_requested_ = true;
       if (peers_known())
         start();
+      else if (init_.shard == 0)
+        delayed_send(this, join_timeout(), join_timeout_atom_v);
+    },
+    [this](join_timeout_atom) {
+      if (running_ || peers_known())
+        return;
+      std::string missing;
+      for (uint32_t s = 1; s < init_.shards; ++s)
+        if (!peers_[s])
+          missing += (missing.empty() ? "" : ", ") + std::to_string(s);
+      error_ = fmt::format("shard(s) {} did not join within {} s", missing,
+                           join_timeout().count());
+      running_ = true; // so that the run ends with this error
+      fail(error_);
     },
     [this](hello_atom, uint32_t shard, caf::actor& peer) {
       on_hello(shard, std::move(peer));
     },
     [this](peers_atom, std::vector<caf::actor>& ps) {
       for (uint32_t s = 0; s < ps.size() && s < peers_.size(); ++s)
-        if (s != init_.shard)
+        if (s != init_.shard && ps[s]) {
           peers_[s] = ps[s];
+          monitor(peers_[s]);
+        }
       if (run_requested_ && !running_ && peers_known())
         start();
     },
@@ -73,6 +103,13 @@ caf::behavior hub::make_behavior() {
   };
 }
 
+std::chrono::seconds hub::join_timeout() {
+  // Wall-clock guard for the set-up of a split run (not model time).
+  if (const char* env = std::getenv("KB_JOIN_TIMEOUT_S"); env && *env)
+    return std::chrono::seconds{std::strtoul(env, nullptr, 10)};
+  return std::chrono::seconds{60};
+}
+
 void hub::on_exit() {
   init_.nodes.clear();
   peers_.clear();
@@ -87,6 +124,7 @@ void hub::on_hello(uint32_t shard, caf::actor peer) {
   if (init_.shard != 0 || shard == 0 || shard >= init_.shards)
     return;
   peers_[shard] = std::move(peer);
+  monitor(peers_[shard]);
   if (!peers_known())
     return;
   std::vector<caf::actor> all = peers_;
@@ -392,12 +430,16 @@ void hub::deliver() {
       run_rp_.deliver(run_result{result_.hub, {}, result_.error});
     return;
   }
-  parts_due_ = init_.shards - 1;
+  parts_due_ = 0;
+  for (uint32_t s = 1; s < init_.shards; ++s)
+    parts_due_ += peers_[s] ? 1 : 0;
   if (parts_due_ == 0) {
     finish_root();
     return;
   }
   for (uint32_t s = 1; s < init_.shards; ++s) {
+    if (!peers_[s])
+      continue;
     request(peers_[s], std::chrono::seconds(120), collect_atom_v)
       .then(
         [this, s](run_result& part) {

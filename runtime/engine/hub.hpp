@@ -50,6 +50,8 @@ public:
 
 private:
   void on_hello(uint32_t shard, caf::actor peer);
+  void on_down(const caf::down_msg& dm);
+  static std::chrono::seconds join_timeout();
   void start();
   void on_report(event_batch& b);
   void on_peer(event_batch& b);

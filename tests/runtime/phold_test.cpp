@@ -74,7 +74,8 @@ TEST(Phold, ZeroLookaheadIsRejected) {
 }
 
 std::string run_cli(const std::string& args) {
-  std::string cmd = KB_KERNBENCH_EXE;
+  std::string cmd = "KB_JOIN_TIMEOUT_S=2 ";
+  cmd.append(KB_KERNBENCH_EXE);
   cmd.append(" phold ").append(args).append(" 2>&1");
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   std::string out;
@@ -97,6 +98,13 @@ TEST(Phold, TwoProcessesGiveTheSameDigest) {
   EXPECT_EQ(digest_line(run_cli(args + " --threads 1 --procs 2")), seq);
   EXPECT_EQ(digest_line(run_cli(args + " --threads 2 --procs 2")), seq);
   EXPECT_EQ(digest_line(run_cli(args + " --threads 1 --procs 3")), seq);
+}
+
+// A worker that never joins is reported, not waited on forever.
+TEST(Phold, MissingWorkerIsReportedAfterTheJoinTimeout) {
+  const std::string out = run_cli("--lps 8 --end-ps 10000 --procs 2 --no-spawn");
+  EXPECT_NE(out.find("phold failed: shard(s) 1 did not join within 2 s"), std::string::npos)
+    << out;
 }
 
 } // namespace
