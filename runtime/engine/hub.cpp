@@ -36,8 +36,9 @@ void hub::on_down(const caf::down_msg& dm) {
   for (uint32_t r = 0; r < peers_.size(); ++r) {
     if (r == init_.shard || !peers_[r] || peers_[r].address() != dm.source)
       continue;
-    // A shard that already promised nothing more before the end may go.
-    const bool harmless = running_ && promise_in_[r] >= end_ && done_;
+    // A shard that already promised nothing more before the end may go,
+    // even while this shard still handles its last events before the end.
+    const bool harmless = running_ && promise_in_[r] >= end_;
     peers_[r] = nullptr; // gone: never ask it for anything again
     if (!harmless)
       fail(fmt::format("shard {} stopped ({}) while shard {} still depended on it",
