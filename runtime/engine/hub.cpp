@@ -13,6 +13,7 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   next_.assign(n, SimTime::infinity());
   pending_min_.assign(n, SimTime::infinity());
   pending_.resize(n);
+  in_live_.assign(n, 0);
   for (node_id id = 0; id < n; ++id)
     if (init_.owner[id] == init_.shard)
       local_.push_back(id);
@@ -166,6 +167,8 @@ void hub::start() {
 void hub::on_report(event_batch& b) {
   const node_id id = b.node;
   next_[id] = b.time;
+  if (!b.time.is_infinite())
+    make_live(id);
   ++stats_.report_msgs;
   if (!b.error.empty() && (error_.empty() || id < error_node_)) {
     error_ = std::move(b.error);
@@ -208,6 +211,7 @@ void hub::route(std::vector<sim_event>& evs) {
     const uint32_t s = init_.owner[e.dst];
     if (s == init_.shard) {
       pending_min_[e.dst] = std::min(pending_min_[e.dst], e.t);
+      make_live(e.dst);
       pending_[e.dst].push_back(std::move(e));
     } else {
       peer_out_[s].push_back(std::move(e));
@@ -221,13 +225,23 @@ void hub::after_window() {
     collect();
     return;
   }
-  send_promises();
-  try_advance();
+  const SimTime local = local_min();
+  send_promises(local);
+  try_advance(local);
+}
+
+void hub::make_live(node_id id) {
+  if (!in_live_[id]) {
+    in_live_[id] = 1;
+    live_.push_back(id);
+  }
 }
 
 SimTime hub::local_min() const {
+  // Only nodes with a pending event are looked at: in a big, sparse machine
+  // most nodes are idle in most windows.
   SimTime t = SimTime::infinity();
-  for (node_id id : local_)
+  for (node_id id : live_)
     t = std::min({t, next_[id], pending_min_[id]});
   return t;
 }
@@ -236,10 +250,10 @@ SimTime hub::promise_in_min() const {
   return *std::min_element(promise_in_.begin(), promise_in_.end());
 }
 
-void hub::send_promises() {
+void hub::send_promises(SimTime local) {
   if (init_.shards == 1)
     return;
-  const SimTime lb = std::min(local_min(), promise_in_min());
+  const SimTime lb = std::min(local, promise_in_min());
   for (uint32_t s = 0; s < init_.shards; ++s) {
     if (s == init_.shard)
       continue;
@@ -262,10 +276,10 @@ void hub::send_promises() {
   }
 }
 
-void hub::try_advance() {
+void hub::try_advance(SimTime local) {
   if (outstanding_ > 0 || done_ || !running_)
     return;
-  const SimTime t = local_min();
+  const SimTime t = local;
   const SimTime p = promise_in_min();
   if (t >= end_ && p >= end_) {
     done_ = true;
@@ -281,18 +295,25 @@ void hub::try_advance() {
   stuck_repeats_ = 0;
   ++stats_.windows;
   last_window_ = w;
-  for (node_id id : local_) {
-    if (next_[id] >= w && pending_min_[id] >= w)
+  size_t keep = 0;
+  for (size_t k = 0; k < live_.size(); ++k) {
+    const node_id id = live_[k];
+    if (next_[id] < w || pending_min_[id] < w) {
+      event_batch b;
+      b.kind = batch_kind::advance;
+      b.node = id;
+      b.time = w;
+      b.events.swap(pending_[id]);
+      pending_min_[id] = SimTime::infinity();
+      send(init_.nodes[id], std::move(b));
+      ++outstanding_;
+    } else if (next_[id].is_infinite() && pending_min_[id].is_infinite()) {
+      in_live_[id] = 0; // idle: drop from the live list
       continue;
-    event_batch b;
-    b.kind = batch_kind::advance;
-    b.node = id;
-    b.time = w;
-    b.events.swap(pending_[id]);
-    pending_min_[id] = SimTime::infinity();
-    send(init_.nodes[id], std::move(b));
-    ++outstanding_;
+    }
+    live_[keep++] = id;
   }
+  live_.resize(keep);
   stats_.advance_msgs += outstanding_;
 }
 

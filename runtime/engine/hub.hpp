@@ -57,8 +57,9 @@ private:
   void on_peer(event_batch& b);
   void route(std::vector<sim_event>& evs);
   void after_window();
-  void send_promises();
-  void try_advance();
+  void send_promises(SimTime local);
+  void try_advance(SimTime local);
+  void make_live(node_id id);
   SimTime local_min() const;
   SimTime promise_in_min() const;
   bool peers_known() const;
@@ -77,6 +78,8 @@ private:
 
   hub_init init_;
   std::vector<node_id> local_;                // node ids of this shard
+  std::vector<node_id> live_;                 // local nodes with a pending event
+  std::vector<char> in_live_;                 // per node id
   std::vector<SimTime> next_;                 // per node id
   std::vector<SimTime> pending_min_;          // per node id
   std::vector<std::vector<sim_event>> pending_;
