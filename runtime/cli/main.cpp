@@ -2,6 +2,7 @@
 
 #include "runtime/cli/phold_command.hpp"
 #include "runtime/cli/run_command.hpp"
+#include "runtime/cli/schedule_command.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   kb::add_run_command(app, exit_code);
   kb::add_phold_command(app, exit_code);
   kb::add_list_components_command(app, exit_code);
+  kb::add_schedule_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -112,4 +112,10 @@ json_writer& json_writer::value(bool v) {
   return *this;
 }
 
+json_writer& json_writer::null_value() {
+  comma();
+  out_ += "null";
+  return *this;
+}
+
 } // namespace kb

@@ -4,6 +4,7 @@
 // across thread and process counts.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,12 @@ public:
   json_writer& value(int64_t v);
   json_writer& value(double v);
   json_writer& value(bool v);
+  json_writer& null_value();
+  /// `null` when empty.
+  template <class T>
+  json_writer& value(const std::optional<T>& v) {
+    return v ? value(*v) : null_value();
+  }
   template <class T>
   json_writer& field(std::string_view k, const T& v) {
     key(k);

@@ -1,0 +1,31 @@
+#pragma once
+// Adjacency of a problem's dependence edges, shared by both generators.
+
+#include "runtime/schedule/problem.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace kb::sched {
+
+class dep_graph {
+public:
+  explicit dep_graph(const problem& p);
+
+  std::size_t size() const { return preds_.size(); }
+  /// Edge indices into `problem::edges` entering / leaving op `v`.
+  const std::vector<uint32_t>& preds(uint32_t v) const { return preds_[v]; }
+  const std::vector<uint32_t>& succs(uint32_t v) const { return succs_[v]; }
+  const edge_spec& edge(uint32_t e) const { return (*edges_)[e]; }
+
+  /// Ops on one cycle of distance-0 edges, in cycle order starting at the
+  /// smallest op index; empty when the distance-0 edges form a DAG.
+  std::vector<uint32_t> zero_distance_cycle() const;
+
+private:
+  const std::vector<edge_spec>* edges_;
+  std::vector<std::vector<uint32_t>> preds_;
+  std::vector<std::vector<uint32_t>> succs_;
+};
+
+} // namespace kb::sched

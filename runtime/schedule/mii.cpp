@@ -1,0 +1,158 @@
+#include "runtime/schedule/mii.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace kb::sched {
+
+namespace {
+
+/// Strongly connected components (Kosaraju, iterative) restricted to the ops
+/// that lie on some cycle: components of two or more ops, or one op with a
+/// self edge.
+std::vector<std::vector<uint32_t>> recurrences(const dep_graph& g) {
+  const auto n = static_cast<uint32_t>(g.size());
+  std::vector<uint32_t> finish;
+  std::vector<bool> seen(n, false);
+  std::vector<std::pair<uint32_t, std::size_t>> stack;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (seen[r])
+      continue;
+    seen[r] = true;
+    stack.push_back({r, 0});
+    while (!stack.empty()) {
+      auto& [v, i] = stack.back();
+      if (i == g.succs(v).size()) {
+        finish.push_back(v);
+        stack.pop_back();
+        continue;
+      }
+      const uint32_t w = g.edge(g.succs(v)[i++]).to;
+      if (!seen[w]) {
+        seen[w] = true;
+        stack.push_back({w, 0});
+      }
+    }
+  }
+  std::vector<int32_t> comp(n, -1);
+  std::vector<std::vector<uint32_t>> out;
+  std::vector<uint32_t> work;
+  for (auto it = finish.rbegin(); it != finish.rend(); ++it) {
+    if (comp[*it] >= 0)
+      continue;
+    const auto id = static_cast<int32_t>(out.size());
+    std::vector<uint32_t> members;
+    work.push_back(*it);
+    comp[*it] = id;
+    while (!work.empty()) {
+      const uint32_t v = work.back();
+      work.pop_back();
+      members.push_back(v);
+      for (uint32_t e : g.preds(v)) {
+        const uint32_t u = g.edge(e).from;
+        if (comp[u] < 0) {
+          comp[u] = id;
+          work.push_back(u);
+        }
+      }
+    }
+    bool cyclic = members.size() > 1;
+    for (uint32_t e : g.succs(members.front()))
+      cyclic = cyclic || g.edge(e).to == members.front();
+    std::sort(members.begin(), members.end());
+    if (cyclic)
+      out.push_back(std::move(members));
+    else
+      out.emplace_back(); // keep ids aligned; dropped below
+  }
+  std::erase_if(out, [](const auto& c) { return c.empty(); });
+  return out;
+}
+
+constexpr int64_t minus_inf = std::numeric_limits<int64_t>::min() / 4;
+
+/// True when no cycle inside `scc` has positive weight at `ii`.
+bool feasible(const dep_graph& g, const std::vector<uint32_t>& scc, int64_t ii,
+              std::vector<int64_t>& d) {
+  const std::size_t k = scc.size();
+  d.assign(k * k, minus_inf);
+  auto local = [&](uint32_t op) {
+    return static_cast<std::size_t>(std::lower_bound(scc.begin(), scc.end(), op) - scc.begin());
+  };
+  for (std::size_t i = 0; i < k; ++i) {
+    for (uint32_t e : g.succs(scc[i])) {
+      const auto& ed = g.edge(e);
+      const std::size_t j = local(ed.to);
+      if (j == k || scc[j] != ed.to)
+        continue;
+      const int64_t w = ed.latency - static_cast<int64_t>(ed.distance) * ii;
+      d[i * k + j] = std::max(d[i * k + j], w);
+    }
+  }
+  for (std::size_t m = 0; m < k; ++m)
+    for (std::size_t i = 0; i < k; ++i) {
+      const int64_t dim = d[i * k + m];
+      if (dim == minus_inf)
+        continue;
+      for (std::size_t j = 0; j < k; ++j) {
+        const int64_t dmj = d[m * k + j];
+        if (dmj != minus_inf && dim + dmj > d[i * k + j])
+          d[i * k + j] = dim + dmj;
+      }
+      if (d[i * k + i] > 0)
+        return false;
+    }
+  for (std::size_t i = 0; i < k; ++i)
+    if (d[i * k + i] > 0)
+      return false;
+  return true;
+}
+
+} // namespace
+
+mii_bounds compute_mii(const problem& p, const dep_graph& g) {
+  mii_bounds b;
+  std::vector<uint64_t> use(p.pools.size(), 0);
+  for (const auto& op : p.ops)
+    for (const auto& cycle : op.reservation)
+      for (const auto& u : cycle)
+        use[u.pool] += u.count;
+  for (std::size_t i = 0; i < use.size(); ++i) {
+    const uint64_t cap = p.pools[i].capacity;
+    b.res_mii = std::max<uint32_t>(b.res_mii, static_cast<uint32_t>((use[i] + cap - 1) / cap));
+  }
+  if (!g.zero_distance_cycle().empty())
+    return b;
+  uint32_t rec = 1;
+  std::vector<int64_t> scratch;
+  for (const auto& scc : recurrences(g)) {
+    int64_t hi = 1;
+    for (uint32_t v : scc)
+      for (uint32_t e : g.succs(v))
+        hi += std::max<int64_t>(0, g.edge(e).latency);
+    int64_t lo = rec; // only IIs above the current bound can matter
+    if (feasible(g, scc, lo, scratch))
+      continue;
+    while (lo + 1 < hi) { // invariant: lo infeasible, hi feasible
+      const int64_t mid = lo + (hi - lo) / 2;
+      (feasible(g, scc, mid, scratch) ? hi : lo) = mid;
+    }
+    rec = static_cast<uint32_t>(hi);
+  }
+  b.rec_mii = rec;
+  b.mii = std::max(b.res_mii, rec);
+  return b;
+}
+
+uint32_t serial_ii_bound(const problem& p, const dep_graph& g) {
+  uint64_t sum = 0;
+  for (uint32_t v = 0; v < p.ops.size(); ++v) {
+    int64_t w = std::max<int64_t>(1, static_cast<int64_t>(p.ops[v].reservation.size()));
+    for (uint32_t e : g.succs(v))
+      w = std::max(w, g.edge(e).latency);
+    sum += static_cast<uint64_t>(w);
+  }
+  return static_cast<uint32_t>(std::max<uint64_t>(sum, 1));
+}
+
+} // namespace kb::sched

@@ -1,0 +1,28 @@
+#pragma once
+// The generator's lower bound on II: MII = max(ResMII, RecMII).
+
+#include "runtime/schedule/dep_graph.hpp"
+#include "runtime/schedule/problem.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace kb::sched {
+
+struct mii_bounds {
+  uint32_t res_mii = 1;
+  std::optional<uint32_t> rec_mii; ///< nullopt: a zero-distance cycle
+  std::optional<uint32_t> mii;
+};
+
+/// ResMII = max over pools of ⌈total use / capacity⌉ (at least 1). RecMII is
+/// the smallest II at which no dependence cycle has positive weight
+/// Σ(latency − distance·II), found by bisection with a Floyd–Warshall
+/// longest-path closure (Rau's MinDist) over the ops on recurrences.
+mii_bounds compute_mii(const problem& p, const dep_graph& g);
+
+/// An II at which a schedule always exists (every op after the previous one
+/// has finished, the whole iteration inside one II).
+uint32_t serial_ii_bound(const problem& p, const dep_graph& g);
+
+} // namespace kb::sched

@@ -1,0 +1,130 @@
+// The cost-based modulo generator: II search upward from MII, and per II the
+// strategy ladder — Rau refinement, deepest retry, initial placement,
+// cost-based placement, then clear-and-retry of the last two.
+
+#include "runtime/schedule/constraint_groups.hpp"
+#include "runtime/schedule/dep_graph.hpp"
+#include "runtime/schedule/iterative_refinement.hpp"
+#include "runtime/schedule/mii.hpp"
+#include "runtime/schedule/placement_arms.hpp"
+#include "runtime/schedule/schedule.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace kb::sched {
+
+namespace {
+
+/// Runs the ladder on a fresh state at `ii`; returns the winning state.
+std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
+                                       const group_map& groups, uint32_t ii,
+                                       const modulo_options& o, search_stats& stats) {
+  const uint64_t budget = uint64_t{o.refine_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
+  const placement_options initial{o.permute_budget, false};
+  const placement_options heavy{o.permute_budget, true};
+  modulo_state s(p, g, groups, ii, stats);
+  auto won = [&](const char* rung) {
+    stats.rung = rung;
+    return std::optional<modulo_state>(std::move(s));
+  };
+  auto fresh_attempt = [&] { // dead and pending are per attempt; seats carry
+    std::fill(s.dead.begin(), s.dead.end(), false);
+    std::fill(s.pending.begin(), s.pending.end(), false);
+  };
+  if (!o.skip_refinement) {
+    if (iterative_refine(s, {budget, false}))
+      return won("rau_refinement");
+    fresh_attempt();
+    if (iterative_refine(s, {2 * budget, true}))
+      return won("deepest_retry");
+    fresh_attempt();
+  }
+  if (arm_placement(s, initial))
+    return won("initial_placement");
+  fresh_attempt();
+  if (arm_placement(s, heavy))
+    return won("cost_based_placement");
+  // Clear the intermediate state and rerun from an empty schedule.
+  ++stats.clears;
+  s = modulo_state(p, g, groups, ii, stats);
+  if (arm_placement(s, initial))
+    return won("initial_placement_after_clear");
+  s = modulo_state(p, g, groups, ii, stats);
+  if (arm_placement(s, heavy))
+    return won("cost_based_placement_after_clear");
+  return std::nullopt;
+}
+
+void publish(const modulo_state& s, schedule_analysis& a) {
+  const auto n = static_cast<uint32_t>(s.size());
+  const auto ii = static_cast<int64_t>(s.ii());
+  int64_t t_min = INT64_MAX;
+  for (uint32_t v = 0; v < n; ++v)
+    t_min = std::min(t_min, s.cycle(v));
+  // Shift by whole IIs only: slots and relative depths stay as placed.
+  const int64_t shift = n ? (t_min / ii) * ii : 0;
+  t_min -= shift;
+  std::vector<uint32_t> by_time(n);
+  std::iota(by_time.begin(), by_time.end(), 0u);
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](uint32_t x, uint32_t y) { return s.cycle(x) < s.cycle(y); });
+  a.seats.assign(n, {});
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t v = by_time[k];
+    const int64_t t = s.cycle(v) - shift;
+    auto& seat = a.seats[v];
+    seat.order = k;
+    seat.cycle = t;
+    seat.slot = static_cast<uint32_t>(t % ii);
+    seat.depth = static_cast<uint32_t>(t / ii);
+    seat.stage = static_cast<uint32_t>((t - t_min) / ii);
+  }
+  a.ii = s.ii();
+  a.success = true;
+}
+
+} // namespace
+
+schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
+  const dep_graph g(p);
+  const group_map groups = same_depth_groups(p);
+  schedule_analysis a;
+  a.used = strategy::cost;
+  a.edges = p.edges;
+  a.seats.resize(p.ops.size());
+  const auto bounds = compute_mii(p, g);
+  a.res_mii = bounds.res_mii;
+  a.rec_mii = bounds.rec_mii;
+  a.mii = bounds.mii;
+  if (!bounds.mii) {
+    std::vector<std::string> names;
+    for (uint32_t v : g.zero_distance_cycle())
+      names.push_back(p.ops[v].name);
+    a.note(diagnostic::level::error,
+           fmt::format("dependence cycle with distance 0: {} -> {}; no II can schedule it",
+                       fmt::join(names, " -> "), names.front()));
+    return a;
+  }
+  const uint32_t hi = o.max_ii_slack ? *bounds.mii + o.max_ii_slack
+                                     : std::max(*bounds.mii, serial_ii_bound(p, g));
+  for (uint32_t ii = *bounds.mii; ii <= hi; ++ii) {
+    ++a.stats.ii_attempts;
+    if (auto s = run_ladder(p, g, groups, ii, o, a.stats)) {
+      publish(*s, a);
+      if (ii > *bounds.mii)
+        a.note(diagnostic::level::note,
+               fmt::format("II {} is above MII {} (ResMII {}, RecMII {})", ii, *bounds.mii,
+                           bounds.res_mii, *bounds.rec_mii));
+      return a;
+    }
+  }
+  a.note(diagnostic::level::error,
+         fmt::format("no schedule found for II {}..{}", *bounds.mii, hi));
+  return a;
+}
+
+} // namespace kb::sched

@@ -1,0 +1,127 @@
+#pragma once
+// The state of one modulo-scheduling attempt at a fixed II: seats, the modulo
+// reservation table (MRT), the dead and pending sets, and the admission gates
+// G1–G4 with the lexicographic cost vector that ranks legal seats.
+
+#include "runtime/schedule/analysis.hpp"
+#include "runtime/schedule/constraint_groups.hpp"
+#include "runtime/schedule/dep_graph.hpp"
+#include "runtime/schedule/problem.hpp"
+
+#include <array>
+#include <tuple>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kb::sched {
+
+/// What the gate ladder says of a candidate seat, in gate order.
+enum class gate : uint8_t {
+  pass,
+  g1_pending,  ///< op is in the pending set → hold it over to the next attempt
+  g2_depth,    ///< seat deeper than max_depth → mark the op dead
+  g3_resource, ///< MRT conflict → bump the seat one cycle
+  g4_group,    ///< a group member sits at another depth → reorder the group
+};
+
+/// Lexicographic cost of a seat: the hard gate decides legality, slot
+/// pressure and structural distance rank legal seats; the rest only make ties
+/// deterministic. Never collapsed into one scalar.
+struct cost_vector {
+  uint32_t hard_gate = 0;     ///< 0 = legal
+  uint64_t slot_pressure = 0; ///< permille occupancy of the rows touched, per op seated
+  int64_t delay = 0;          ///< structural distance: cycles past the earliest start
+  int64_t neg_height = 0;     ///< structural distance: −critical-path height
+  int64_t neg_seated = 0;     ///< −ops seated by this seat (a fusion seats two)
+  uint32_t op = 0;            ///< program order
+  int64_t cycle = 0;
+
+  auto tie() const {
+    return std::tie(hard_gate, slot_pressure, delay, neg_height, neg_seated, op, cycle);
+  }
+  friend bool operator<(const cost_vector& a, const cost_vector& b) { return a.tie() < b.tie(); }
+  static cost_vector infinite() {
+    cost_vector c;
+    c.hard_gate = 1;
+    return c;
+  }
+};
+
+/// The result of probing one op for its earliest legal seat.
+struct probe_result {
+  gate stopped = gate::pass;   ///< pass: `cycle` is legal
+  int64_t cycle = 0;
+  int32_t blocking_group = -1; ///< g4: the group whose depth disagrees
+};
+
+class modulo_state {
+public:
+  modulo_state(const problem& p, const dep_graph& g, const group_map& groups, uint32_t ii,
+               search_stats& stats);
+
+  // -- queries ----------------------------------------------------------------
+  uint32_t ii() const { return ii_; }
+  const problem& prob() const { return *p_; }
+  const dep_graph& graph() const { return *g_; }
+  std::size_t size() const { return seat_.size(); }
+  bool seated(uint32_t v) const { return seat_[v].has_value(); }
+  int64_t cycle(uint32_t v) const { return *seat_[v]; }
+  std::size_t seated_count() const { return seated_count_; }
+  int64_t height(uint32_t v) const { return height_[v]; }
+  int64_t depth_of(int64_t t) const { return t / static_cast<int64_t>(ii_); }
+
+  /// Earliest start allowed by the seated predecessors (all edges), ≥ 0.
+  int64_t estart(uint32_t v) const;
+  /// Latest start allowed by the seated successors; nullopt when unbounded.
+  std::optional<int64_t> lstart(uint32_t v) const;
+  /// True when every distance-0 predecessor of `v` is seated.
+  bool ready(uint32_t v) const;
+  /// True when the op's reservation fits the MRT at start `t`.
+  bool fits(uint32_t v, int64_t t) const;
+  /// Same, for two ops seated together at `t` (the fuse arm).
+  bool fits_pair(uint32_t a, uint32_t b, int64_t t);
+
+  /// The gate ladder, always in the order G1, G2, G3, G4.
+  gate admit(uint32_t v, int64_t t, int32_t* blocking_group = nullptr) const;
+  /// Walks t upward from estart through the window [estart, estart+II−1]
+  /// (clipped by lstart), applying each gate's recovery: G3 bumps the cycle,
+  /// G4 jumps into the group's depth when that lies ahead; G1/G2 and a G4 that
+  /// cannot be met stop the probe. Counts the gates that fired.
+  probe_result probe(uint32_t v, bool count = true) const;
+  /// Cost of seating `v` at `t` (legal or not: the caller gates first).
+  cost_vector cost_of(uint32_t v, int64_t t) const;
+  cost_vector cost_of_pair(uint32_t a, uint32_t b, int64_t t);
+
+  // -- updates ----------------------------------------------------------------
+  void seat(uint32_t v, int64_t t);
+  void unseat(uint32_t v);
+  /// Seated ops whose use conflicts with seating `v` at `t`.
+  std::vector<uint32_t> resource_conflicts(uint32_t v, int64_t t);
+  /// Seated members of `v`'s group at a depth other than depth_of(t).
+  std::vector<uint32_t> group_conflicts(uint32_t v, int64_t t) const;
+
+  std::vector<bool> dead;    ///< marked dead by G2 (or no seat) this attempt
+  std::vector<bool> pending; ///< held over by G1 until the next attempt
+  search_stats* stats;       ///< gate counters (shared by snapshots)
+
+private:
+  void apply(uint32_t v, int64_t t, int sign);
+  uint32_t& cell(int64_t slot, uint32_t pool) {
+    return mrt_[static_cast<std::size_t>(slot) * p_->pools.size() + pool];
+  }
+  uint32_t cell(int64_t slot, uint32_t pool) const {
+    return mrt_[static_cast<std::size_t>(slot) * p_->pools.size() + pool];
+  }
+
+  const problem* p_;
+  const dep_graph* g_;
+  const group_map* groups_;
+  uint32_t ii_;
+  std::vector<std::optional<int64_t>> seat_;
+  std::vector<uint32_t> mrt_; ///< use per (slot, pool)
+  std::vector<int64_t> height_;
+  std::size_t seated_count_ = 0;
+};
+
+} // namespace kb::sched

@@ -1,0 +1,88 @@
+#include "runtime/schedule/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace kb::sched {
+
+bool op_spec::bears_resources() const {
+  for (const auto& cycle : reservation)
+    for (const auto& use : cycle)
+      if (use.count > 0)
+        return true;
+  return false;
+}
+
+std::optional<uint32_t> problem::find_op(std::string_view name) const {
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    if (ops[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> problem::find_pool(std::string_view name) const {
+  for (uint32_t i = 0; i < pools.size(); ++i)
+    if (pools[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+std::string problem::describe(const edge_spec& e) const {
+  auto name = [this](uint32_t i) {
+    return i < ops.size() ? ops[i].name : fmt::format("#{}", i);
+  };
+  return fmt::format("{} -> {} (distance {})", name(e.from), name(e.to), e.distance);
+}
+
+namespace {
+
+std::string where(const problem& p, std::size_t line) {
+  if (p.source.empty())
+    return line ? fmt::format("line {}: ", line) : std::string{};
+  return line ? fmt::format("{}:{}: ", p.source, line) : fmt::format("{}: ", p.source);
+}
+
+} // namespace
+
+void check_problem(const problem& p) {
+  for (const auto& pool : p.pools)
+    if (pool.capacity == 0)
+      throw problem_error(fmt::format("{}resource pool '{}' has capacity 0", where(p, 0),
+                                      pool.name));
+  std::unordered_set<std::string_view> names;
+  for (const auto& op : p.ops) {
+    if (op.name.empty())
+      throw problem_error(fmt::format("{}an op has an empty name", where(p, op.line)));
+    if (!names.insert(op.name).second)
+      throw problem_error(
+        fmt::format("{}op '{}' is defined twice", where(p, op.line), op.name));
+    if (op.latency < 0)
+      throw problem_error(fmt::format("{}op '{}': latency {} is negative", where(p, op.line),
+                                      op.name, op.latency));
+    for (std::size_t i = 0; i < op.reservation.size(); ++i) {
+      for (const auto& use : op.reservation[i]) {
+        if (use.pool >= p.pools.size())
+          throw problem_error(fmt::format("{}op '{}': reservation[{}] names pool #{} of {}",
+                                          where(p, op.line), op.name, i, use.pool,
+                                          p.pools.size()));
+        const auto& pool = p.pools[use.pool];
+        if (use.count > pool.capacity)
+          throw problem_error(fmt::format(
+            "{}op '{}' uses {} of '{}' at cycle offset {} but the pool has {}: no II can "
+            "seat it",
+            where(p, op.line), op.name, use.count, pool.name, i, pool.capacity));
+      }
+    }
+  }
+  for (const auto& e : p.edges) {
+    if (e.from >= p.ops.size() || e.to >= p.ops.size())
+      throw problem_error(
+        fmt::format("{}edge {} names an op that does not exist", where(p, e.line), p.describe(e)));
+    if (e.latency < 0)
+      throw problem_error(fmt::format("{}edge {}: latency {} is negative", where(p, e.line),
+                                      p.describe(e), e.latency));
+  }
+}
+
+} // namespace kb::sched

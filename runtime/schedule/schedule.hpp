@@ -1,0 +1,50 @@
+#pragma once
+// The schedule generators' entry points: the selector, the serial generator
+// and the cost-based modulo generator, all returning `schedule_analysis`.
+
+#include "runtime/schedule/analysis.hpp"
+#include "runtime/schedule/problem.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace kb::sched {
+
+/// Knobs of the cost-based modulo generator. The defaults are what
+/// `kernbench schedule` uses; tests shrink them to reach the later rungs.
+struct modulo_options {
+  uint32_t permute_budget = 120;   ///< permutations the permute arm may seat
+  uint32_t refine_budget_ratio = 50; ///< Rau's BudgetRatio: steps per op
+  uint32_t max_ii_slack = 0;  ///< extra IIs beyond the serial bound (0 = auto)
+  bool skip_refinement = false; ///< start the ladder at the initial placement
+};
+
+struct schedule_options {
+  strategy requested = strategy::automatic;
+  modulo_options modulo;
+};
+
+/// The selector predicate; the first matching rule wins:
+/// force_serial_execution → serial; fewer ops than serial_threshold → serial;
+/// no op bears a resource → serial; otherwise cost.
+struct selection {
+  strategy chosen = strategy::serial;
+  std::string reason;
+};
+selection select_strategy(const problem& p);
+
+/// Topological walk over the distance-0 edges, ready queue popped in program
+/// order, every op at stage 0. Fails (success = false, an error diagnostic
+/// naming the ops on the cycle) on a dependence cycle. Every constraint it
+/// ignores gets a warning naming it.
+schedule_analysis generate_serial(const problem& p);
+
+/// Cost-based modulo scheduling: II search upward from MII with the strategy
+/// ladder per II.
+schedule_analysis generate_modulo(const problem& p, const modulo_options& o = {});
+
+/// Runs `check_problem`, the selector (or the requested strategy), and the
+/// chosen generator.
+schedule_analysis generate_schedule(const problem& p, const schedule_options& o = {});
+
+} // namespace kb::sched
