@@ -27,10 +27,7 @@ uint32_t next_op(const modulo_state& s) {
 
 /// The latest legal cycle of the window, scanning down from its end.
 std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
-  const int64_t lo = s.estart(v);
-  int64_t hi = lo + static_cast<int64_t>(s.ii()) - 1;
-  if (const auto ls = s.lstart(v))
-    hi = std::min(hi, *ls);
+  const auto [lo, hi] = s.window(v);
   for (int64_t t = hi; t >= lo; --t)
     if (s.admit(v, t) == gate::pass)
       return t;

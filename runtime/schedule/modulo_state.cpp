@@ -71,11 +71,14 @@ bool modulo_state::ready(uint32_t v) const {
 bool modulo_state::fits(uint32_t v, int64_t t) const {
   const auto& res = p_->ops[v].reservation;
   if (res.size() <= ii_) {
-    for (std::size_t i = 0; i < res.size(); ++i)
+    int64_t slot = mod(t, ii_);
+    for (std::size_t i = 0; i < res.size(); ++i) {
       for (const auto& u : res[i])
-        if (cell(mod(t + static_cast<int64_t>(i), ii_), u.pool) + u.count >
-            p_->pools[u.pool].capacity)
+        if (cell(slot, u.pool) + u.count > p_->pools[u.pool].capacity)
           return false;
+      if (++slot == static_cast<int64_t>(ii_))
+        slot = 0;
+    }
     return true;
   }
   // A reservation longer than II wraps onto its own slots: sum per slot first.
@@ -117,41 +120,69 @@ gate modulo_state::admit(uint32_t v, int64_t t, int32_t* blocking_group) const {
   return gate::pass;
 }
 
-probe_result modulo_state::probe(uint32_t v, bool count) const {
-  const int64_t lo = estart(v);
-  int64_t hi = lo + static_cast<int64_t>(ii_) - 1;
+std::pair<int64_t, int64_t> modulo_state::window(uint32_t v) const {
+  const auto ii = static_cast<int64_t>(ii_);
+  int64_t lo = estart(v);
+  int64_t hi = lo + ii - 1;
   if (const auto ls = lstart(v))
     hi = std::min(hi, *ls);
+  if (const auto d = group_depth(v)) { // the group's committed depth row
+    lo = std::max(lo, *d * ii);
+    hi = *d * ii + ii - 1; // the row may lie past Estart+II−1
+    if (const auto ls = lstart(v))
+      hi = std::min(hi, *ls);
+  }
+  return {lo, hi};
+}
+
+std::optional<int64_t> modulo_state::group_depth(uint32_t v) const {
+  const int32_t grp = groups_->group_of[v];
+  if (grp < 0)
+    return std::nullopt;
+  for (uint32_t w : groups_->groups[static_cast<std::size_t>(grp)])
+    if (w != v && seat_[w])
+      return depth_of(*seat_[w]);
+  return std::nullopt;
+}
+
+probe_result modulo_state::probe(uint32_t v, bool count) const {
+  const auto [lo, hi] = window(v);
   probe_result r;
   r.stopped = gate::g3_resource; // an empty window reads as "no free cycle"
-  for (int64_t t = lo; t <= hi;) {
+  r.cycle = lo;
+  const auto gd = group_depth(v);
+  if (gd && *gd < depth_of(estart(v))) {
+    // The group sits at a depth this op can no longer reach: G1 and G2 still
+    // come first; otherwise G4 asks the caller to reorder the group.
+    const gate g = admit(v, estart(v));
+    r.cycle = estart(v);
+    r.stopped = g == gate::g1_pending || g == gate::g2_depth ? g : gate::g4_group;
+    if (r.stopped == gate::g1_pending)
+      stats->g1_hold_over += count;
+    else if (r.stopped == gate::g2_depth)
+      stats->g2_mark_dead += count;
+    else {
+      stats->g4_reorder_group += count;
+      r.blocking_group = groups_->group_of[v];
+    }
+    return r;
+  }
+  for (int64_t t = lo; t <= hi; ++t) {
     int32_t group = -1;
     const gate g = admit(v, t, &group);
     r.stopped = g;
     r.cycle = t;
     switch (g) {
       case gate::pass: return r;
-      case gate::g1_pending:
-        stats->g1_hold_over += count;
-        return r;
+      case gate::g1_pending: stats->g1_hold_over += count; return r;
       case gate::g2_depth: // depth only grows with t: no later cycle helps
         stats->g2_mark_dead += count;
         return r;
-      case gate::g3_resource:
-        stats->g3_bump_cycle += count;
-        ++t;
-        break;
-      case gate::g4_group: {
+      case gate::g3_resource: stats->g3_bump_cycle += count; break;
+      case gate::g4_group: // cannot happen inside the group's row
         stats->g4_reorder_group += count;
         r.blocking_group = group;
-        // The group's committed depth: move into it when it lies ahead,
-        // otherwise the caller must reorder the group around this op.
-        const int64_t want = depth_of(cycle(group_conflicts(v, t).front()));
-        if (want <= depth_of(t))
-          return r;
-        t = want * static_cast<int64_t>(ii_);
-        break;
-      }
+        return r;
     }
   }
   return r;
@@ -181,9 +212,9 @@ cost_vector modulo_state::cost_of_pair(uint32_t a, uint32_t b, int64_t t) {
   const cost_vector cb = cost_of(b, t);
   apply(a, t, -1);
   cost_vector c = ca;
-  // One row contribution for the fused seat: the pressure of the pair spread
-  // over the two ops it seats.
-  c.slot_pressure = (ca.slot_pressure + cb.slot_pressure) / 2;
+  // One row contribution for the fused seat: the rows as the pair leaves
+  // them, spread over the two ops it seats.
+  c.slot_pressure = cb.slot_pressure / 2;
   c.delay = std::max(ca.delay, cb.delay);
   c.neg_height = std::min(ca.neg_height, cb.neg_height);
   c.neg_seated = -2;

@@ -84,10 +84,15 @@ public:
 
   /// The gate ladder, always in the order G1, G2, G3, G4.
   gate admit(uint32_t v, int64_t t, int32_t* blocking_group = nullptr) const;
-  /// Walks t upward from estart through the window [estart, estart+II−1]
-  /// (clipped by lstart), applying each gate's recovery: G3 bumps the cycle,
-  /// G4 jumps into the group's depth when that lies ahead; G1/G2 and a G4 that
-  /// cannot be met stop the probe. Counts the gates that fired.
+  /// Start cycles the dependences allow, [Estart, Estart+II−1] clipped by
+  /// Lstart, moved into the depth row of the op's group once a member sits.
+  std::pair<int64_t, int64_t> window(uint32_t v) const;
+  /// Depth of the op's seated group members, if any.
+  std::optional<int64_t> group_depth(uint32_t v) const;
+  /// Walks the window upward applying each gate's recovery: G3 bumps the
+  /// cycle; G1, G2, and G4 (the group's row lies before Estart) stop the
+  /// probe for the caller to hold over, mark dead or reorder. Counts the gates
+  /// that fired.
   probe_result probe(uint32_t v, bool count = true) const;
   /// Cost of seating `v` at `t` (legal or not: the caller gates first).
   cost_vector cost_of(uint32_t v, int64_t t) const;

@@ -36,15 +36,6 @@ std::vector<uint32_t> pools_of(const op_spec& op) {
   return out;
 }
 
-/// Window of legal start cycles by dependences alone; empty when hi < lo.
-std::pair<int64_t, int64_t> window(const modulo_state& s, uint32_t v) {
-  const int64_t lo = s.estart(v);
-  int64_t hi = lo + static_cast<int64_t>(s.ii()) - 1;
-  if (const auto ls = s.lstart(v))
-    hi = std::min(hi, *ls);
-  return {lo, hi};
-}
-
 void consider(arm_result& best, const arm_result& r) {
   if (!r.accepted)
     return;
@@ -117,8 +108,8 @@ arm_result try_fuse(modulo_state& s, const std::vector<uint32_t>& live) {
       const uint32_t b = live[j];
       if (linked(s, a, b) || pools_of(s.prob().ops[b]) != group)
         continue;
-      const auto [alo, ahi] = window(s, a);
-      const auto [blo, bhi] = window(s, b);
+      const auto [alo, ahi] = s.window(a);
+      const auto [blo, bhi] = s.window(b);
       for (int64_t t = std::max(alo, blo); t <= std::min(ahi, bhi); ++t) {
         if (s.admit(a, t) != gate::pass || s.admit(b, t) != gate::pass || !s.fits_pair(a, b, t))
           continue;
@@ -159,7 +150,7 @@ arm_result try_cost_based(modulo_state& s, const std::vector<uint32_t>& live) {
   arm_result best;
   best.which = arm::cost;
   for (uint32_t v : live) {
-    const auto [lo, hi] = window(s, v);
+    const auto [lo, hi] = s.window(v);
     bool any = false;
     for (int64_t t = lo; t <= hi; ++t) {
       if (s.admit(v, t) != gate::pass)
@@ -221,14 +212,15 @@ bool arm_placement(modulo_state& s, const placement_options& o) {
           s.unseat(w);
           s.pending[w] = true;
         }
-        s.dead[v] = false;
-        break;
+        break; // `v` stays dead until the retry arm finds it a seat
       }
       if (!reorder)
         return false;
       continue;
     }
     std::fill(s.pending.begin(), s.pending.end(), false);
+    if (!best.partner && best.which != arm::retry)
+      s.probe(best.op); // count the gates met on the way to the committed seat
     s.seat(best.op, best.cycle);
     if (best.partner)
       s.seat(*best.partner, best.cycle);

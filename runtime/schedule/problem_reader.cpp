@@ -170,6 +170,8 @@ public:
   }
 
   void read_pools(problem& p, const YAML::Node& node, const std::string& path) const {
+    if (node.IsNull()) // `resources:` alone: no pools
+      return;
     for (const auto& e : entries(node, path, {})) {
       const std::string at = child_path(path, e.key);
       if (e.key.empty())
@@ -179,6 +181,8 @@ public:
   }
 
   void read_attributes(problem& p, const YAML::Node& node, const std::string& path) const {
+    if (node.IsNull())
+      return;
     for (const auto& e : entries(node, path, {"force_serial_execution", "serial_threshold"})) {
       const std::string at = child_path(path, e.key);
       if (e.key == "force_serial_execution")

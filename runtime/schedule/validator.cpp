@@ -30,6 +30,13 @@ int64_t sat_add(int64_t a, int64_t b) {
   return clamp_big(r);
 }
 
+int64_t sat_sub(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r))
+    return b < 0 ? k_big : -k_big;
+  return clamp_big(r);
+}
+
 /// latency − distance·II, clamped to ±k_big.
 int64_t edge_weight(int64_t latency, uint32_t distance, uint64_t ii) {
   const uint64_t prod = uint64_t{distance} * ii; // both < 2^32: no overflow
@@ -56,40 +63,19 @@ bool edge_in_range(const problem& p, const edge_spec& e) {
 
 // -- MII ------------------------------------------------------------------------
 
-/// True when the distance-0 edges contain a cycle (self-loops included).
-bool has_zero_distance_cycle(const problem& p) {
-  const std::size_t n = p.ops.size();
-  std::vector<std::size_t> indegree(n, 0);
-  for (const auto& e : p.edges)
-    if (e.distance == 0 && edge_in_range(p, e))
-      ++indegree[e.to];
-  std::vector<uint32_t> ready;
-  for (uint32_t i = 0; i < n; ++i)
-    if (indegree[i] == 0)
-      ready.push_back(i);
-  std::size_t done = 0;
-  while (!ready.empty()) {
-    const uint32_t u = ready.back();
-    ready.pop_back();
-    ++done;
-    for (const auto& e : p.edges)
-      if (e.distance == 0 && edge_in_range(p, e) && e.from == u && --indegree[e.to] == 0)
-        ready.push_back(e.to);
-  }
-  return done != n;
-}
-
-/// True when the graph with weights latency − distance·II has a cycle of
-/// positive weight (Bellman–Ford longest paths from a virtual source).
-bool has_positive_cycle(const problem& p, uint32_t ii) {
+/// True when the graph has a cycle of positive weight, where `weight(e)` is
+/// an edge's weight or nullopt to leave it out (Bellman–Ford longest paths
+/// from a virtual source).
+template <class Weight> bool has_positive_cycle(const problem& p, Weight weight) {
   const std::size_t n = p.ops.size();
   std::vector<int64_t> dist(n, 0);
   for (std::size_t pass = 0; pass <= n; ++pass) {
     bool changed = false;
     for (const auto& e : p.edges) {
-      if (!edge_in_range(p, e))
+      const std::optional<int64_t> w = weight(e);
+      if (!w || !edge_in_range(p, e))
         continue;
-      const int64_t cand = sat_add(dist[e.from], edge_weight(e.latency, e.distance, ii));
+      const int64_t cand = sat_add(dist[e.from], *w);
       if (cand > dist[e.to]) {
         if (cand >= k_big)
           return true; // unbounded in practice
@@ -103,6 +89,21 @@ bool has_positive_cycle(const problem& p, uint32_t ii) {
   return true; // still relaxing after n passes
 }
 
+/// True when latency − distance·II leaves a positive cycle.
+bool infeasible_ii(const problem& p, uint32_t ii) {
+  return has_positive_cycle(p, [ii](const edge_spec& e) -> std::optional<int64_t> {
+    return edge_weight(e.latency, e.distance, ii);
+  });
+}
+
+/// True when the distance-0 edges alone form a cycle (self-loops included,
+/// whatever their latency): weight 1 on each of them makes it positive.
+bool has_zero_distance_cycle(const problem& p) {
+  return has_positive_cycle(p, [](const edge_spec& e) -> std::optional<int64_t> {
+    return e.distance == 0 ? std::optional<int64_t>(1) : std::nullopt;
+  });
+}
+
 std::optional<uint32_t> compute_rec_mii(const problem& p) {
   if (has_zero_distance_cycle(p))
     return std::nullopt;
@@ -113,11 +114,11 @@ std::optional<uint32_t> compute_rec_mii(const problem& p) {
   uint32_t hi = static_cast<uint32_t>(
     std::min<int64_t>(sum, std::numeric_limits<uint32_t>::max()));
   uint32_t lo = 1;
-  if (has_positive_cycle(p, hi))
+  if (infeasible_ii(p, hi))
     return hi; // only for absurd latencies: II does not fit in 32 bits
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (has_positive_cycle(p, mid))
+    if (infeasible_ii(p, mid))
       lo = mid + 1;
     else
       hi = mid;
@@ -307,7 +308,7 @@ void check_modulo(const problem& p, const schedule_analysis& a, const validation
   for (std::size_t i = 0; i < n; ++i) {
     const op_seat& s = a.seats[i];
     const std::string& name = p.ops[i].name;
-    const int64_t stage = fdiv(t[i] - t_min, ii);
+    const int64_t stage = fdiv(sat_sub(t[i], t_min), ii);
     if (s.stage != stage)
       out.push_back(fmt::format("op '{}': stage {} but (t - t_min) div II = ({} - {}) div {} = {}",
                                 name, s.stage, t[i], t_min, ii, stage));
@@ -418,6 +419,12 @@ validation validate_schedule(const problem& p, const schedule_analysis& a) {
   } else {
     const bool orders_ok = check_orders(p, a, out);
     check_edges_match(p, a, out);
+    if (a.mii && (a.mii != v.mii || a.res_mii != v.res_mii || a.rec_mii != v.rec_mii))
+      out.push_back(fmt::format(
+        "the generator reports MII {} (ResMII {}, RecMII {}) but it is {} (ResMII {}, RecMII {})",
+        a.mii ? fmt::format("{}", *a.mii) : "inf", a.res_mii,
+        a.rec_mii ? fmt::format("{}", *a.rec_mii) : "inf", v.mii ? fmt::format("{}", *v.mii) : "inf",
+        v.res_mii, v.rec_mii ? fmt::format("{}", *v.rec_mii) : "inf"));
     if (a.used == strategy::serial)
       check_serial(p, a, orders_ok, out);
     else if (a.used == strategy::cost)

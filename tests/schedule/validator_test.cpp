@@ -176,7 +176,9 @@ TEST(validate_modulo, loop_carried_edge_violated) {
   p.edges[2].latency = 4; // mma → mma: needs II ≥ 4
   auto a = pipeline_schedule(p);
   EXPECT_EQ(violations_of(p, a),
-            (strings{"II 3 < MII 4 (ResMII 3, RecMII 4)",
+            (strings{"the generator reports MII 3 (ResMII 3, RecMII 2) but it is 4 (ResMII 3, "
+                     "RecMII 4)",
+                     "II 3 < MII 4 (ResMII 3, RecMII 4)",
                      "edge mma -> mma (distance 1): t(mma)=5 < t(mma)+4-1*II = 6"}));
 }
 
