@@ -10,21 +10,37 @@
 
 namespace kb {
 
+namespace {
+
+constexpr uint16_t feed_timer = kind_of(pipe_kind::timer);
+
+} // namespace
+
 kind_doc pe_scheduler::doc() {
   return {"pe_scheduler",
           "plans composite commands (ADR-0042) and feeds their tiles in "
           "command FIFO order from a single feeder; completes each command "
-          "exactly once",
-          {}};
+          "exactly once; predicts each command's steady-state II by modulo "
+          "scheduling one body of its tiles",
+          {{"feed_policy", "string", "fifo",
+            "fifo: release tiles as credits allow; modulo: release one "
+            "steady-state body (the K tiles of an output tile) per scheduled II"}}};
 }
 
-pe_scheduler::config pe_scheduler::read_config(const param_reader&,
-                                               const machine_context&) {
-  return {};
+pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
+                                               const machine_context& ctx) {
+  config c;
+  const auto policy = p.get_or<std::string>("feed_policy", "fifo");
+  if (policy != "fifo" && policy != "modulo")
+    throw config_error(p.where("feed_policy"), p.key_path("feed_policy"),
+                       fmt::format("unknown feed policy '{}' (known: fifo, modulo)", policy));
+  c.modulo_feed = policy == "modulo";
+  c.topology = ctx.topology;
+  return c;
 }
 
-pe_scheduler::pe_scheduler(caf::actor_config& cfg, node_init init, config)
-  : node(cfg, std::move(init)) {
+pe_scheduler::pe_scheduler(caf::actor_config& cfg, node_init init, config c)
+  : node(cfg, std::move(init)), cfg_(c) {
   const auto& n = node_name();
   pe_prefix_ = n.substr(0, n.rfind('.'));
 }
@@ -33,6 +49,10 @@ void pe_scheduler::on_message(sim_event& ev) {
   switch (static_cast<pipe_kind>(ev.kind)) {
     case pipe_kind::command: on_command(ev); return;
     case pipe_kind::tile_done: on_tile_done(ev); return;
+    case pipe_kind::timer:
+      feed_timer_armed_ = false;
+      run_feeder();
+      return;
     default:
       throw std::runtime_error(
         fmt::format("unexpected message kind {} from node {}", ev.kind, ev.src));
@@ -58,14 +78,26 @@ void pe_scheduler::on_command(sim_event& ev) {
                                          "has no link back",
                                          id, ev.src));
   hook_event(trace_kind::command_submitted, {0, 0, plan.tiles.size(), id, 0});
+  const auto prediction = predict(id, plan);
+  if (cfg_.modulo_feed && !prediction)
+    throw std::runtime_error(fmt::format(
+      "command {}: feed_policy modulo needs the II prediction, which this command has not",
+      id));
   command_state st;
   st.id = id;
   st.requester_link = *requester;
   st.done.assign(plan.tiles.size(), false);
+  if (prediction)
+    st.body_tiles = prediction->body_tiles;
   commands_.emplace(id, std::move(st));
 
   feed f;
   f.command = id;
+  if (prediction) {
+    f.body_tiles = prediction->body_tiles;
+    if (cfg_.modulo_feed)
+      f.ii = prediction->ii;
+  }
   for (const auto& tile : plan.tiles) {
     if (tile.stages.empty())
       throw std::runtime_error(
@@ -89,6 +121,18 @@ void pe_scheduler::run_feeder() {
     if (f.next == f.tokens.size()) {
       feeds_.pop_front();
       continue;
+    }
+    if (!f.start)
+      f.start = now();
+    if (f.ii > SimTime::zero()) { // modulo feed: body j leaves at start + j·II
+      const SimTime release{f.start->ps() + f.ii.ps() * (f.next / f.body_tiles)};
+      if (now() < release) {
+        if (!feed_timer_armed_) {
+          feed_timer_armed_ = true;
+          schedule(release, feed_timer);
+        }
+        return;
+      }
     }
     const size_t i = f.next++;
     auto t = f.tokens[i].root<wire::TileToken>();
@@ -139,6 +183,8 @@ void pe_scheduler::on_tile_done(const sim_event& ev) {
       fmt::format("command {}: tile {} completed twice", id, tile));
   st.done[tile] = true;
   hook_event(trace_kind::tile_ready, {0, 0, tile, id, 0});
+  if ((tile + 1) % st.body_tiles == 0)
+    st.body_done.push_back(now().ps());
   if (++st.completed < st.done.size())
     return;
   hook_event(trace_kind::command_complete, {0, 0, st.done.size(), id, 0});
@@ -150,7 +196,36 @@ void pe_scheduler::on_tile_done(const sim_event& ev) {
   ++commands_done_;
 }
 
+std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_plan& plan) {
+  const std::string p = fmt::format("cmd{}.", id);
+  try {
+    if (!cfg_.topology)
+      throw std::domain_error("no topology to model");
+    if (!timing_)
+      timing_ = std::make_unique<stage_timing>(*cfg_.topology, pe_prefix_);
+    auto ts = schedule_body(plan, *timing_);
+    add_figure(p + "body_tiles", ts.body_tiles);
+    add_figure(p + "predicted_ii_ps", ts.ii.ps());
+    add_figure(p + "predicted_mii_ps", *ts.analysis.mii * timing_->clock().period_ps());
+    return ts;
+  } catch (const std::domain_error&) {
+    add_figure(p + "predicted_ii_ps", 0); // not covered by the unloaded model
+    return std::nullopt;
+  }
+}
+
 void pe_scheduler::on_finish() {
+  // The simulated steady-state interval of each command: mean distance
+  // between body completions over the second half of its bodies (the first
+  // half holds the pipeline fill). Needs three bodies or more.
+  for (const auto& [id, st] : commands_) {
+    const auto& d = st.body_done;
+    if (d.size() < 3)
+      continue;
+    const size_t h = d.size() / 2;
+    add_figure(fmt::format("cmd{}.steady_interval_ps", id),
+               (d.back() - d[h]) / (d.size() - 1 - h));
+  }
   add_figure("feeder.stall_ps", stall_ps_);
   add_figure("tiles_fed", tiles_fed_);
   add_figure("commands_done", commands_done_);

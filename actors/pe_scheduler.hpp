@@ -7,6 +7,7 @@
 // backpressure. Tile-done notices complete the command exactly once; the
 // command-done notice leaves in the picosecond the last one is handled.
 
+#include "actors/tile_schedule.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
@@ -14,13 +15,18 @@
 
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace kb {
 
 class pe_scheduler final : public node {
 public:
-  struct config {};
+  struct config {
+    bool modulo_feed = false; ///< feed_policy: modulo
+    const topology_spec* topology = nullptr;
+  };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
 
@@ -38,19 +44,30 @@ private:
     uint32_t requester_link = 0;
     std::vector<bool> done; ///< per tile
     uint32_t completed = 0;
+    uint32_t body_tiles = 1;          ///< tiles per steady-state body
+    std::vector<uint64_t> body_done;  ///< completion time of each body, ps
   };
   struct feed {
     uint64_t command = 0;
     std::vector<message_body> tokens; ///< tile order
     std::vector<std::pair<uint32_t, queue_id>> first; ///< (link, queue) per tile
     size_t next = 0;
+    uint32_t body_tiles = 1;
+    SimTime ii;                    ///< modulo feed: one body per II (0: FIFO)
+    std::optional<SimTime> start;  ///< when its first token was released
   };
 
   void on_command(sim_event& ev);
   void on_tile_done(const sim_event& ev);
   void run_feeder();
+  /// The modulo schedule of the command's steady-state body, recorded as
+  /// figures; nullopt (and a figure saying so) when the model cannot cover it.
+  std::optional<tile_schedule> predict(uint64_t id, const pipeline_plan& plan);
 
+  config cfg_;
   std::string pe_prefix_;
+  std::unique_ptr<stage_timing> timing_;
+  bool feed_timer_armed_ = false;
   std::map<uint64_t, command_state> commands_;
   std::deque<feed> feeds_;
   bool feeder_blocked_ = false;

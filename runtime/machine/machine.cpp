@@ -6,6 +6,7 @@ machine_context context_of(const topology_spec& topo) {
   machine_context ctx;
   ctx.clock = topo.clock();
   ctx.wire_latency = ctx.clock.to_time(Cycles{topo.pe_wire_latency_cycles});
+  ctx.topology = &topo;
   return ctx;
 }
 

@@ -13,10 +13,14 @@
 namespace kb {
 
 struct driver_program; // runtime/machine/driver_program.hpp
+struct topology_spec; // runtime/config/topology_spec.hpp
 
 struct machine_context {
   sim_clock clock{1000};
   SimTime wire_latency = ns(1);
+  /// The whole machine, for kinds that model their neighbours (the PE
+  /// scheduler's II prediction); null when a node is built on its own.
+  const topology_spec* topology = nullptr;
   /// Id of the node being built (set per node by the kind registry).
   std::string node;
   /// Program per PE prefix ("sip0.cube0.pe0"); PEs without one stay idle.

@@ -1,5 +1,7 @@
 #include "runtime/report/run_report.hpp"
 
+#include <optional>
+
 #include "runtime/report/json_writer.hpp"
 
 #include <fmt/format.h>
@@ -71,6 +73,24 @@ std::vector<stage_record> stage_records(const std::vector<trace_record>& records
   return out;
 }
 
+namespace {
+
+/// A figure that may be missing: nullopt when the node did not report it.
+std::optional<uint64_t> figure_opt(const node_summary* n, const std::string& name) {
+  if (!n)
+    return std::nullopt;
+  for (const auto& f : n->figures)
+    if (f.name == name)
+      return f.value;
+  return std::nullopt;
+}
+
+std::string ns_or(const std::optional<uint64_t>& ps, const char* missing) {
+  return ps && *ps ? fmt::format("{} ns", ns_str(*ps)) : std::string(missing);
+}
+
+} // namespace
+
 void write_summary(std::ostream& out, const report_input& in) {
   const run_result& r = *in.result;
   const uint64_t end = end_ps(r);
@@ -108,6 +128,21 @@ void write_summary(std::ostream& out, const report_input& in) {
       fmt::print(out, "  {:<36} {:>14} {:>6.1f}% {:>14} {:>14} {:>8}\n",
                  n.name + "/" + lane, ns_str(busy), end ? 100.0 * busy / end : 0.0,
                  ns_str(stall), ns_str(wait), stages);
+    }
+  }
+  fmt::print(out, "\nsteady-state interval per body (the K tiles of one output tile): "
+                  "modulo schedule of the units vs simulation\n");
+  for (const auto& pe : in.pes) {
+    const node_summary* s = find_node(r, pe + ".pe_scheduler");
+    for (size_t i = 1; i <= in.program.size(); ++i) {
+      const std::string p = fmt::format("cmd{}.", i);
+      const auto ii = figure_opt(s, p + "predicted_ii_ps");
+      const auto sim = figure_opt(s, p + "steady_interval_ps");
+      fmt::print(out, "  {:<18} cmd {:<3} body {:>3} tiles  II {:>14}  simulated {:>14}{}\n", pe,
+                 i, figure_opt(s, p + "body_tiles").value_or(0),
+                 ns_or(ii, "not modelled"), ns_or(sim, "n/a (< 3 bodies)"),
+                 ii && *ii && sim ? fmt::format("  ratio {:.3f}", double(*sim) / double(*ii))
+                                  : std::string());
     }
   }
   fmt::print(out, "\nbackpressure stall of the feeders (first-stage queue full)\n");
@@ -182,6 +217,12 @@ std::string report_json(const report_input& in) {
         .field("done_ps", done)
         .field("latency_ps", done - issue)
         .field("tiles", figure_or_zero(*cpu, p + "tiles"));
+      const node_summary* sch = find_node(r, pe + ".pe_scheduler");
+      const auto ii = figure_opt(sch, p + "predicted_ii_ps");
+      j.key("body_tiles").value(figure_opt(sch, p + "body_tiles"));
+      j.key("predicted_ii_ps").value(ii && *ii ? ii : std::nullopt);
+      j.key("predicted_mii_ps").value(figure_opt(sch, p + "predicted_mii_ps"));
+      j.key("steady_interval_ps").value(figure_opt(sch, p + "steady_interval_ps"));
       j.key("stages").begin_object();
       for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t) {
         const auto type = static_cast<stage_type>(t);

@@ -45,6 +45,13 @@ driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads,
                     {{"sip0.cube0.pe0", prog}}, threads, true, trace_hops);
 }
 
+driver_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands) {
+  auto prog = std::make_shared<driver_program>();
+  prog->commands = commands;
+  return run_driver(topology_file, config_file("components.yaml"), {{"sip0.cube0.pe0", prog}}, 1,
+                    true, false);
+}
+
 std::vector<stage_record> stages_of(const driver_run& r, stage_type type, uint64_t cmd) {
   std::vector<stage_record> out;
   for (const auto& s : stage_records(r.records))

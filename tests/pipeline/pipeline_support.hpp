@@ -20,6 +20,9 @@ math_plan_args math(math_op op, uint32_t m, uint32_t n, uint32_t tile = 128);
 driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads = 1,
                    bool trace_hops = false);
 
+/// Runs `commands` on pe0 of the topology in `topology_file`.
+driver_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands);
+
 /// Stage records of `type` for command `cmd`, in start order.
 std::vector<stage_record> stages_of(const driver_run& r, stage_type type,
                                     uint64_t cmd = 1);

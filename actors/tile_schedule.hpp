@@ -1,0 +1,35 @@
+#pragma once
+// The modulo schedule of a composite command's steady-state body: the tiles
+// of one output tile (all its K tiles) as ops on the PE's unit lanes, each
+// holding its lane for its unloaded service time (stage_timing), chained by
+// the stage order with the PE wire between units. Its II is the tile interval
+// the units allow; `kernbench run` sets it beside the simulated interval and
+// the `modulo` feed policy releases one body per II.
+
+#include "actors/stage_timing.hpp"
+#include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/schedule/analysis.hpp"
+#include "runtime/schedule/problem.hpp"
+
+#include <cstdint>
+
+namespace kb {
+
+struct tile_schedule {
+  uint32_t body_tiles = 1; ///< tiles per body (the K tiles of one output tile)
+  sched::problem problem;
+  sched::schedule_analysis analysis;
+  SimTime ii; ///< per body: analysis.ii cycles at the PE clock
+};
+
+/// The body's scheduling problem: one pool per unit lane (capacity 1), one op
+/// per stage (latency and reservation = its service in whole cycles), an edge
+/// per consecutive stage pair (+ the wire unless both run on the same lane).
+sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timing);
+
+/// Builds and modulo-schedules the body of `plan`. Throws std::domain_error
+/// when the plan has a stage the unloaded model does not cover, and
+/// std::runtime_error when the schedule fails.
+tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timing);
+
+} // namespace kb
