@@ -81,23 +81,20 @@ void pe_scheduler::on_command(sim_event& ev) {
   const auto prediction = predict(id, plan);
   if (cfg_.modulo_feed && !prediction)
     throw std::runtime_error(fmt::format(
-      "command {}: feed_policy modulo needs the II prediction, which this command has not",
-      id));
+      "command {}: feed_policy modulo needs the II prediction, which this command has not: {}",
+      id, unpredicted_because_));
   command_state st;
   st.id = id;
   st.requester_link = *requester;
   st.done.assign(plan.tiles.size(), false);
-  if (prediction)
-    st.body_tiles = prediction->body_tiles;
+  st.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
   commands_.emplace(id, std::move(st));
 
   feed f;
   f.command = id;
-  if (prediction) {
-    f.body_tiles = prediction->body_tiles;
-    if (cfg_.modulo_feed)
-      f.ii = prediction->ii;
-  }
+  f.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
+  if (prediction && cfg_.modulo_feed)
+    f.ii = prediction->ii;
   for (const auto& tile : plan.tiles) {
     if (tile.stages.empty())
       throw std::runtime_error(
@@ -198,18 +195,30 @@ void pe_scheduler::on_tile_done(const sim_event& ev) {
 
 std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_plan& plan) {
   const std::string p = fmt::format("cmd{}.", id);
+  add_figure(p + "body_tiles", body_tile_count(plan));
   try {
     if (!cfg_.topology)
       throw std::domain_error("no topology to model");
     if (!timing_)
       timing_ = std::make_unique<stage_timing>(*cfg_.topology, pe_prefix_);
-    auto ts = schedule_body(plan, *timing_);
-    add_figure(p + "body_tiles", ts.body_tiles);
+    // The body's ops (names carry stage kinds, latencies the timing) and
+    // edges identify its schedule: equal bodies are scheduled once.
+    std::string key;
+    const auto body = body_problem(plan, *timing_);
+    for (const auto& op : body.ops)
+      key += fmt::format("{}:{};", op.name, op.latency);
+    for (const auto& e : body.edges)
+      key += fmt::format("{}>{}:{};", e.from, e.to, e.latency);
+    auto& cached = predictions_[key];
+    if (!cached)
+      cached = std::make_shared<const tile_schedule>(schedule_body(plan, *timing_));
+    const tile_schedule& ts = *cached;
     add_figure(p + "predicted_ii_ps", ts.ii.ps());
     add_figure(p + "predicted_mii_ps", *ts.analysis.mii * timing_->clock().period_ps());
     return ts;
-  } catch (const std::domain_error&) {
+  } catch (const std::domain_error& e) {
     add_figure(p + "predicted_ii_ps", 0); // not covered by the unloaded model
+    unpredicted_because_ = e.what();
     return std::nullopt;
   }
 }

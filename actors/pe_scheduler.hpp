@@ -67,6 +67,9 @@ private:
   config cfg_;
   std::string pe_prefix_;
   std::unique_ptr<stage_timing> timing_;
+  /// Predictions by body signature: repeated commands schedule once.
+  std::map<std::string, std::shared_ptr<const tile_schedule>> predictions_;
+  std::string unpredicted_because_; ///< why the last prediction was skipped
   bool feed_timer_armed_ = false;
   std::map<uint64_t, command_state> commands_;
   std::deque<feed> feeds_;

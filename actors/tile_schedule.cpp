@@ -25,6 +25,16 @@ std::string op_name(uint32_t k, const stage& s) {
 
 } // namespace
 
+uint32_t body_tile_count(const pipeline_plan& plan) {
+  uint32_t n = 0;
+  for (const auto& tile : plan.tiles) {
+    if (tile.m != plan.tiles.front().m || tile.n != plan.tiles.front().n)
+      break; // M→N→K order: one output tile's K tiles come first, together
+    ++n;
+  }
+  return n;
+}
+
 sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timing) {
   if (plan.tiles.empty())
     throw std::invalid_argument("the plan has no tiles");
@@ -33,11 +43,9 @@ sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timin
   for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t)
     p.pools.push_back({std::string(to_string(static_cast<stage_type>(t))), 1});
   const int64_t wire = cycles_of(timing.wire(), timing.clock());
-  const auto& first = plan.tiles.front();
-  uint32_t k = 0;
-  for (const auto& tile : plan.tiles) {
-    if (tile.m != first.m || tile.n != first.n)
-      break; // M→N→K order: one output tile's K tiles come first, together
+  const uint32_t body = body_tile_count(plan);
+  for (uint32_t k = 0; k < body; ++k) {
+    const tile_plan& tile = plan.tiles[k];
     for (std::size_t i = 0; i < tile.stages.size(); ++i) {
       const stage& s = tile.stages[i];
       sched::op_spec op;
@@ -55,7 +63,6 @@ sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timin
         p.edges.push_back(e);
       }
     }
-    ++k;
   }
   // A body of fewer ops than the selector's threshold is still modulo
   // scheduled: the caller asks for the cost-based path explicitly.
@@ -65,12 +72,15 @@ sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timin
 tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timing) {
   tile_schedule out;
   out.problem = body_problem(plan, timing);
-  out.body_tiles = 0;
-  for (const auto& tile : plan.tiles) {
-    if (tile.m != plan.tiles.front().m || tile.n != plan.tiles.front().n)
-      break;
-    ++out.body_tiles;
-  }
+  int64_t cycles = 0;
+  for (const auto& op : out.problem.ops)
+    cycles += op.latency;
+  if (out.problem.ops.size() > max_body_ops || cycles > max_body_cycles)
+    throw std::domain_error(fmt::format(
+      "the steady-state body ({} ops, {} cycles of service) exceeds the prediction's limit "
+      "({} ops, {} cycles)",
+      out.problem.ops.size(), cycles, max_body_ops, max_body_cycles));
+  out.body_tiles = body_tile_count(plan);
   sched::schedule_options o;
   o.requested = sched::strategy::cost;
   out.analysis = sched::generate_schedule(out.problem, o);

@@ -22,14 +22,23 @@ struct tile_schedule {
   SimTime ii; ///< per body: analysis.ii cycles at the PE clock
 };
 
+/// Tiles in the body of `plan`: the leading tiles of its first output tile.
+uint32_t body_tile_count(const pipeline_plan& plan);
+
 /// The body's scheduling problem: one pool per unit lane (capacity 1), one op
 /// per stage (latency and reservation = its service in whole cycles), an edge
 /// per consecutive stage pair (+ the wire unless both run on the same lane).
 sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timing);
 
+/// Largest body the prediction schedules: its ops and their summed service
+/// cycles. The modulo reservation table is cycle-exact, so a body of many
+/// long stages (one output tile over a very deep K) would take seconds.
+inline constexpr std::size_t max_body_ops = 96;
+inline constexpr int64_t max_body_cycles = 100'000;
+
 /// Builds and modulo-schedules the body of `plan`. Throws std::domain_error
-/// when the plan has a stage the unloaded model does not cover, and
-/// std::runtime_error when the schedule fails.
+/// when the plan has a stage the unloaded model does not cover or the body
+/// exceeds the limits above, and std::runtime_error when the schedule fails.
 tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timing);
 
 } // namespace kb

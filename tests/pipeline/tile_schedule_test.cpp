@@ -115,6 +115,25 @@ TEST(TileSchedule, ModuloFeedReleasesOneBodyPerIi) {
   EXPECT_GT(test::figure(fifo, s, "feeder.stall_ps"), 0u);
 }
 
+TEST(TileSchedule, ABodyBeyondThePredictionLimitIsReportedNotModelled) {
+  // One output tile over K = 8192: a body of 64 K tiles, 4 stages each plus
+  // store and write on the last (258 ops, 64·(244+244+130+2112)+66+244 =
+  // 175030 cycles), exceeds
+  // max_body_ops, so no II is predicted, and the modulo feed refuses it.
+  const auto r = test::run_pe0({test::gemm(128, 8192, 128)});
+  ASSERT_EQ(r.error, "");
+  const std::string s = "sip0.cube0.pe0.pe_scheduler";
+  EXPECT_EQ(test::figure(r, s, "cmd1.body_tiles"), 64u);
+  EXPECT_EQ(test::figure(r, s, "cmd1.predicted_ii_ps"), 0u);
+  const auto path = topology_with_scheduler(
+    "pe_scheduler: {impl: pe_scheduler_v1, feed_policy: modulo}", "modulo_feed_deep.yaml");
+  const auto m = test::run_pe0_on(path, {test::gemm(128, 8192, 128)});
+  EXPECT_EQ(m.error, "sip0.cube0.pe0.pe_scheduler at t=1000 ps: command 1: feed_policy modulo "
+                     "needs the II prediction, which this command has not: the steady-state "
+                     "body (258 ops, 175030 cycles of service) exceeds the prediction's limit "
+                     "(96 ops, 100000 cycles)");
+}
+
 TEST(TileSchedule, AnUnknownFeedPolicyNamesTheKey) {
   const auto path = topology_with_scheduler(
     "pe_scheduler: {impl: pe_scheduler_v1, feed_policy: modular}", "bad_feed.yaml");
