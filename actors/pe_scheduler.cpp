@@ -204,14 +204,15 @@ std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_p
     // The body's ops (names carry stage kinds, latencies the timing) and
     // edges identify its schedule: equal bodies are scheduled once.
     std::string key;
-    const auto body = body_problem(plan, *timing_);
+    auto body = body_problem(plan, *timing_);
     for (const auto& op : body.ops)
       key += fmt::format("{}:{};", op.name, op.latency);
     for (const auto& e : body.edges)
       key += fmt::format("{}>{}:{};", e.from, e.to, e.latency);
     auto& cached = predictions_[key];
     if (!cached)
-      cached = std::make_shared<const tile_schedule>(schedule_body(plan, *timing_));
+      cached = std::make_shared<const tile_schedule>(
+        schedule_body(std::move(body), body_tile_count(plan), timing_->clock()));
     const tile_schedule& ts = *cached;
     add_figure(p + "predicted_ii_ps", ts.ii.ps());
     add_figure(p + "predicted_mii_ps", *ts.analysis.mii * timing_->clock().period_ps());

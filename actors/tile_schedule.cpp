@@ -70,8 +70,12 @@ sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timin
 }
 
 tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timing) {
+  return schedule_body(body_problem(plan, timing), body_tile_count(plan), timing.clock());
+}
+
+tile_schedule schedule_body(sched::problem body, uint32_t body_tiles, const sim_clock& clock) {
   tile_schedule out;
-  out.problem = body_problem(plan, timing);
+  out.problem = std::move(body);
   int64_t cycles = 0;
   for (const auto& op : out.problem.ops)
     cycles += op.latency;
@@ -80,7 +84,7 @@ tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timin
       "the steady-state body ({} ops, {} cycles of service) exceeds the prediction's limit "
       "({} ops, {} cycles)",
       out.problem.ops.size(), cycles, max_body_ops, max_body_cycles));
-  out.body_tiles = body_tile_count(plan);
+  out.body_tiles = body_tiles;
   sched::schedule_options o;
   o.requested = sched::strategy::cost;
   out.analysis = sched::generate_schedule(out.problem, o);
@@ -88,7 +92,7 @@ tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timin
     throw std::runtime_error(fmt::format(
       "the steady-state body could not be scheduled: {}",
       out.analysis.diagnostics.empty() ? "" : out.analysis.diagnostics.back().message));
-  out.ii = SimTime{*out.analysis.ii * timing.clock().period_ps()};
+  out.ii = SimTime{*out.analysis.ii * clock.period_ps()};
   return out;
 }
 

@@ -40,5 +40,7 @@ inline constexpr int64_t max_body_cycles = 100'000;
 /// when the plan has a stage the unloaded model does not cover or the body
 /// exceeds the limits above, and std::runtime_error when the schedule fails.
 tile_schedule schedule_body(const pipeline_plan& plan, const stage_timing& timing);
+/// The same from a body problem already built by `body_problem`.
+tile_schedule schedule_body(sched::problem body, uint32_t body_tiles, const sim_clock& clock);
 
 } // namespace kb

@@ -144,6 +144,18 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g) {
   return b;
 }
 
+schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy used) {
+  schedule_analysis a;
+  a.used = used;
+  a.edges = p.edges;
+  a.seats.resize(p.ops.size());
+  const auto bounds = compute_mii(p, g);
+  a.res_mii = bounds.res_mii;
+  a.rec_mii = bounds.rec_mii;
+  a.mii = bounds.mii;
+  return a;
+}
+
 uint32_t serial_ii_bound(const problem& p, const dep_graph& g) {
   uint64_t sum = 0;
   for (uint32_t v = 0; v < p.ops.size(); ++v) {

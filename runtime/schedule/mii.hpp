@@ -1,6 +1,7 @@
 #pragma once
 // The generator's lower bound on II: MII = max(ResMII, RecMII).
 
+#include "runtime/schedule/analysis.hpp"
 #include "runtime/schedule/dep_graph.hpp"
 #include "runtime/schedule/problem.hpp"
 
@@ -20,6 +21,10 @@ struct mii_bounds {
 /// Σ(latency − distance·II), found by bisection with a Floyd–Warshall
 /// longest-path closure (Rau's MinDist) over the ops on recurrences.
 mii_bounds compute_mii(const problem& p, const dep_graph& g);
+
+/// A fresh analysis for `used`: the problem's edges, one seat per op, and
+/// the MII bounds. Both generators start from it.
+schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy used);
 
 /// An II at which a schedule always exists (every op after the previous one
 /// has finished, the whole iteration inside one II).

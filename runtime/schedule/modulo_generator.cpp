@@ -92,15 +92,8 @@ void publish(const modulo_state& s, schedule_analysis& a) {
 schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
   const dep_graph g(p);
   const group_map groups = same_depth_groups(p);
-  schedule_analysis a;
-  a.used = strategy::cost;
-  a.edges = p.edges;
-  a.seats.resize(p.ops.size());
-  const auto bounds = compute_mii(p, g);
-  a.res_mii = bounds.res_mii;
-  a.rec_mii = bounds.rec_mii;
-  a.mii = bounds.mii;
-  if (!bounds.mii) {
+  schedule_analysis a = begin_analysis(p, g, strategy::cost);
+  if (!a.mii) {
     std::vector<std::string> names;
     for (uint32_t v : g.zero_distance_cycle())
       names.push_back(p.ops[v].name);
@@ -109,21 +102,21 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
                        fmt::join(names, " -> "), names.front()));
     return a;
   }
-  const uint32_t hi = o.max_ii_slack ? *bounds.mii + o.max_ii_slack
-                                     : std::max(*bounds.mii, serial_ii_bound(p, g));
-  for (uint32_t ii = *bounds.mii; ii <= hi; ++ii) {
+  const uint32_t hi = o.max_ii_slack ? *a.mii + o.max_ii_slack
+                                     : std::max(*a.mii, serial_ii_bound(p, g));
+  for (uint32_t ii = *a.mii; ii <= hi; ++ii) {
     ++a.stats.ii_attempts;
     if (auto s = run_ladder(p, g, groups, ii, o, a.stats)) {
       publish(*s, a);
-      if (ii > *bounds.mii)
+      if (ii > *a.mii)
         a.note(diagnostic::level::note,
-               fmt::format("II {} is above MII {} (ResMII {}, RecMII {})", ii, *bounds.mii,
-                           bounds.res_mii, *bounds.rec_mii));
+               fmt::format("II {} is above MII {} (ResMII {}, RecMII {})", ii, *a.mii,
+                           a.res_mii, *a.rec_mii));
       return a;
     }
   }
   a.note(diagnostic::level::error,
-         fmt::format("no schedule found for II {}..{}", *bounds.mii, hi));
+         fmt::format("no schedule found for II {}..{}", *a.mii, hi));
   return a;
 }
 

@@ -1,18 +1,13 @@
 #include "runtime/schedule/placement_arms.hpp"
 
+#include "runtime/schedule/detail/splitmix.hpp"
+
 #include <algorithm>
 #include <numeric>
 
 namespace kb::sched {
 
 namespace {
-
-uint64_t splitmix(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 bool linked(const modulo_state& s, uint32_t a, uint32_t b) {
   for (uint32_t e : s.graph().succs(a))
@@ -63,7 +58,7 @@ arm_result try_permute(modulo_state& s, const std::vector<uint32_t>& live, uint3
     if (!exhaustive) { // deterministic Fisher–Yates sample
       std::copy(live.begin(), live.end(), order.begin());
       for (std::size_t j = order.size() - 1; j > 0; --j)
-        std::swap(order[j], order[splitmix(seed) % (j + 1)]);
+        std::swap(order[j], order[detail::splitmix64(seed) % (j + 1)]);
     }
     modulo_state snap = s;
     std::pair<uint64_t, int64_t> score{0, 0};

@@ -1,21 +1,17 @@
 #include "runtime/schedule/random_problem.hpp"
 
+#include "runtime/schedule/detail/splitmix.hpp"
+
 #include <fmt/format.h>
 
 namespace kb::sched {
 
 namespace {
 
-/// splitmix64: tiny, portable and the same on every platform.
 class rng {
 public:
   explicit rng(uint64_t seed) : x_(seed) {}
-  uint64_t next() {
-    uint64_t z = (x_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return detail::splitmix64(x_); }
   /// Uniform in [lo, hi].
   uint32_t in(uint32_t lo, uint32_t hi) {
     return lo + static_cast<uint32_t>(next() % (uint64_t{hi} - lo + 1));

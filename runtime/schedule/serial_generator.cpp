@@ -60,14 +60,7 @@ void warn_ignored(const problem& p, schedule_analysis& a) {
 
 schedule_analysis generate_serial(const problem& p) {
   const dep_graph g(p);
-  schedule_analysis a;
-  a.used = strategy::serial;
-  a.edges = p.edges;
-  a.seats.resize(p.ops.size());
-  const auto bounds = compute_mii(p, g);
-  a.res_mii = bounds.res_mii;
-  a.rec_mii = bounds.rec_mii;
-  a.mii = bounds.mii;
+  schedule_analysis a = begin_analysis(p, g, strategy::serial);
   warn_ignored(p, a);
 
   std::vector<uint32_t> in(p.ops.size(), 0);
