@@ -1,6 +1,7 @@
 #include "runtime/engine/simulation.hpp"
 
 #include "runtime/engine/hub.hpp"
+#include "runtime/engine/worker_pool.hpp"
 
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
@@ -161,12 +162,15 @@ run_result simulation::run(const run_options& opts) {
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max<size_t>(1, opts.threads));
   cfg.set("logger.verbosity", caf::atom("quiet"));
-  // The sharing policy (one job queue, workers block on a condition
-  // variable) beats work stealing here: stealing workers back off into
-  // sleeps between windows (measured in bench/, see docs/performance.md).
-  // KB_CAF_POLICY=stealing selects the other for experiments.
-  const char* pol = std::getenv("KB_CAF_POLICY");
-  cfg.set("scheduler.policy", caf::atom_from_string(pol ? pol : "sharing"));
+  // kernbench's own scheduler (runtime/engine/worker_pool, ADR-0006);
+  // KB_CAF_POLICY=sharing or =stealing selects one of CAF's for comparison.
+  const std::string pol = std::getenv("KB_CAF_POLICY") ? std::getenv("KB_CAF_POLICY") : "pool";
+  if (pol == "pool")
+    worker_pool::install(cfg);
+  else if (pol == "sharing" || pol == "stealing")
+    cfg.set("scheduler.policy", caf::atom_from_string(pol));
+  else
+    throw std::invalid_argument("KB_CAF_POLICY must be pool, sharing or stealing, not '" + pol + "'");
   cfg.add_message_types<caf::id_block::kernbench>();
   if (ranks > 1)
     cfg.load<caf::io::middleman>();
