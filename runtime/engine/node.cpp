@@ -15,7 +15,6 @@ node::node(caf::actor_config& cfg, node_init init)
     in_links_(std::move(init.in_links)),
     rec_(std::move(init.rec)),
     trace_hops_(rec_ && rec_->wants_hops()) {
-  routes_.reserve(init.out_links.size());
   for (const auto& l : init.out_links) {
     uint16_t state = no_state;
     if (l.bw || l.depth > 0) {
@@ -32,8 +31,7 @@ node::node(caf::actor_config& cfg, node_init init)
           fmt::format("{}: too many distinct link latencies", name_));
       lat = latencies_.insert(latencies_.end(), l.latency);
     }
-    routes_.push_back(
-      {l.dst, static_cast<uint16_t>(lat - latencies_.begin()), state});
+    routes_.add({l.dst, static_cast<uint16_t>(lat - latencies_.begin()), state});
   }
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link_info& a, const in_link_info& b) {
@@ -55,9 +53,10 @@ caf::behavior node::make_behavior() {
       s.figures = std::move(figures_);
       s.pending = pending_work();
       for (uint32_t l = 0; l < routes_.size(); ++l) {
-        if (routes_[l].state == no_state)
+        const uint16_t state = routes_.at(l).state;
+        if (state == no_state)
           continue;
-        const out_link& lk = stateful_[routes_[l].state];
+        const out_link& lk = stateful_[state];
         if (lk.messages() == 0)
           continue;
         s.figures.push_back({"link:" + out_names_[l] + ".bytes", lk.bytes()});
@@ -142,10 +141,7 @@ std::optional<uint32_t> node::find_link(std::string_view dst_name) const {
 }
 
 std::optional<uint32_t> node::find_link_to(node_id dst) const {
-  for (uint32_t i = 0; i < routes_.size(); ++i)
-    if (routes_[i].dst == dst)
-      return i;
-  return std::nullopt;
+  return routes_.find(dst);
 }
 
 uint32_t node::link_to(std::string_view dst_name) const {
@@ -158,7 +154,7 @@ uint32_t node::link_to(std::string_view dst_name) const {
 bool node::send_on(uint32_t l, outgoing m) {
   if (l >= routes_.size())
     throw std::logic_error(fmt::format("{}: no output link #{}", name_, l));
-  const route& r = routes_[l];
+  const route_table::route r = routes_.at(l);
   const SimTime h = std::max(m.head.value_or(now_), now_);
   const SimTime tau = std::max(m.tail.value_or(h), h);
   sim_event ev;
@@ -193,7 +189,7 @@ bool node::send_on(uint32_t l, outgoing m) {
 }
 
 void node::emit(uint32_t l, sim_event ev, SimTime h, SimTime tau) {
-  out_link& lk = stateful_[routes_[l].state];
+  out_link& lk = stateful_[routes_.at(l).state];
   const crossing c = lk.cross(h, tau, ev.bytes);
   ev.set_key(c.head, id_, seq_++);
   ev.tail = c.tail;
@@ -231,10 +227,10 @@ void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,
 }
 
 void node::on_credit(const sim_event& ev) {
-  if (ev.link >= routes_.size() || routes_[ev.link].state == no_state)
+  if (ev.link >= routes_.size() || routes_.at(ev.link).state == no_state)
     throw std::logic_error(fmt::format("{}: credit for link #{}, which has "
                                        "no credits", name_, ev.link));
-  out_link& lk = stateful_[routes_[ev.link].state];
+  out_link& lk = stateful_[routes_.at(ev.link).state];
   const auto q = static_cast<queue_id>(ev.arg0);
   lk.refund(q);
   auto& held = lk.held(q);

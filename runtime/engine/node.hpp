@@ -10,6 +10,7 @@
 #include "runtime/engine/link.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/recorder.hpp"
+#include "runtime/engine/route_table.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -78,7 +79,7 @@ protected:
   /// Name of the node at the other end of link `l`.
   const std::string& link_name(uint32_t l) const { return out_names_[l]; }
   size_t link_count() const { return routes_.size(); }
-  SimTime link_latency(uint32_t l) const { return latencies_[routes_[l].latency]; }
+  SimTime link_latency(uint32_t l) const { return latencies_[routes_.at(l).latency]; }
 
   /// Sends over link `l`. A message for a bounded queue without credit is
   /// held (the sender blocks in virtual time); returns false in that case and
@@ -140,17 +141,8 @@ private:
   uint64_t seq_ = 0;
   bool started_ = false;
   caf::actor hub_;
-  /// Hot per-link data, 8 bytes so that nodes with many links (PHOLD's
-  /// all-to-all) stay cache-friendly: destination, an index into the node's
-  /// few distinct latencies, and for links with bandwidth or credits an
-  /// index into `stateful_` (none for a pure-latency wire).
-  struct route {
-    node_id dst;
-    uint16_t latency;
-    uint16_t state;
-  };
-  static constexpr uint16_t no_state = 0xffff;
-  std::vector<route> routes_;
+  static constexpr uint16_t no_state = route_table::no_state;
+  route_table routes_;
   std::vector<SimTime> latencies_;
   std::vector<out_link> stateful_;
   std::vector<std::string> out_names_;

@@ -1,0 +1,26 @@
+#include "runtime/engine/route_table.hpp"
+
+namespace kb {
+
+void route_table::add(route r) {
+  if (!runs_.empty()) {
+    run& last = runs_.back();
+    if (r.state == no_state && last.state == no_state &&
+        r.latency == last.latency && last.first_dst + last.count == r.dst) {
+      ++last.count;
+      ++count_;
+      return;
+    }
+  }
+  runs_.push_back({count_, r.dst, 1, r.latency, r.state});
+  ++count_;
+}
+
+std::optional<uint32_t> route_table::find(node_id dst) const {
+  for (const run& x : runs_)
+    if (dst >= x.first_dst && dst - x.first_dst < x.count)
+      return x.first_link + (dst - x.first_dst);
+  return std::nullopt;
+}
+
+} // namespace kb
