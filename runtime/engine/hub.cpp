@@ -305,7 +305,7 @@ void hub::try_advance(SimTime local) {
       b.time = w;
       b.events.swap(pending_[id]);
       pending_min_[id] = SimTime::infinity();
-      send(init_.nodes[id], std::move(b));
+      post(this, init_.nodes[id], std::move(b));
       ++outstanding_;
     } else if (next_[id].is_infinite() && pending_min_[id].is_infinite()) {
       in_live_[id] = 0; // idle: drop from the live list

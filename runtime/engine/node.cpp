@@ -102,7 +102,7 @@ void node::on_advance(event_batch& b) {
   report.time = queue_.empty() ? SimTime::infinity() : queue_.top_time();
   report.events.swap(outbox_);
   outbox_.reserve(report.events.size());
-  send(hub_, std::move(report));
+  post(this, hub_, std::move(report));
 }
 
 void node::run_until(SimTime end) {

@@ -2,6 +2,9 @@
 
 #include "messages/sim.capnp.h"
 
+#include <caf/actor.hpp>
+#include <caf/local_actor.hpp>
+#include <caf/mailbox_element.hpp>
 #include <capnp/serialize.h>
 
 #include <cstring>
@@ -29,6 +32,12 @@ batch_kind from_wire(wire::BatchKind k) {
 }
 
 } // namespace
+
+void post(caf::local_actor* self, const caf::actor& dest, event_batch&& b) {
+  dest->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {},
+                                          std::move(b)),
+                self->context());
+}
 
 std::vector<char> encode_batch(const event_batch& b) {
   capnp::MallocMessageBuilder msg;

@@ -33,6 +33,12 @@ struct event_batch {
   std::string error;      ///< report: why the node failed (empty if fine)
 };
 
+/// Sends a batch from actor `self` to `dest` the cheapest way CAF allows:
+/// without a sender handle (a batch names its node, and an anonymous message
+/// touches no reference count on the sender), scheduled on `self`'s worker
+/// (so that the nodes a hub wakes run where the hub ran, warm in cache).
+void post(caf::local_actor* self, const caf::actor& dest, event_batch&& b);
+
 /// Encodes/decodes a batch as a flat Cap'n Proto message.
 std::vector<char> encode_batch(const event_batch& b);
 event_batch decode_batch(const std::vector<char>& bytes);
