@@ -16,11 +16,11 @@ void event_queue::push(sim_event ev) {
   }
   const sim_event& e = slots_[slot];
   heap_.push_back({e.t, e.seq, e.src, slot});
-  std::push_heap(heap_.begin(), heap_.end(), after);
+  std::push_heap(heap_.begin(), heap_.end(), after{});
 }
 
 sim_event event_queue::pop() {
-  std::pop_heap(heap_.begin(), heap_.end(), after);
+  std::pop_heap(heap_.begin(), heap_.end(), after{});
   const uint32_t slot = heap_.back().slot;
   heap_.pop_back();
   free_.push_back(slot);

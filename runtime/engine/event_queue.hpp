@@ -28,9 +28,16 @@ private:
     uint32_t slot;
   };
   /// Heap order: true when `a` must come after `b` (the total event key).
-  static bool after(const entry& a, const entry& b) {
-    return event_key{b.t, b.src, b.seq} < event_key{a.t, a.src, a.seq};
-  }
+  /// A type, not a function pointer, so that the heap algorithms inline it.
+  struct after {
+    bool operator()(const entry& a, const entry& b) const {
+      if (a.t != b.t)
+        return b.t < a.t;
+      if (a.src != b.src)
+        return b.src < a.src;
+      return b.seq < a.seq;
+    }
+  };
 
   std::vector<entry> heap_;
   std::vector<sim_event> slots_;
