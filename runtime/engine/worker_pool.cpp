@@ -21,9 +21,12 @@ namespace kb {
 namespace {
 
 /// Rounds an idle worker spins (each a pause and a look at every queue)
-/// before it sleeps: about 10-20 us, longer than the gap between windows
-/// of a busy run, far shorter than a scheduling quantum.
-constexpr int idle_spins = 4000;
+/// before it yields the core: a few microseconds, about the gap between two
+/// windows of a busy run.
+constexpr int idle_spins = 1000;
+/// Rounds it then yields the core between looks (so that a busy worker of an
+/// oversubscribed machine gets to run) before it sleeps.
+constexpr int idle_yields = 200;
 
 /// The job that stops the worker whose queue it is in (never stolen).
 class stop_job final : public caf::resumable {
@@ -219,12 +222,15 @@ caf::resumable* worker_pool::steal(size_t thief) {
 
 caf::resumable* worker_pool::wait_for_job(size_t w) {
   worker& self = *workers_[w];
-  for (int spin = 0; spin < idle_spins; ++spin) {
+  for (int spin = 0; spin < idle_spins + idle_yields; ++spin) {
     if (caf::resumable* job = self.pop(false))
       return job;
     if (caf::resumable* job = steal(w))
       return job;
-    KB_CPU_RELAX();
+    if (spin < idle_spins)
+      KB_CPU_RELAX();
+    else
+      std::this_thread::yield();
   }
   std::unique_lock<std::mutex> guard{sleep_mtx_};
   sleepers_.fetch_add(1, std::memory_order_relaxed);
