@@ -175,11 +175,7 @@ void hub::on_report(event_batch& b) {
     error_node_ = id;
   }
   route(b.events);
-  // Give the (now empty) storage back for the node's next delivery.
-  if (pending_[id].empty() && pending_[id].capacity() < b.events.capacity()) {
-    b.events.clear();
-    pending_[id].swap(b.events);
-  }
+  recycle(b.events);
   if (--outstanding_ == 0)
     after_window();
 }
@@ -197,8 +193,24 @@ void hub::on_peer(event_batch& b) {
                            b.from, e.t.ps(), init_.shard,
                            last_window_.ps());
   route(b.events);
+  recycle(b.events);
   if (running_ && outstanding_ == 0 && !done_)
     after_window();
+}
+
+std::vector<sim_event> hub::spare() {
+  if (spares_.empty())
+    return {};
+  std::vector<sim_event> v = std::move(spares_.back());
+  spares_.pop_back();
+  return v;
+}
+
+void hub::recycle(std::vector<sim_event>& evs) {
+  if (evs.capacity() == 0)
+    return;
+  evs.clear();
+  spares_.push_back(std::move(evs));
 }
 
 void hub::route(std::vector<sim_event>& evs) {
@@ -265,6 +277,7 @@ void hub::send_promises(SimTime local) {
     b.time = p;
     b.from = init_.shard;
     b.events.swap(peer_out_[s]);
+    peer_out_[s] = spare();
     if (b.events.empty()) {
       ++stats_.peer_null_msgs;
     } else {
@@ -304,6 +317,7 @@ void hub::try_advance(SimTime local) {
       b.node = id;
       b.time = w;
       b.events.swap(pending_[id]);
+      pending_[id] = spare();
       pending_min_[id] = SimTime::infinity();
       post(this, init_.nodes[id], std::move(b));
       ++outstanding_;

@@ -56,6 +56,10 @@ private:
   void on_report(event_batch& b);
   void on_peer(event_batch& b);
   void route(std::vector<sim_event>& evs);
+  /// Event storage for a batch: a recycled vector if there is one.
+  std::vector<sim_event> spare();
+  /// Takes the storage of a batch whose events have been routed.
+  void recycle(std::vector<sim_event>& evs);
   void after_window();
   void send_promises(SimTime local);
   void try_advance(SimTime local);
@@ -84,6 +88,9 @@ private:
   std::vector<SimTime> pending_min_;          // per node id
   std::vector<std::vector<sim_event>> pending_;
   std::vector<std::vector<sim_event>> peer_out_; // per shard
+  /// Emptied event vectors, kept with their capacity: batch storage
+  /// circulates hub -> node (advance) -> hub (report) without reallocating.
+  std::vector<std::vector<sim_event>> spares_;
   std::vector<caf::actor> peers_;             // per shard
   std::vector<SimTime> promise_in_;           // per shard
   std::vector<SimTime> promise_sent_;         // per shard

@@ -83,10 +83,10 @@ void node::on_advance(event_batch& b) {
   ++stats_.activations;
   for (auto& e : b.events)
     queue_.push(std::move(e));
-  // Recycle the delivered batch's storage as the next outbox.
+  // The delivered batch's storage becomes the outbox (empty: the last one
+  // left with the last report), and travels back to the hub with the report.
   b.events.clear();
-  if (outbox_.capacity() < b.events.capacity())
-    outbox_.swap(b.events);
+  outbox_.swap(b.events);
   event_batch report;
   report.kind = batch_kind::report;
   report.node = id_;
@@ -101,7 +101,6 @@ void node::on_advance(event_batch& b) {
   }
   report.time = queue_.empty() ? SimTime::infinity() : queue_.top_time();
   report.events.swap(outbox_);
-  outbox_.reserve(report.events.size());
   post(this, hub_, std::move(report));
 }
 
