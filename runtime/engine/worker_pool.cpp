@@ -27,6 +27,11 @@ constexpr int idle_spins = 1000;
 /// Rounds it then yields the core between looks (so that a busy worker of an
 /// oversubscribed machine gets to run) before it sleeps.
 constexpr int idle_yields = 200;
+/// An idle worker looks at the other workers' queues only every this many
+/// rounds: each look reads a line the busy owner keeps writing, and a thief
+/// polling it back to back slows the owner's every push and pop (a
+/// cross-core transfer each; worst when the two cores share no cache).
+constexpr int steal_every = 32;
 
 /// The job that stops the worker whose queue it is in (never stolen).
 class stop_job final : public caf::resumable {
@@ -225,8 +230,9 @@ caf::resumable* worker_pool::wait_for_job(size_t w) {
   for (int spin = 0; spin < idle_spins + idle_yields; ++spin) {
     if (caf::resumable* job = self.pop(false))
       return job;
-    if (caf::resumable* job = steal(w))
-      return job;
+    if (spin % steal_every == 0)
+      if (caf::resumable* job = steal(w))
+        return job;
     if (spin < idle_spins)
       KB_CPU_RELAX();
     else
