@@ -26,6 +26,9 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
     rounds_ = std::make_unique<lbts_rounds>(init_.shards);
+  if (!init_.direct.empty())
+    loop_ = std::make_unique<shard_loop>(init_.shard, std::move(init_.direct),
+                                         init_.owner, peer_out_);
   for (node_id id : local_)
     monitor(init_.nodes[id]);
   set_down_handler([this](caf::down_msg& dm) { on_down(dm); });
@@ -58,6 +61,11 @@ caf::behavior hub::make_behavior() {
         on_report(b);
       else if (b.kind == batch_kind::peer)
         on_peer(b);
+    },
+    [this](continue_atom) {
+      continuing_ = false;
+      if (running_ && !done_)
+        step_direct();
     },
     [this](run_request& r) {
       run_rp_ = make_response_promise();
@@ -149,6 +157,14 @@ bool hub::peers_known() const {
 void hub::start() {
   running_ = true;
   started_at_ = std::chrono::steady_clock::now();
+  if (loop_) { // direct delivery: on_start of every node, then the loop
+    if (std::string e = loop_->start(); !e.empty()) {
+      fail(std::move(e));
+      return;
+    }
+    step_direct();
+    return;
+  }
   // Initial round: every node runs on_start() at time 0 and reports its
   // first event time. Nothing is handled (the window ends at 0).
   for (node_id id : local_) {
@@ -223,7 +239,9 @@ void hub::route(std::vector<sim_event>& evs) {
       continue;
     }
     const uint32_t s = init_.owner[e.dst];
-    if (s == init_.shard) {
+    if (loop_) {
+      loop_->deliver(std::move(e));
+    } else if (s == init_.shard) {
       pending_min_[e.dst] = std::min(pending_min_[e.dst], e.t);
       make_live(e.dst);
       pending_[e.dst].push_back(std::move(e));
@@ -239,9 +257,51 @@ void hub::after_window() {
     collect();
     return;
   }
+  if (loop_) {
+    if (!continuing_)
+      step_direct();
+    return;
+  }
   const SimTime local = local_min();
   send_promises(local);
   try_advance(local);
+}
+
+void hub::step_direct() {
+  if (!error_.empty()) {
+    done_ = true;
+    collect();
+    return;
+  }
+  // Events handled between two looks into the mailbox (peer batches, down
+  // messages): large enough that the yield costs nothing per event.
+  constexpr size_t loop_budget = size_t{1} << 16;
+  const SimTime safe = std::min(promise_in_min(), end_);
+  std::string err;
+  if (loop_->run(safe, loop_budget, err) > 0) {
+    ++stats_.windows;
+    last_window_ = loop_->last_time() + ps(1);
+    stuck_ = false;
+    stuck_repeats_ = 0;
+  }
+  if (!err.empty()) {
+    fail(std::move(err));
+    return;
+  }
+  const SimTime local = loop_->next_time();
+  send_promises(local);
+  if (local < safe) { // the budget ran out: let the mailbox in, then go on
+    continuing_ = true;
+    ++stats_.yield_msgs;
+    send(this, continue_atom_v);
+    return;
+  }
+  if (local >= end_ && promise_in_min() >= end_) {
+    done_ = true;
+    collect();
+    return;
+  }
+  note_stuck(); // waiting for another shard's promise
 }
 
 void hub::make_live(node_id id) {
@@ -252,6 +312,8 @@ void hub::make_live(node_id id) {
 }
 
 SimTime hub::local_min() const {
+  if (loop_)
+    return loop_->next_time();
   // Only nodes with a pending event are looked at: in a big, sparse machine
   // most nodes are idle in most windows.
   SimTime t = SimTime::infinity();
@@ -506,6 +568,7 @@ void hub::merge(run_result& part, uint32_t shard) {
   result_.hub.peer_null_msgs += part.hub.peer_null_msgs;
   result_.hub.lbts_msgs += part.hub.lbts_msgs;
   result_.hub.lbts_jumps += part.hub.lbts_jumps;
+  result_.hub.yield_msgs += part.hub.yield_msgs;
   result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
   if (result_.error.empty() && !part.error.empty())
     result_.error = fmt::format("shard {}: {}", shard, part.error);

@@ -20,6 +20,7 @@
 // hub about all the others, and at the end it collects all node summaries.
 
 #include "runtime/engine/protocol.hpp"
+#include "runtime/engine/shard_loop.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
@@ -38,6 +39,9 @@ struct hub_init {
   SimTime lookahead;              ///< min latency of links leaving the shard
   std::vector<SimTime> cut_lookahead; ///< per shard: min latency into it
   std::vector<SimTime> cut_in;        ///< per shard: min latency from it
+  /// Direct delivery: the shard's loop calls its nodes' handlers (pointers
+  /// by node id, null elsewhere); empty: mailbox delivery (windows).
+  std::vector<node*> direct;
 };
 
 class hub : public caf::event_based_actor {
@@ -61,6 +65,9 @@ private:
   /// Takes the storage of a batch whose events have been routed.
   void recycle(std::vector<sim_event>& evs);
   void after_window();
+  /// Direct delivery: runs the safe events, streams promises, and yields
+  /// to the mailbox every `loop_budget` events.
+  void step_direct();
   void send_promises(SimTime local);
   void try_advance(SimTime local);
   void make_live(node_id id);
@@ -81,6 +88,8 @@ private:
   void apply_jump(SimTime lbts);
 
   hub_init init_;
+  std::unique_ptr<shard_loop> loop_;          // direct delivery only
+  bool continuing_ = false;                   // a continue_atom is on its way
   std::vector<node_id> local_;                // node ids of this shard
   std::vector<node_id> live_;                 // local nodes with a pending event
   std::vector<char> in_live_;                 // per node id

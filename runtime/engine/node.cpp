@@ -1,5 +1,7 @@
 #include "runtime/engine/node.hpp"
 
+#include "runtime/engine/shard_loop.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -104,6 +106,17 @@ void node::on_advance(event_batch& b) {
   post(this, hub_, std::move(report));
 }
 
+void node::direct_start() {
+  started_ = true;
+  on_start();
+}
+
+void node::direct_handle(sim_event& ev) {
+  // Anything sent now arrives at now + latency >= now + 1 ps.
+  window_end_ = ev.t + ps(1);
+  dispatch(ev);
+}
+
 void node::run_until(SimTime end) {
   while (!queue_.empty() && queue_.top_time() < end) {
     sim_event ev = queue_.pop();
@@ -205,7 +218,10 @@ void node::push_out(sim_event ev) {
   if (trace_hops_)
     rec_->hop(now_, id_, ev.dst, ev.t,
               {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
-  outbox_.push_back(std::move(ev));
+  if (loop_)
+    loop_->deliver(std::move(ev));
+  else
+    outbox_.push_back(std::move(ev));
 }
 
 void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,
@@ -222,7 +238,10 @@ void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,
   ev.arg0 = arg0;
   ev.arg1 = arg1;
   ev.body = std::move(body);
-  queue_.push(std::move(ev));
+  if (loop_)
+    loop_->push(std::move(ev));
+  else
+    queue_.push(std::move(ev));
 }
 
 void node::on_credit(const sim_event& ev) {

@@ -52,6 +52,8 @@ struct outgoing {
   message_body body;
 };
 
+class shard_loop;
+
 class node : public caf::event_based_actor {
 public:
   node(caf::actor_config& cfg, node_init init);
@@ -126,6 +128,12 @@ protected:
   virtual std::string pending_work() const;
 
 private:
+  friend class shard_loop;
+  // -- driven by the shard's loop (direct delivery, shard_loop.hpp) --
+  void attach(shard_loop* loop) { loop_ = loop; }
+  void direct_start();
+  void direct_handle(sim_event& ev);
+
   void on_advance(event_batch& b);
   void run_until(SimTime end);
   void dispatch(sim_event& ev);
@@ -151,6 +159,7 @@ private:
   std::vector<sim_event> outbox_;      // sent this window, to the hub
   std::vector<std::deque<sim_event>> queues_;
   std::shared_ptr<recorder> rec_;
+  shard_loop* loop_ = nullptr; ///< set: direct delivery, no outbox
   bool trace_hops_ = false;
   node_stats stats_;
   std::vector<figure> figures_;

@@ -118,7 +118,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_result& x) {
   return f(caf::meta::type_name("kb.run_result"), x.hub.windows,
            x.hub.advance_msgs, x.hub.report_msgs, x.hub.peer_msgs,
-           x.hub.peer_null_msgs, x.hub.lbts_msgs, x.hub.lbts_jumps, x.hub.run_wall_ns,
+           x.hub.peer_null_msgs, x.hub.lbts_msgs, x.hub.lbts_jumps, x.hub.yield_msgs,
+           x.hub.run_wall_ns,
            x.nodes, x.error);
 }
 
@@ -151,4 +152,5 @@ CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
   CAF_ADD_ATOM(kernbench, kb, probe_atom, "probe")
   CAF_ADD_ATOM(kernbench, kb, jump_atom, "jump")
   CAF_ADD_ATOM(kernbench, kb, join_timeout_atom, "joinTmo")
+  CAF_ADD_ATOM(kernbench, kb, continue_atom, "continue")
 CAF_END_TYPE_ID_BLOCK(kernbench)

@@ -41,6 +41,22 @@ void simulation::set_partition(
   partition_ = std::move(f);
 }
 
+void simulation::set_grouping(std::function<std::string(const std::string&)> f) {
+  grouping_ = std::move(f);
+}
+
+std::optional<delivery_mode> parse_delivery(std::string_view s) {
+  if (s == "direct")
+    return delivery_mode::direct;
+  if (s == "mailbox")
+    return delivery_mode::mailbox;
+  return std::nullopt;
+}
+
+const char* to_string(delivery_mode d) {
+  return d == delivery_mode::direct ? "direct" : "mailbox";
+}
+
 void simulation::set_recorder_factory(
   std::function<std::shared_ptr<recorder>(const std::string&)> f) {
   recorder_factory_ = std::move(f);
@@ -81,15 +97,16 @@ SimTime simulation::min_latency() const {
 
 namespace {
 
-/// Shards per process: one per worker thread when the run has an end time
-/// (shards are CMB peers; quiescence detection across shards needs an end).
-uint32_t shards_per_process(const run_options& opts, size_t nodes_hint) {
+/// Shards per process: one per worker thread, at most one per group. A run
+/// without groups and without an end time keeps one shard (its quiescence
+/// across shards costs LBTS rounds, and nothing says where to cut).
+uint32_t shards_per_process(const run_options& opts, size_t groups, bool grouped) {
   if (opts.shards > 0)
     return opts.shards;
-  if (opts.end.is_infinite())
+  if (!grouped && opts.end.is_infinite())
     return 1;
   return static_cast<uint32_t>(
-    std::clamp<size_t>(opts.threads, 1, std::max<size_t>(1, nodes_hint)));
+    std::clamp<size_t>(opts.threads, 1, std::max<size_t>(1, groups)));
 }
 
 } // namespace
@@ -105,8 +122,8 @@ run_result simulation::run(const run_options& opts) {
   for (node_id i = 0; i < n; ++i)
     ids.emplace(names[i], i);
 
-  // Process of each node, then contiguous blocks of each process's nodes
-  // (in id order) form its shards.
+  // Process of each node, then runs of whole groups of each process's nodes
+  // (in id order) form its shards, balanced by node count.
   std::vector<uint32_t> proc(n, 0);
   if (partition_)
     for (node_id i = 0; i < n; ++i)
@@ -114,14 +131,38 @@ run_result simulation::run(const run_options& opts) {
   std::vector<size_t> per_proc(ranks, 0);
   for (auto p : proc)
     ++per_proc[p];
-  const uint32_t per = shards_per_process(opts, n / ranks);
+  // Group of each node: index of its group's first node.
+  std::vector<node_id> group(n);
+  std::vector<size_t> group_size(n, 0);
+  std::vector<size_t> groups_per_proc(ranks, 0);
+  {
+    std::unordered_map<std::string, node_id> first;
+    for (node_id i = 0; i < n; ++i) {
+      const auto [it, fresh] =
+        first.try_emplace(grouping_ ? grouping_(names[i]) : names[i], i);
+      group[i] = it->second;
+      if (proc[it->second] != proc[i])
+        throw std::invalid_argument(fmt::format(
+          "nodes {} and {} share a group but not a process", names[it->second], names[i]));
+      groups_per_proc[proc[i]] += fresh ? 1 : 0;
+      ++group_size[group[i]];
+    }
+  }
+  const uint32_t per = shards_per_process(
+    opts, *std::min_element(groups_per_proc.begin(), groups_per_proc.end()),
+    static_cast<bool>(grouping_));
   const uint32_t shards = ranks * per;
   std::vector<uint32_t> owner(n, 0);
   std::vector<size_t> seen(ranks, 0);
   for (node_id i = 0; i < n; ++i) {
     const uint32_t p = proc[i];
-    const auto sub = static_cast<uint32_t>(seen[p]++ * per / std::max<size_t>(1, per_proc[p]));
-    owner[i] = p * per + sub;
+    if (group[i] == i) { // a group's first node places the whole group
+      const size_t sub = seen[p] * per / std::max<size_t>(1, per_proc[p]);
+      owner[i] = p * per + static_cast<uint32_t>(std::min<size_t>(sub, per - 1));
+      seen[p] += group_size[i];
+    } else {
+      owner[i] = owner[group[i]];
+    }
   }
   auto local_shard = [&](uint32_t s) { return s / per == rank; };
 
@@ -184,6 +225,13 @@ run_result simulation::run(const run_options& opts) {
       inits[i].rec = recorder_factory_(names[i]);
     auto a = nodes_.at(names[i]).factory(sys, std::move(inits[i]));
     his[owner[i]].nodes[i] = a;
+    if (opts.delivery == delivery_mode::direct) {
+      auto& direct = his[owner[i]].direct;
+      direct.resize(n, nullptr);
+      direct[i] = dynamic_cast<node*>(caf::actor_cast<caf::abstract_actor*>(a));
+      if (!direct[i])
+        throw std::logic_error(fmt::format("node '{}' is not a kb::node", names[i]));
+    }
     spawned.push_back(a);
   }
   std::vector<std::pair<uint32_t, caf::actor>> hubs;

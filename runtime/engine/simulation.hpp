@@ -36,11 +36,23 @@ struct cluster_options {
   std::function<void(uint16_t)> on_listening;
 };
 
+/// How the nodes of a shard get their events (docs/adr/0007-shard-loop.md).
+enum class delivery_mode {
+  direct,  ///< the shard's one event queue calls the nodes' handlers
+  mailbox, ///< lookahead windows: an advance/report message pair per node
+};
+
+/// "direct" / "mailbox"; nullopt for anything else.
+std::optional<delivery_mode> parse_delivery(std::string_view s);
+const char* to_string(delivery_mode d);
+
 struct run_options {
   size_t threads = 1;
+  delivery_mode delivery = delivery_mode::direct;
   SimTime end = SimTime::infinity();
-  /// Shards (hubs) per process; 0 picks one per thread when an end time is
-  /// given. Results never depend on it.
+  /// Shards (hubs) per process; 0 picks one per thread, at most one per
+  /// group (set_grouping); without groups and without an end time, one.
+  /// Results never depend on it.
   uint32_t shards = 0;
   cluster_options cluster;
 };
@@ -55,6 +67,10 @@ public:
                 uint32_t depth = 0);
   /// Which rank owns each node (default: all on rank 0).
   void set_partition(std::function<uint32_t(const std::string&, uint32_t ranks)> f);
+  /// Nodes of one group (same key) always share a shard, e.g. a cube: its
+  /// 1 ns links never cross shards. Shards get runs of whole groups in id
+  /// order. Default: every node is its own group.
+  void set_grouping(std::function<std::string(const std::string&)> f);
   /// Gives every node its own recorder (tracing / op log); off by default.
   void set_recorder_factory(std::function<std::shared_ptr<recorder>(const std::string&)> f);
 
@@ -79,6 +95,7 @@ private:
   std::vector<link_spec_rt> links_; // src/dst hold indexes into names order
   std::vector<std::pair<std::string, std::string>> link_names_;
   std::function<uint32_t(const std::string&, uint32_t)> partition_;
+  std::function<std::string(const std::string&)> grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
 };
 

@@ -14,7 +14,9 @@ struct node_stats {
   uint64_t last_event_ps = 0; ///< time of the last event handled
 };
 
-/// Per hub (process): protocol traffic.
+/// Per hub (process): protocol traffic. `windows` counts lookahead windows
+/// under mailbox delivery and safe-time advances (runs of the shard loop)
+/// under direct delivery.
 struct hub_stats {
   uint64_t windows = 0;      ///< lookahead windows run
   uint64_t advance_msgs = 0; ///< hub -> node synchronisation messages
@@ -23,10 +25,12 @@ struct hub_stats {
   uint64_t peer_null_msgs = 0; ///< hub -> hub promise-only (null) messages
   uint64_t lbts_msgs = 0;   ///< stuck notices, probes, snapshots, jumps
   uint64_t lbts_jumps = 0;  ///< LBTS reductions that raised the promises
+  uint64_t yield_msgs = 0;  ///< direct delivery: a hub's messages to itself
+                            ///< to let its mailbox in during a long run
   uint64_t run_wall_ns = 0;  ///< wall time from start to the end of events
 
   uint64_t sync_msgs() const {
-    return advance_msgs + report_msgs + peer_null_msgs + lbts_msgs;
+    return advance_msgs + report_msgs + peer_null_msgs + lbts_msgs + yield_msgs;
   }
 };
 

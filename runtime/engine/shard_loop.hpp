@@ -1,0 +1,60 @@
+#pragma once
+// Direct delivery inside a shard (docs/adr/0007-shard-loop.md): the shard's
+// one event queue, in key order, drives its node actors by calling their
+// handlers directly; no CAF message per event or per window. Each node still
+// owns its state and handles its own events one at a time in key order, so
+// every node sees exactly the sequence it sees under mailbox delivery
+// (lookahead windows of advance/report messages): results are byte-identical.
+//
+// Why the order is the same: a node handling event e at time t sends only at
+// t + latency >= t + 1 ps and sets timers at >= t with a fresh sequence
+// number, so no event for it with a key below e's can appear after e has
+// been popped; popping the shard's queue in key order therefore hands every
+// node its own events in key order.
+
+#include "runtime/engine/event_queue.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kb {
+
+class node;
+
+class shard_loop {
+public:
+  /// `nodes` by node id (null for nodes of other shards), `owner` the shard
+  /// of every node id, `peer_out` per shard: where events for other shards go.
+  shard_loop(uint32_t shard, std::vector<node*> nodes,
+             const std::vector<uint32_t>& owner,
+             std::vector<std::vector<sim_event>>& peer_out);
+
+  /// Attaches every local node and runs its `on_start` at time 0, in id
+  /// order. Returns the first failure ("<node> at t=0 ps: <why>"), or "".
+  std::string start();
+  /// Runs events with t < `until`, at most `budget` of them. Returns the
+  /// number handled; on a node's failure sets `error` and stops.
+  size_t run(SimTime until, size_t budget, std::string& error);
+
+  /// Time of the earliest pending event (infinity if none).
+  SimTime next_time() const {
+    return queue_.empty() ? SimTime::infinity() : queue_.top_time();
+  }
+  /// Time of the last event handled (zero before the first).
+  SimTime last_time() const { return last_; }
+
+  /// An event sent by a node of this shard (or arriving from another one).
+  void deliver(sim_event&& ev);
+  /// A timer set by a node of this shard.
+  void push(sim_event&& ev) { queue_.push(std::move(ev)); }
+
+private:
+  uint32_t shard_;
+  std::vector<node*> nodes_;
+  const std::vector<uint32_t>& owner_;
+  std::vector<std::vector<sim_event>>& peer_out_;
+  event_queue queue_;
+  SimTime last_;
+};
+
+} // namespace kb
