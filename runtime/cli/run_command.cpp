@@ -6,6 +6,7 @@
 #include "runtime/config/print_components.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/driver/driver_run.hpp"
+#include "runtime/machine/machine.hpp"
 #include "runtime/plan/plan_error.hpp"
 #include "runtime/report/run_report.hpp"
 #include "runtime/trace/trace_file.hpp"
@@ -13,7 +14,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -40,8 +43,11 @@ struct run_cli {
   bool a_pinned = false, b_pinned = false;
   std::vector<std::string> epilogue;
   uint32_t repeat = 1;
-  uint32_t pes = 1;
+  std::string pes = "1";
   size_t threads = 1;
+  std::string delivery = "direct";
+  std::string partition = "cube";
+  uint32_t shards = 0;
   std::string json, trace;
   bool trace_hops = false;
 };
@@ -55,9 +61,29 @@ dtype dtype_or_throw(const std::string& name, const char* opt) {
                                           opt, name));
 }
 
-/// One command for the PE at index `p`, with its own A/B/C regions in the
-/// cube's HBM.
-pe_command make_command(const run_cli& c, uint32_t p, const std::string& prefix) {
+/// The PE's place: sip, cube and index within the cube, from its prefix
+/// "sip<S>.cube<C>.pe<P>".
+struct pe_place {
+  uint32_t sip = 0, cube = 0, pe = 0;
+};
+
+pe_place place_of(const std::string& prefix) {
+  pe_place p;
+  if (std::sscanf(prefix.c_str(), "sip%u.cube%u.pe%u", &p.sip, &p.cube, &p.pe) != 3)
+    throw std::invalid_argument(fmt::format("PE '{}' is not named sip<S>.cube<C>.pe<P>", prefix));
+  return p;
+}
+
+/// Offset `off` of the HBM of the PE's own cube.
+uint64_t own_hbm(const pe_place& p, uint64_t off) {
+  return global_address{mem_space::hbm, p.sip, p.cube, 0, off}.encode();
+}
+
+/// One command for the PE `prefix`, with its own A/B/C regions in its
+/// cube's HBM (the PE's index in the cube picks the region).
+pe_command make_command(const run_cli& c, const std::string& prefix) {
+  const pe_place place = place_of(prefix);
+  const uint32_t p = place.pe;
   const dtype in = dtype_or_throw(c.dtype_name, "--dtype");
   const std::optional<dtype> out =
     c.out_dtype_name.empty() ? std::nullopt
@@ -71,7 +97,7 @@ pe_command make_command(const run_cli& c, uint32_t p, const std::string& prefix)
     const uint64_t cc = align_up(uint64_t{c.m} * c.n * ob, 4096);
     const uint64_t region = align_up(a + b + cc, 1u << 20);
     if (region * (p + 1) > global_address::max_offset)
-      throw std::invalid_argument("the operands of all PEs do not fit in 64 GiB of HBM");
+      throw std::invalid_argument("the operands of all PEs of a cube do not fit in its 64 GiB of HBM");
     gemm_plan_args g;
     g.m = c.m;
     g.k = c.k;
@@ -81,9 +107,9 @@ pe_command make_command(const run_cli& c, uint32_t p, const std::string& prefix)
     g.tile_n = c.tile[2];
     g.in_dtype = in;
     g.out_dtype = out;
-    g.a_addr = region * p;
-    g.b_addr = g.a_addr + a;
-    g.c_addr = g.b_addr + b;
+    g.a_addr = own_hbm(place, region * p);
+    g.b_addr = own_hbm(place, region * p + a);
+    g.c_addr = own_hbm(place, region * p + a + b);
     g.pe_prefix = prefix;
     g.a_pinned = c.a_pinned;
     g.b_pinned = c.b_pinned;
@@ -113,6 +139,8 @@ pe_command make_command(const run_cli& c, uint32_t p, const std::string& prefix)
     const uint64_t s = align_up(uint64_t{c.m} * c.n * eb, 4096);
     const uint64_t d = align_up(uint64_t{c.m} * c.n * ob, 4096);
     const uint64_t region = align_up(s + d, 1u << 20);
+    if (region * (p + 1) > global_address::max_offset)
+      throw std::invalid_argument("the operands of all PEs of a cube do not fit in its 64 GiB of HBM");
     math_plan_args m;
     m.m = c.m;
     m.n = c.n;
@@ -121,8 +149,8 @@ pe_command make_command(const run_cli& c, uint32_t p, const std::string& prefix)
     m.op = *op;
     m.in_dtype = in;
     m.out_dtype = out;
-    m.src_addr = region * p;
-    m.dst_addr = m.src_addr + s;
+    m.src_addr = own_hbm(place, region * p);
+    m.dst_addr = own_hbm(place, region * p + s);
     m.pe_prefix = prefix;
     return m;
   }
@@ -145,14 +173,28 @@ int run(const run_cli& c) {
   const topology_spec topo = load_topology(topo_path, load_impl_registry(comp_path),
                                            builtin_kinds().catalog());
   std::vector<std::string> pes = pe_prefixes(topo);
-  if (c.pes == 0 || c.pes > pes.size())
-    throw std::invalid_argument(fmt::format("--pes {}: the topology has {} PE(s)",
-                                            c.pes, pes.size()));
-  pes.resize(c.pes);
+  if (c.pes != "all") {
+    unsigned long count = 0;
+    size_t used = 0;
+    try {
+      count = std::stoul(c.pes, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != c.pes.size() || c.pes[0] == '-' || count == 0 || count > pes.size())
+      throw std::invalid_argument(fmt::format(
+        "--pes {}: expected 'all' or a count from 1 to {} (the PEs of the topology)", c.pes,
+        pes.size()));
+    pes.resize(count);
+  }
+  const auto delivery = parse_delivery(c.delivery);
+  if (!delivery)
+    throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
+  (void)partition_grouping(c.partition); // a bad name fails before the run
 
   // A bad shape or tile is a usage error: check it before building anything.
   try {
-    const pe_command first = make_command(c, 0, pes[0]);
+    const pe_command first = make_command(c, pes[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
       (void)generate_gemm_plan(*g);
     else if (auto* m = std::get_if<math_plan_args>(&first))
@@ -163,16 +205,26 @@ int run(const run_cli& c) {
 
   report_input rep;
   std::map<std::string, std::shared_ptr<const driver_program>> programs;
+  std::set<std::pair<uint32_t, uint32_t>> cubes;
   for (uint32_t p = 0; p < pes.size(); ++p) {
     auto prog = std::make_shared<driver_program>();
+    const pe_place place = place_of(pes[p]);
+    cubes.emplace(place.sip, place.cube);
     for (uint32_t r = 0; r < c.repeat; ++r)
-      prog->commands.push_back(make_command(c, p, pes[p]));
+      prog->commands.push_back(make_command(c, pes[p]));
     if (p == 0)
       rep.program = prog->commands;
     programs[pes[p]] = prog;
   }
   const bool record = !c.json.empty() || !c.trace.empty();
-  driver_run dr = run_driver(topo_path, comp_path, programs, c.threads, record, c.trace_hops);
+  driver_options opts;
+  opts.threads = c.threads;
+  opts.delivery = *delivery;
+  opts.partition = c.partition;
+  opts.shards = c.shards;
+  opts.record = record;
+  opts.trace_hops = c.trace_hops;
+  driver_run dr = run_driver(topo_path, comp_path, programs, opts);
   if (!dr.error.empty()) {
     fmt::print(stderr, "kernbench run: {}\n", dr.error);
     return 1;
@@ -191,7 +243,7 @@ int run(const run_cli& c) {
       rep.hbm_mbps = n.params.get_or<Bandwidth>("bandwidth_gbps", Bandwidth::gbps(512)).mbps;
       break;
     }
-  rep.cubes = 1;
+  rep.cubes = static_cast<uint32_t>(cubes.size());
   rep.result = &result;
   rep.names = dr.names;
   rep.records = std::move(dr.records);
@@ -232,12 +284,25 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--repeat", c->repeat, "commands issued back to back per PE")
     ->capture_default_str()
     ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--pes", c->pes, "PEs of the cube running the driver")
-    ->capture_default_str()
-    ->check(CLI::Range(1, 65536));
+  cmd->add_option("--pes", c->pes,
+                  "PEs running the driver: the first N in id order, or 'all' (every PE "
+                  "of every cube and SIP; operands in each PE's own cube's HBM)")
+    ->capture_default_str();
   cmd->add_option("--threads", c->threads, "CAF worker threads")
     ->capture_default_str()
     ->check(CLI::Range(1, 1024));
+  cmd->add_option("--delivery", c->delivery,
+                  "direct (the shard's event loop calls its nodes' handlers) or mailbox "
+                  "(a CAF message pair per node and lookahead window); same results")
+    ->capture_default_str();
+  cmd->add_option("--partition", c->partition,
+                  "what a shard never splits: cube (default), sip, or pe (cuts the 1 ns "
+                  "PE-XBAR links; for experiments); same results")
+    ->capture_default_str();
+  cmd->add_option("--shards", c->shards,
+                  "shards (0: one per thread, at most one per partition group)")
+    ->capture_default_str()
+    ->check(CLI::Range(0, 4096));
   cmd->add_option("--json", c->json, "write the results as JSON");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
   cmd->add_flag("--trace-hops", c->trace_hops,

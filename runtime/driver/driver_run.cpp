@@ -21,6 +21,17 @@ driver_run run_driver(const std::string& topology_file,
                       const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       size_t threads, bool record, bool trace_hops) {
+  driver_options o;
+  o.threads = threads;
+  o.record = record;
+  o.trace_hops = trace_hops;
+  return run_driver(topology_file, components_file, programs, o);
+}
+
+driver_run run_driver(const std::string& topology_file,
+                      const std::string& components_file,
+                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                      const driver_options& o) {
   const impl_registry impls = load_impl_registry(components_file);
   const kind_registry& kinds = builtin_kinds();
   driver_run out{load_topology(topology_file, impls, kinds.catalog()), {}, {}, {}, {}};
@@ -33,12 +44,15 @@ driver_run run_driver(const std::string& topology_file,
   }
   simulation sim;
   build_machine(out.topology, kinds, ctx, sim);
-  if (record || trace_hops)
-    sim.set_recorder_factory([trace_hops](const std::string&) {
-      return std::make_shared<trace_recorder>(trace_hops);
+  sim.set_grouping(partition_grouping(o.partition));
+  if (o.record || o.trace_hops)
+    sim.set_recorder_factory([hops = o.trace_hops](const std::string&) {
+      return std::make_shared<trace_recorder>(hops);
     });
   run_options opts;
-  opts.threads = threads;
+  opts.threads = o.threads;
+  opts.delivery = o.delivery;
+  opts.shards = o.shards;
   out.result = sim.run(opts);
   out.names = sim.names();
   out.error = out.result.error;

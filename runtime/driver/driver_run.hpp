@@ -4,6 +4,7 @@
 
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/protocol.hpp"
+#include "runtime/engine/simulation.hpp"
 #include "runtime/pipeline/driver_program.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
@@ -23,6 +24,21 @@ struct driver_run {
   /// report naming every node that still held work.
   std::string error;
 };
+
+/// How to run: engine knobs that never change results.
+struct driver_options {
+  size_t threads = 1;
+  delivery_mode delivery = delivery_mode::direct;
+  std::string partition = "cube"; ///< partition_grouping(): cube, sip or pe
+  uint32_t shards = 0;            ///< 0: one per thread, at most one per group
+  bool record = true;             ///< trace recorders (stage records, events)
+  bool trace_hops = false;        ///< also every message hop
+};
+
+driver_run run_driver(const std::string& topology_file,
+                      const std::string& components_file,
+                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                      const driver_options& opts);
 
 /// Loads the files, builds the machine, gives each PE prefix in `programs`
 /// its program, runs until the machine is quiet. `record` turns on the

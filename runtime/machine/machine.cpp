@@ -1,5 +1,9 @@
 #include "runtime/machine/machine.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 namespace kb {
 
 machine_context context_of(const topology_spec& topo) {
@@ -16,6 +20,32 @@ void build_machine(const topology_spec& topo, const kind_registry& kinds,
     sim.add_node(n.id, kinds.make(n, ctx));
   for (const auto& l : topo.links)
     sim.add_link(l.src, l.dst, l.latency, l.bandwidth, l.queue_depth);
+}
+
+std::function<std::string(const std::string&)> partition_grouping(std::string_view how) {
+  size_t segments = 0;
+  if (how == "sip")
+    segments = 1;
+  else if (how == "cube")
+    segments = 2;
+  else if (how == "pe")
+    segments = 3;
+  else
+    throw std::invalid_argument(fmt::format("partition '{}': expected cube, sip or pe", how));
+  // The first `segments` dotted segments of the id: sip0.cube1.pe3.pe_gemm
+  // -> sip0 / sip0.cube1 / sip0.cube1.pe3 (a cube's own nodes, e.g.
+  // sip0.cube1.hbm, are groups of their own under "pe").
+  return [segments](const std::string& name) {
+    size_t pos = 0;
+    for (size_t k = 0; k < segments; ++k) {
+      pos = name.find('.', pos);
+      if (pos == std::string::npos)
+        return name;
+      if (k + 1 < segments)
+        ++pos;
+    }
+    return name.substr(0, pos);
+  };
 }
 
 } // namespace kb

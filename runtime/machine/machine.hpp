@@ -1,4 +1,8 @@
 #pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
 // Turns a loaded topology into a simulation of node actors.
 
 #include "runtime/config/topology_spec.hpp"
@@ -13,5 +17,12 @@ void build_machine(const topology_spec& topo, const kind_registry& kinds,
 
 /// The machine context implied by a topology (clock, wire latency).
 machine_context context_of(const topology_spec& topo);
+
+/// How a machine is cut into shards: "cube" (default: a cube's 1 ns links
+/// never cross shards; cuts fall on UCIe and inter-SIP links), "sip", or
+/// "pe" (each PE apart from its cube's shared nodes; for experiments).
+/// Returns the group key of a node for simulation::set_grouping; throws
+/// std::invalid_argument for an unknown name.
+std::function<std::string(const std::string&)> partition_grouping(std::string_view how);
 
 } // namespace kb
