@@ -27,7 +27,7 @@ noc::noc(caf::actor_config& cfg, node_init init, config c)
   : forwarder_node(cfg, std::move(init), c.forward_latency) {}
 
 uint32_t noc::request_link(const global_address& a) {
-  if (a.space != mem_space::sram || a.cube_prefix() != cube())
+  if (a.space != mem_space::sram || !in_cube(a))
     throw std::runtime_error(fmt::format(
       "{}: routing a request for {} over the NOC is not modelled yet (only "
       "the SRAM of {})",

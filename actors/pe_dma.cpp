@@ -38,7 +38,7 @@ pe_dma::config pe_dma::read_config(const param_reader& p,
 pe_dma::pe_dma(caf::actor_config& cfg, node_init init, config c)
   : unit_node(cfg, std::move(init),
               {{"read", stage_type::dma_read}, {"write", stage_type::dma_write}}),
-    cfg_(c), cube_(detail::cube_of(node_name())) {}
+    cfg_(c), cube_(detail::cube_of(node_name())), cube_id_(detail::cube_id_of(cube_)) {}
 
 void pe_dma::begin_stage(lane_id lane, wire::Stage::Reader) {
   schedule(now() + cfg_.clock.to_time(cfg_.setup), setup_timer, lane);
@@ -46,12 +46,12 @@ void pe_dma::begin_stage(lane_id lane, wire::Stage::Reader) {
 
 uint32_t pe_dma::egress_for(uint64_t address, lane_id lane) {
   const global_address a = global_address::decode(address);
-  if (a.space == mem_space::hbm && a.cube_prefix() == cube_) {
+  if (a.space == mem_space::hbm && cube_id_.holds(a)) {
     if (!xbar_link_)
       xbar_link_ = link_to(cube_ + ".xbar");
     return *xbar_link_;
   }
-  if (a.space == mem_space::sram && a.cube_prefix() == cube_) {
+  if (a.space == mem_space::sram && cube_id_.holds(a)) {
     if (!noc_link_)
       noc_link_ = link_to(cube_ + ".noc");
     return *noc_link_;
@@ -65,7 +65,7 @@ uint32_t pe_dma::egress_for(uint64_t address, lane_id lane) {
 }
 
 void pe_dma::send_request(lane_id lane) {
-  auto s = current_stage(token(lane));
+  auto s = stage(lane);
   const uint64_t bytes = s.getBytes();
   if (bytes > std::numeric_limits<uint32_t>::max())
     throw std::runtime_error(fmt::format(
@@ -88,12 +88,12 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
       "waits for none",
       node_name(), ev.kind, detail::describe_address(ev.arg0),
       lane == read_lane ? "read" : "write"));
-  if (ev.arg0 != current_stage(token(lane)).getAddress())
+  if (ev.arg0 != stage(lane).getAddress())
     throw std::runtime_error(fmt::format(
       "{}: a memory reply for {} arrived, but the {} channel waits for {}",
       node_name(), detail::describe_address(ev.arg0),
       lane == read_lane ? "read" : "write",
-      detail::describe_address(current_stage(token(lane)).getAddress())));
+      detail::describe_address(stage(lane).getAddress())));
   waiting_[lane] = false;
   if (ev.tail > now())
     schedule(ev.tail, tail_timer, lane); // the read data's tail is still coming

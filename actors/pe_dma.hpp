@@ -1,4 +1,6 @@
 #pragma once
+
+#include "actors/detail/names.hpp"
 // PE_DMA: the PE's DMA engine (DESIGN §4). Two channels of capacity 1 that
 // run concurrently: "read" serves DMA_READ stages, "write" serves DMA_WRITE.
 // Every stage first pays `dma_setup_cycles`, then sends its request over the
@@ -42,6 +44,7 @@ private:
 
   config cfg_;
   std::string cube_;
+  detail::cube_id cube_id_;
   std::optional<uint32_t> xbar_link_;
   std::optional<uint32_t> noc_link_;
   /// Per lane: a request is out and its reply not yet in.

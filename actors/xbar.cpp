@@ -25,7 +25,7 @@ xbar::xbar(caf::actor_config& cfg, node_init init, config c)
   : forwarder_node(cfg, std::move(init), c.latency) {}
 
 uint32_t xbar::request_link(const global_address& a) {
-  if (a.space != mem_space::hbm || a.cube_prefix() != cube())
+  if (a.space != mem_space::hbm || !in_cube(a))
     throw std::runtime_error(fmt::format(
       "{}: a request for {} reached the XBAR, which reaches only the HBM of {}",
       node_name(), detail::describe_address(a.encode()), cube()));

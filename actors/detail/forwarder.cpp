@@ -11,7 +11,8 @@ namespace kb::detail {
 
 forwarder_node::forwarder_node(caf::actor_config& cfg, node_init init,
                                SimTime latency)
-  : node(cfg, std::move(init)), latency_(latency), cube_(cube_of(node_name())) {}
+  : node(cfg, std::move(init)), latency_(latency), cube_(cube_of(node_name())),
+    cube_id_(cube_id_of(cube_)) {}
 
 void forwarder_node::on_message(sim_event& ev) {
   const auto kind = static_cast<pipe_kind>(ev.kind);

@@ -5,6 +5,7 @@
 // replies (mem_data / mem_ack) go back to the requester named in the
 // mem_tag. Memory traffic uses no queue (no credits).
 
+#include "actors/detail/names.hpp"
 #include "runtime/address.hpp"
 #include "runtime/engine/node.hpp"
 
@@ -28,6 +29,8 @@ protected:
 
   /// "sipS.cubeC": the cube this node belongs to.
   const std::string& cube() const { return cube_; }
+  /// Whether address `a` lies in this node's cube.
+  bool in_cube(const global_address& a) const { return cube_id_.holds(a); }
   SimTime latency() const { return latency_; }
 
 private:
@@ -35,6 +38,7 @@ private:
 
   SimTime latency_;
   std::string cube_;
+  cube_id cube_id_;
   uint64_t requests_ = 0;
   uint64_t replies_ = 0;
 };

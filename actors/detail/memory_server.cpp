@@ -40,11 +40,11 @@ memory_reply memory_server::write(SimTime head, SimTime tail, uint64_t length) {
 memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,
                                        memory_timing timing, mem_space space)
   : node(cfg, std::move(init)), server_(timing), space_(space),
-    cube_(cube_of(node_name())) {}
+    cube_(cube_of(node_name())), cube_id_(cube_id_of(cube_)) {}
 
 void memory_server_node::check_address(uint64_t address) const {
   const global_address a = global_address::decode(address);
-  if (a.space != space_ || a.cube_prefix() != cube_)
+  if (a.space != space_ || !cube_id_.holds(a))
     throw std::runtime_error(fmt::format(
       "{} serves {} of {} only, but got a request for address {}", node_name(),
       to_string(space_), cube_, describe_address(address)));

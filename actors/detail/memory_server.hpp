@@ -5,6 +5,7 @@
 // node behaviour both kinds inherit (serve mem_read / mem_write, reply to
 // the sender).
 
+#include "actors/detail/names.hpp"
 #include "runtime/address.hpp"
 #include "runtime/engine/node.hpp"
 
@@ -75,6 +76,7 @@ private:
   memory_server server_;
   mem_space space_;
   std::string cube_;
+  cube_id cube_id_;
 };
 
 } // namespace kb::detail

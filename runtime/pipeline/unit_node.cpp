@@ -12,16 +12,16 @@ unit_node::unit_node(caf::actor_config& cfg, node_init init,
                      std::vector<lane_spec> lanes)
   : node(cfg, std::move(init)) {
   for (auto& l : lanes)
-    lanes_.push_back(lane_state{std::move(l), false, false, {}, {}, {}, 0, 0, 0, 0, 0});
+    lanes_.push_back(lane_state{std::move(l)});
 }
 
 wire::TileToken::Reader unit_node::token(lane_id lane) const {
-  return lanes_[lane].token.root<wire::TileToken>();
+  return lanes_[lane].root.asReader();
 }
 
 service_tag unit_node::tag(lane_id lane) const {
   auto t = token(lane);
-  auto s = current_stage(t);
+  auto s = stage(lane);
   return {lane, static_cast<uint16_t>(s.getType()), t.getTile(), t.getCommand(),
           s.getBytes()};
 }
@@ -53,19 +53,22 @@ void unit_node::try_take(lane_id lane) {
   ls.wait_ps += (now() - ev.t).ps();
   ls.busy = true;
   ls.token = std::move(ev.body);
+  ls.root = ls.token.root_builder<wire::TileToken>();
+  ls.stage = current_stage(ls.root.asReader());
   start(lane);
 }
 
 void unit_node::start(lane_id lane) {
   lane_state& ls = lanes_[lane];
-  auto s = current_stage(token(lane));
+  auto s = ls.stage;
   if (static_cast<stage_type>(s.getType()) != ls.spec.serves)
     throw std::runtime_error(fmt::format(
       "{}: lane {} serves {} but the token's stage is {}", node_name(),
       ls.spec.name, to_string(ls.spec.serves),
       to_string(to_stage_type(s.getType()))));
   ls.stage_start = now();
-  hook_service_start(tag(lane));
+  if (rec())
+    hook_service_start(tag(lane));
   begin_stage(lane, s);
 }
 
@@ -77,25 +80,27 @@ void unit_node::end_stage(lane_id lane) {
     throw std::logic_error(fmt::format("{}: lane {} ended a stage it was not "
                                        "serving",
                                        node_name(), ls.spec.name));
-  hook_service_end(tag(lane));
+  if (rec())
+    hook_service_end(tag(lane));
   ls.busy_ps += (now() - ls.stage_start).ps();
   ++ls.stages;
   auto t = token(lane);
-  ls.bytes += current_stage(t).getBytes();
+  ls.bytes += ls.stage.getBytes();
   if (!has_next_stage(t)) {
     // The last stage: tell the scheduler, then take the next token.
     outgoing m;
     m.kind = kind_of(pipe_kind::tile_done);
     m.arg0 = t.getCommand();
     m.arg1 = t.getTile();
-    send_on(link_for(t.getScheduler().cStr()), std::move(m));
+    send_on(link_for(std::string_view(t.getScheduler().cStr())), std::move(m));
     release(lane);
     return;
   }
   auto next = t.getStages()[t.getStageIdx() + 1u];
-  ls.token.root_builder<wire::TileToken>().setStageIdx(
+  ls.root.setStageIdx(
     static_cast<uint16_t>(t.getStageIdx() + 1u));
-  if (node_name() == next.getComponent().cStr()) {
+  ls.stage = next;
+  if (node_name() == std::string_view(next.getComponent().cStr())) {
     if (to_stage_type(next.getType()) == ls.spec.serves) {
       start(lane); // back-to-back on the same lane, no re-queueing
       return;
@@ -110,8 +115,8 @@ void unit_node::end_stage(lane_id lane) {
 
 void unit_node::forward(lane_id lane) {
   lane_state& ls = lanes_[lane];
-  auto s = current_stage(token(lane));
-  const uint32_t l = link_for(s.getComponent().cStr());
+  auto s = ls.stage;
+  const uint32_t l = link_for(std::string_view(s.getComponent().cStr()));
   const auto q = static_cast<queue_id>(s.getType());
   outgoing m;
   m.kind = kind_of(pipe_kind::token);
@@ -144,10 +149,12 @@ void unit_node::release(lane_id lane) {
   lane_state& ls = lanes_[lane];
   ls.busy = false;
   ls.token = message_body{};
+  ls.root = wire::TileToken::Builder{nullptr};
+  ls.stage = {};
   try_take(lane);
 }
 
-uint32_t unit_node::link_for(const std::string& component) {
+uint32_t unit_node::link_for(std::string_view component) {
   auto it = link_cache_.find(component);
   if (it != link_cache_.end())
     return it->second;
@@ -156,7 +163,7 @@ uint32_t unit_node::link_for(const std::string& component) {
     throw std::runtime_error(fmt::format(
       "{}: the plan routes a token to '{}', but there is no link to it",
       node_name(), component));
-  link_cache_.emplace(component, *l);
+  link_cache_.emplace(std::string(component), *l);
   return *l;
 }
 

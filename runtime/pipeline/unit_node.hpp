@@ -43,6 +43,9 @@ protected:
 
   /// The token a lane is serving.
   wire::TileToken::Reader token(lane_id lane) const;
+  /// The token's current stage (the plan's stage list is read once per
+  /// stage, not on every access).
+  wire::Stage::Reader stage(lane_id lane) const { return lanes_[lane].stage; }
   size_t lane_count() const { return lanes_.size(); }
 
   void on_queue_arrival(queue_id q) override;
@@ -56,6 +59,8 @@ private:
     bool busy = false;
     bool blocked = false;
     message_body token;
+    wire::TileToken::Builder root{nullptr}; ///< of `token`, found once per take
+    wire::Stage::Reader stage;              ///< its current stage
     SimTime stage_start;
     SimTime blocked_since;
     uint64_t busy_ps = 0;
@@ -70,7 +75,7 @@ private:
   void forward(lane_id lane);
   void release(lane_id lane);
   service_tag tag(lane_id lane) const;
-  uint32_t link_for(const std::string& component);
+  uint32_t link_for(std::string_view component);
 
   std::vector<lane_state> lanes_;
   std::map<std::string, uint32_t, std::less<>> link_cache_;

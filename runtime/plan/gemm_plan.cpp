@@ -74,6 +74,7 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
   base.last_k = last_k;
 
   std::vector<stage> stages;
+  stages.reserve(8);
   auto push = [&stages](stage_type type, const std::string& component,
                         const stage_params& params) {
     stages.push_back(stage{type, component, params});
