@@ -23,6 +23,7 @@ struct phold_cli {
   uint16_t listen_port = 0;
   bool spawn_workers = true;
   bool sequential = false;
+  std::string delivery = "direct";
 };
 
 void print(const phold::outcome& o, const phold_cli& c) {
@@ -83,12 +84,16 @@ int run(const phold_cli& c) {
                            "--seed", std::to_string(c.p.seed),
                            "--threads", std::to_string(c.threads),
                            "--shards", std::to_string(c.shards),
+                           "--delivery", c.delivery,
                            "--procs", std::to_string(c.procs),
                            "--rank", std::to_string(r),
                            "--connect", fmt::format("127.0.0.1:{}", port)});
     };
   }
-  phold::outcome o = phold::run_actors(c.p, c.threads, cl, c.shards);
+  const auto delivery = parse_delivery(c.delivery);
+  if (!delivery)
+    throw std::invalid_argument("--delivery " + c.delivery + ": expected direct or mailbox");
+  phold::outcome o = phold::run_actors(c.p, c.threads, cl, c.shards, *delivery);
   std::string worker_err = workers ? workers->wait_all() : std::string{};
   if (!o.error.empty() || !worker_err.empty()) {
     fmt::print(stderr, "phold failed: {}{}\n", o.error, worker_err);
@@ -122,6 +127,10 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
     ->check(CLI::Range(1, 1024));
   cmd->add_option("--shards", c->shards, "hubs per process (0: one per "
                   "thread); results never depend on it")->capture_default_str();
+  cmd->add_option("--delivery", c->delivery,
+                  "direct (a shard's event loop calls its LPs' handlers) or mailbox "
+                  "(a CAF message pair per LP and lookahead window); same results")
+    ->capture_default_str();
   cmd->add_option("--procs", c->procs, "processes the LPs are split over "
                                        "(loopback, caf::io)")
     ->capture_default_str()

@@ -1,5 +1,5 @@
 #pragma once
-// Direct delivery inside a shard (docs/adr/0007-shard-loop.md): the shard's
+// Direct delivery inside a shard (docs/adr/0009-shard-loop.md): the shard's
 // one event queue, in key order, drives its node actors by calling their
 // handlers directly; no CAF message per event or per window. Each node still
 // owns its state and handles its own events one at a time in key order, so

@@ -295,6 +295,17 @@ run_result simulation::run(const run_options& opts) {
       [&](caf::error& e) { result.error = sys.render(e); });
   }
   shutdown();
+  if (result.error.empty() && opts.end.is_infinite()) {
+    // Quiet without an end time: every node that still holds work is part
+    // of a deadlock in the modelled machine (a cyclic credit wait, a lost
+    // notice), never a run that simply ended.
+    std::string stuck;
+    for (const auto& s : result.nodes)
+      if (!s.pending.empty())
+        stuck += fmt::format("\n  {}: {}", s.name, s.pending);
+    if (!stuck.empty())
+      result.error = "deadlock: the machine went quiet with work pending:" + stuck;
+  }
   return result;
 }
 

@@ -36,7 +36,7 @@ struct cluster_options {
   std::function<void(uint16_t)> on_listening;
 };
 
-/// How the nodes of a shard get their events (docs/adr/0007-shard-loop.md).
+/// How the nodes of a shard get their events (docs/adr/0009-shard-loop.md).
 enum class delivery_mode {
   direct,  ///< the shard's one event queue calls the nodes' handlers
   mailbox, ///< lookahead windows: an advance/report message pair per node
@@ -79,7 +79,10 @@ public:
   void validate() const;
 
   /// Runs to `opts.end` (or until nothing is left). Node summaries come back
-  /// sorted by node id (the lexicographic order of names).
+  /// sorted by node id (the lexicographic order of names). A run without an
+  /// end time that goes quiet while nodes still hold work (queued messages,
+  /// messages held for lack of credit, busy lanes) is a deadlock: the error
+  /// names every such node and what it holds.
   run_result run(const run_options& opts);
 
   /// Node names in id order (valid after validate()/run()).

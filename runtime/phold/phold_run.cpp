@@ -22,7 +22,8 @@ void validate(const params& p) {
 }
 
 outcome run_actors(const params& p, size_t threads,
-                   const cluster_options& cluster, uint32_t shards) {
+                   const cluster_options& cluster, uint32_t shards,
+                   delivery_mode delivery) {
   validate(p);
   simulation sim;
   for (uint32_t i = 0; i < p.lps; ++i)
@@ -40,6 +41,7 @@ outcome run_actors(const params& p, size_t threads,
   run_options opts;
   opts.threads = threads;
   opts.shards = shards;
+  opts.delivery = delivery;
   opts.end = ps(p.end_ps);
   opts.cluster = cluster;
   run_result r = sim.run(opts);

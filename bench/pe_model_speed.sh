@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Engine speed on the machine model (issue 10): three `kernbench run` cases,
+# each configuration repeated R times with the configurations of a case
+# interleaved (drift in machine load hits all alike). Prints the medians of
+# whole-process wall time, engine events/s, windows (safe-time advances),
+# sync messages per event, peak RSS, and checks that every configuration of
+# a case wrote the same --json bytes (exit 1 if not).
+#
+#   bench/pe_model_speed.sh              all three cases, R=5
+#   R=3 CASES="one_pe" bench/pe_model_speed.sh
+#
+# Cases (CASES, default all three):
+#   one_pe    one PE, 2048^3 f16 GEMM in 128^3 tiles (4,096 tiles), 1 thread
+#   cube64    64 PEs of one cube, 512^3 f16 GEMM each, 2 threads
+#   pes1024   4 SIPs x 4 cubes x 64 PEs (config/scale/4sip_4cube_64pe.yaml),
+#             512^3 f16 GEMM per PE, --pes all, 1 and 2 threads
+# Each case runs --delivery direct and --delivery mailbox (the lookahead
+# windows of advance/report messages, the engine before ADR-0009) side by
+# side; pes1024 runs mailbox on 1 thread only (it is slow).
+# Also: KB_BUILD_DIR (default build), KB_SKIP_BUILD=1.
+set -euo pipefail
+KB_SCRIPT=pe-bench
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+
+R=${R:-5}
+CASES=${CASES:-one_pe cube64 pes1024}
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
+
+cd "$KB_ROOT"
+[[ "${KB_SKIP_BUILD:-}" == 1 ]] || KB_TARGETS=kernbench "$KB_ROOT/scripts/build.sh" >/dev/null
+EXE="$KB_BUILD/kernbench"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# case name -> arguments
+case_args() {
+  case $1 in
+    one_pe) echo "--M 2048 --K 2048 --N 2048 --tile 128 128 128 --dtype f16" ;;
+    cube64) echo "--topology config/scale/1sip_4cube_64pe.yaml --pes 64 --M 512 --K 512 --N 512" ;;
+    pes1024) echo "--topology config/scale/4sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512" ;;
+    *) kb_die "unknown case '$1' (one_pe, cube64, pes1024)" ;;
+  esac
+}
+# case name -> configurations "delivery:threads"
+case_configs() {
+  case $1 in
+    one_pe) echo "direct:1 mailbox:1" ;;
+    cube64) echo "direct:2 mailbox:2" ;;
+    pes1024) echo "direct:1 direct:2 mailbox:1" ;;
+  esac
+}
+
+status=0
+printf '%s\n' "pe model speed; median of R=$R interleaved runs; $(nproc) cores; $(date -u +%F)"
+for c in $CASES; do
+  read -r -a args <<<"$(case_args "$c")"
+  configs=$(case_configs "$c")
+  for ((r = 1; r <= R; r++)); do
+    for cfg in $configs; do
+      d=${cfg%%:*} t=${cfg##*:}
+      log="$WORK/$c.$d.$t.$r"
+      /usr/bin/time -f "%e %M" -o "$log.time" "$EXE" run "${args[@]}" --delivery "$d" \
+        --threads "$t" --json "$log.json" >"$log.out" 2>"$log.err" ||
+        { echo "FAILED: kernbench run ${args[*]} --delivery $d --threads $t"; cat "$log.err"; exit 1; }
+    done
+  done
+  echo
+  echo "case $c: kernbench run ${args[*]}"
+  printf '  %-16s %10s %14s %10s %12s %10s %8s\n' configuration "wall s" "events/s" events windows "sync/ev" "RSS MiB"
+  ref=""
+  for cfg in $configs; do
+    d=${cfg%%:*} t=${cfg##*:}
+    wall=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f1 "$WORK/$c.$d.$t.$r.time"; done | median)
+    rss=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f2 "$WORK/$c.$d.$t.$r.time"; done | median)
+    eps=$(for ((r = 1; r <= R; r++)); do sed -n 's/.*wall (\([0-9]*\) events\/s).*/\1/p' "$WORK/$c.$d.$t.$r.out"; done | median)
+    line=$(grep '^engine:' "$WORK/$c.$d.$t.1.out")
+    events=$(sed -n 's/^engine: \([0-9]*\) events.*/\1/p' <<<"$line")
+    windows=$(sed -n 's/.*, \([0-9]*\) windows.*/\1/p' <<<"$line")
+    sync=$(sed -n 's/.* \([0-9.]*\) sync messages per event.*/\1/p' <<<"$line")
+    printf '  %-16s %10.3f %14.0f %10s %12s %10s %8.0f\n' "$d, $t thr" "$wall" "$eps" "$events" "$windows" "$sync" "$(echo "$rss / 1024" | bc -l)"
+    for ((r = 1; r <= R; r++)); do
+      f="$WORK/$c.$d.$t.$r.json"
+      if [[ -z "$ref" ]]; then ref=$f; elif ! cmp -s "$ref" "$f"; then
+        echo "  RESULTS DIFFER: $f vs $ref"; status=1
+      fi
+    done
+  done
+  [[ $status == 0 ]] && echo "  all runs wrote identical --json"
+done
+exit $status
