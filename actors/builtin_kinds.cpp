@@ -17,19 +17,19 @@
 namespace kb {
 
 void register_builtin_kinds(kind_registry& reg) {
-  reg.add<pe_cpu>();
-  reg.add<pe_gemm>();
-  reg.add<hbm_ctrl>();
-  reg.add<m_cpu>();
-  reg.add<noc>();
-  reg.add<pe_dma>();
-  reg.add<pe_fetch_store>();
-  reg.add<pe_math>();
-  reg.add<pe_mmu>();
-  reg.add<pe_tcm>();
-  reg.add<sram>();
-  reg.add<xbar>();
-  reg.add<pe_scheduler>();
+  reg.add<pe_cpu>("pe_cpu_v1");
+  reg.add<pe_gemm>("pe_gemm_v1");
+  reg.add<hbm_ctrl>("hbm_ctrl_v1");
+  reg.add<m_cpu>("m_cpu_v1");
+  reg.add<noc>("noc_v1");
+  reg.add<pe_dma>("pe_dma_v1");
+  reg.add<pe_fetch_store>("pe_fetch_store_v1");
+  reg.add<pe_math>("pe_math_v1");
+  reg.add<pe_mmu>("pe_mmu_passthrough");
+  reg.add<pe_tcm>("pe_tcm_v1");
+  reg.add<sram>("sram_v1");
+  reg.add<xbar>("xbar_v1");
+  reg.add<pe_scheduler>("pe_scheduler_v1");
 }
 
 const kind_registry& builtin_kinds() {

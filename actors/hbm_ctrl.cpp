@@ -13,8 +13,8 @@ kind_doc hbm_ctrl::doc() {
 hbm_ctrl::config hbm_ctrl::read_config(const param_reader& p,
                                        const machine_context&) {
   config c;
-  c.bandwidth = p.get_or<Bandwidth>("bandwidth_gbps", Bandwidth::gbps(512));
-  c.latency = p.get_or<SimTime>("latency_ns", ns(100));
+  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
+  c.latency = p.required<SimTime>("latency_ns");
   return c;
 }
 

@@ -19,7 +19,7 @@ kind_doc noc::doc() {
 
 noc::config noc::read_config(const param_reader& p, const machine_context&) {
   config c;
-  c.forward_latency = p.get_or<SimTime>("forward_latency_ns", ns(4));
+  c.forward_latency = p.required<SimTime>("forward_latency_ns");
   return c;
 }
 

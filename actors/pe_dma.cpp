@@ -30,7 +30,7 @@ kind_doc pe_dma::doc() {
 pe_dma::config pe_dma::read_config(const param_reader& p,
                                    const machine_context& ctx) {
   config c;
-  c.setup = p.get_or<Cycles>("dma_setup_cycles", Cycles{8});
+  c.setup = p.required<Cycles>("dma_setup_cycles");
   c.clock = ctx.clock;
   return c;
 }

@@ -21,8 +21,8 @@ kind_doc pe_gemm::doc() {
 pe_gemm::config pe_gemm::read_config(const param_reader& p,
                                      const machine_context& ctx) {
   config c;
-  c.mac_rows = p.get_or<uint32_t>("mac_rows", 32);
-  c.mac_cols = p.get_or<uint32_t>("mac_cols", 32);
+  c.mac_rows = p.required<uint32_t>("mac_rows");
+  c.mac_cols = p.required<uint32_t>("mac_cols");
   if (c.mac_rows == 0 || c.mac_cols == 0)
     throw config_error(p.where("mac_rows"), p.key_path("mac_rows"),
                        "MAC array dimensions must be >= 1");

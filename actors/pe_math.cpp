@@ -27,13 +27,13 @@ kind_doc pe_math::doc() {
 pe_math::config pe_math::read_config(const param_reader& p,
                                      const machine_context& ctx) {
   config c;
-  c.lanes = p.get_or<uint32_t>("lanes", 64);
+  c.lanes = p.required<uint32_t>("lanes");
   if (c.lanes == 0)
     throw config_error(p.where("lanes"), p.key_path("lanes"),
                        "PE_MATH needs at least 1 lane");
-  c.pipeline = p.get_or<Cycles>("pipeline_cycles", Cycles{4});
-  c.cheap_op = p.get_or<Cycles>("cheap_op_cycles", Cycles{1});
-  c.expensive_op = p.get_or<Cycles>("expensive_op_cycles", Cycles{4});
+  c.pipeline = p.required<Cycles>("pipeline_cycles");
+  c.cheap_op = p.required<Cycles>("cheap_op_cycles");
+  c.expensive_op = p.required<Cycles>("expensive_op_cycles");
   c.clock = ctx.clock;
   return c;
 }

@@ -30,7 +30,7 @@ kind_doc pe_scheduler::doc() {
 pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
                                                const machine_context& ctx) {
   config c;
-  const auto policy = p.get_or<std::string>("feed_policy", "fifo");
+  const auto policy = p.required<std::string>("feed_policy");
   if (policy != "fifo" && policy != "modulo")
     throw config_error(p.where("feed_policy"), p.key_path("feed_policy"),
                        fmt::format("unknown feed policy '{}' (known: fifo, modulo)", policy));

@@ -20,7 +20,7 @@ kind_doc pe_tcm::doc() {
 pe_tcm::config pe_tcm::read_config(const param_reader& p,
                                    const machine_context&) {
   config c;
-  c.bandwidth = p.get_or<Bandwidth>("bandwidth_gbps", Bandwidth::gbps(512));
+  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
   return c;
 }
 

@@ -17,7 +17,7 @@ kind_doc xbar::doc() {
 
 xbar::config xbar::read_config(const param_reader& p, const machine_context&) {
   config c;
-  c.latency = p.get_or<SimTime>("latency_ns", ns(2));
+  c.latency = p.required<SimTime>("latency_ns");
   return c;
 }
 

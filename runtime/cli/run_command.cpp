@@ -157,12 +157,14 @@ pe_command make_command(const run_cli& c, const std::string& prefix) {
   throw std::invalid_argument(fmt::format("--op '{}': expected gemm or math", c.op));
 }
 
-uint64_t param_or(const topology_spec& t, const std::string& kind,
-                  const std::string& key, uint64_t fallback) {
+/// Parameter `key` of the first node of `kind` (resolved by the loader, so
+/// its kind's documented default when the topology leaves it out); 0 if the
+/// topology has no such node.
+uint64_t param_of(const topology_spec& t, const std::string& kind, const std::string& key) {
   for (const auto& n : t.nodes)
     if (n.kind == kind)
-      return n.params.get_or<uint64_t>(key, fallback);
-  return fallback;
+      return n.params.required<uint64_t>(key);
+  return 0;
 }
 
 int run(const run_cli& c) {
@@ -235,12 +237,12 @@ int run(const run_cli& c) {
   rep.pes = pes;
   rep.threads = c.threads;
   rep.clock_period_ps = topo.clock_period_ps;
-  rep.mac_rows = param_or(topo, "pe_gemm", "mac_rows", 32);
-  rep.mac_cols = param_or(topo, "pe_gemm", "mac_cols", 32);
-  rep.math_lanes = param_or(topo, "pe_math", "lanes", 64);
+  rep.mac_rows = param_of(topo, "pe_gemm", "mac_rows");
+  rep.mac_cols = param_of(topo, "pe_gemm", "mac_cols");
+  rep.math_lanes = param_of(topo, "pe_math", "lanes");
   for (const auto& n : topo.nodes)
     if (n.kind == "hbm_ctrl") {
-      rep.hbm_mbps = n.params.get_or<Bandwidth>("bandwidth_gbps", Bandwidth::gbps(512)).mbps;
+      rep.hbm_mbps = n.params.required<Bandwidth>("bandwidth_gbps").mbps;
       break;
     }
   rep.cubes = static_cast<uint32_t>(cubes.size());

@@ -1,7 +1,10 @@
 #pragma once
-// The registry of node kinds: each kind registers with one line,
-// `reg.add<pe_gemm>()`, which records its documented config keys (for
-// validation and `kernbench list-components`) and how to build it.
+// The registry of node kinds and their implementations: each implementation
+// registers with one line, `reg.add<pe_gemm>("pe_gemm_v1")`, which records
+// its kind's documented config keys (for validation and `kernbench
+// list-components`) and which class builds a node whose `impl:` names it.
+// Two impls of one kind may be different classes (ADR-0021 D8); they share
+// the kind's documented parameters.
 //
 // A kind T provides:
 //   static kind_doc doc();
@@ -26,25 +29,31 @@ public:
   using factory_maker =
     std::function<node_factory(const param_reader&, const machine_context&)>;
 
+  /// Registers class T as the implementation `impl` of its kind
+  /// (T::doc().kind). Throws std::invalid_argument for an impl registered
+  /// twice, or a second impl of a kind whose documented parameters differ.
   template <class T>
-  void add() {
-    kind_doc d = T::doc();
-    const std::string kind = d.kind;
-    catalog_.add(std::move(d));
-    makers_[kind] = [](const param_reader& p, const machine_context& ctx) {
+  void add(const std::string& impl) {
+    add_impl(impl, T::doc(), [](const param_reader& p, const machine_context& ctx) {
       return make_node_factory<T>(T::read_config(p, ctx));
-    };
+    });
   }
 
   const kind_catalog& catalog() const { return catalog_; }
 
-  /// A factory for a node of the topology; throws config_error naming the
-  /// node if its kind has no implementation.
+  /// A factory for a node of the topology, built by the class registered
+  /// for its impl; throws config_error naming the node if there is none.
   node_factory make(const node_spec& spec, const machine_context& ctx) const;
 
 private:
+  void add_impl(const std::string& impl, kind_doc doc, factory_maker maker);
+
+  struct impl_entry {
+    std::string kind;
+    factory_maker maker;
+  };
   kind_catalog catalog_;
-  std::map<std::string, factory_maker, std::less<>> makers_;
+  std::map<std::string, impl_entry, std::less<>> impls_;
 };
 
 } // namespace kb

@@ -1,0 +1,88 @@
+// The registry picks a node's class by its impl: two impls of one kind are
+// different classes and coexist in one machine (ADR-0021 D8).
+
+#include "runtime/config/config_error.hpp"
+#include "runtime/machine/kind_registry.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+namespace kb {
+namespace {
+
+kind_doc probe_doc() {
+  return {"probe", "a node that reports which class built it", {{"level", "uint", "1", "reported"}}};
+}
+
+struct probe_config {
+  uint64_t level = 0;
+};
+
+// Reports "<which>.level" when the run ends.
+template <char Which>
+class probe : public node {
+public:
+  using config = probe_config;
+  static kind_doc doc() { return probe_doc(); }
+  static config read_config(const param_reader& p, const machine_context&) {
+    return {p.required<uint64_t>("level")};
+  }
+  probe(caf::actor_config& cfg, node_init init, config c) : node(cfg, std::move(init)), c_(c) {}
+
+protected:
+  void on_message(sim_event&) override {}
+  void on_finish() override { add_figure(std::string(1, Which) + ".level", c_.level); }
+
+private:
+  config c_;
+};
+
+node_spec spec(const std::string& id, const std::string& impl, const std::string& yaml) {
+  node_spec s;
+  s.id = id;
+  s.kind = "probe";
+  s.impl = impl;
+  s.params = param_reader::root(YAML::Load(yaml), "machine.yaml");
+  return s;
+}
+
+TEST(KindRegistry, TwoImplsOfOneKindBuildTheirOwnClasses) {
+  kind_registry reg;
+  reg.add<probe<'a'>>("probe_a");
+  reg.add<probe<'b'>>("probe_b");
+  ASSERT_NE(reg.catalog().find("probe"), nullptr);
+  machine_context ctx;
+  simulation sim;
+  sim.add_node("n1", reg.make(spec("n1", "probe_a", "{level: 3}"), ctx));
+  sim.add_node("n2", reg.make(spec("n2", "probe_b", "{level: 5}"), ctx));
+  const run_result r = sim.run({});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(figure_of(r, "n1", "a.level"), 3u);
+  EXPECT_EQ(figure_of(r, "n2", "b.level"), 5u);
+  EXPECT_THROW(figure_of(r, "n1", "b.level"), std::runtime_error);
+}
+
+TEST(KindRegistry, AnImplWithoutAClassNamesTheNodeAndTheBuiltImpls) {
+  kind_registry reg;
+  reg.add<probe<'a'>>("probe_a");
+  reg.add<probe<'b'>>("probe_b");
+  try {
+    (void)reg.make(spec("n3", "probe_c", "{}"), machine_context{});
+    FAIL() << "expected a config_error";
+  } catch (const config_error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                "n3: impl 'probe_c' of kind 'probe' has no implementation in this build "
+                "(built: probe_a, probe_b)"),
+              std::string::npos)
+      << e.what();
+  }
+}
+
+TEST(KindRegistry, AnImplRegisteredTwiceIsRejected) {
+  kind_registry reg;
+  reg.add<probe<'a'>>("probe_a");
+  EXPECT_THROW(reg.add<probe<'b'>>("probe_a"), std::invalid_argument);
+}
+
+} // namespace
+} // namespace kb
