@@ -20,8 +20,9 @@ pe_cpu::config pe_cpu::read_config(const param_reader&,
                                    const machine_context& ctx) {
   config c;
   const std::string prefix = ctx.node.substr(0, ctx.node.rfind('.'));
-  if (auto it = ctx.programs.find(prefix); it != ctx.programs.end())
-    c.program = it->second;
+  if (ctx.programs)
+    if (auto it = ctx.programs->find(prefix); it != ctx.programs->end())
+      c.program = it->second;
   return c;
 }
 

@@ -37,11 +37,13 @@ driver_run run_driver(const std::string& topology_file,
   driver_run out{load_topology(topology_file, impls, kinds.catalog()), {}, {}, {}, {}};
   machine_context ctx = context_of(out.topology);
   const auto pes = pe_prefixes(out.topology);
+  auto progs = std::make_shared<machine_context::program_map>();
   for (const auto& [pe, prog] : programs) {
     if (std::find(pes.begin(), pes.end(), pe) == pes.end())
       throw std::invalid_argument(fmt::format("no PE '{}' in {}", pe, topology_file));
-    ctx.programs[pe] = prog;
+    (*progs)[pe] = prog;
   }
+  ctx.programs = std::move(progs);
   simulation sim;
   build_machine(out.topology, kinds, ctx, sim);
   sim.set_grouping(partition_grouping(o.partition));

@@ -24,7 +24,9 @@ struct machine_context {
   /// Id of the node being built (set per node by the kind registry).
   std::string node;
   /// Program per PE prefix ("sip0.cube0.pe0"); PEs without one stay idle.
-  std::map<std::string, std::shared_ptr<const driver_program>> programs;
+  /// Shared: the context is copied for every node built.
+  using program_map = std::map<std::string, std::shared_ptr<const driver_program>>;
+  std::shared_ptr<const program_map> programs;
 };
 
 } // namespace kb
