@@ -172,7 +172,7 @@ int run(const run_cli& c) {
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
   const std::string comp_path = c.components.empty() ? dir + "/components.yaml" : c.components;
   // PE prefixes come from the topology; load it once to pick the PEs.
-  const topology_spec topo = load_topology(topo_path, load_impl_registry(comp_path),
+  topology_spec topo = load_topology(topo_path, load_impl_registry(comp_path),
                                            builtin_kinds().catalog());
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
@@ -226,7 +226,8 @@ int run(const run_cli& c) {
   opts.shards = c.shards;
   opts.record = record;
   opts.trace_hops = c.trace_hops;
-  driver_run dr = run_driver(topo_path, comp_path, programs, opts);
+  driver_run dr = run_driver(std::move(topo), programs, opts);
+  const topology_spec& machine = dr.topology;
   if (!dr.error.empty()) {
     fmt::print(stderr, "kernbench run: {}\n", dr.error);
     return 1;
@@ -236,11 +237,11 @@ int run(const run_cli& c) {
   rep.topology_file = topo_path;
   rep.pes = pes;
   rep.threads = c.threads;
-  rep.clock_period_ps = topo.clock_period_ps;
-  rep.mac_rows = param_of(topo, "pe_gemm", "mac_rows");
-  rep.mac_cols = param_of(topo, "pe_gemm", "mac_cols");
-  rep.math_lanes = param_of(topo, "pe_math", "lanes");
-  for (const auto& n : topo.nodes)
+  rep.clock_period_ps = machine.clock_period_ps;
+  rep.mac_rows = param_of(machine, "pe_gemm", "mac_rows");
+  rep.mac_cols = param_of(machine, "pe_gemm", "mac_cols");
+  rep.math_lanes = param_of(machine, "pe_math", "lanes");
+  for (const auto& n : machine.nodes)
     if (n.kind == "hbm_ctrl") {
       rep.hbm_mbps = n.params.required<Bandwidth>("bandwidth_gbps").mbps;
       break;

@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <string_view>
+
 namespace kb {
 
 std::vector<std::string> pe_prefixes(const topology_spec& topo) {
@@ -33,14 +36,21 @@ driver_run run_driver(const std::string& topology_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       const driver_options& o) {
   const impl_registry impls = load_impl_registry(components_file);
+  return run_driver(load_topology(topology_file, impls, builtin_kinds().catalog()), programs, o);
+}
+
+driver_run run_driver(topology_spec topology,
+                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                      const driver_options& o) {
   const kind_registry& kinds = builtin_kinds();
-  driver_run out{load_topology(topology_file, impls, kinds.catalog()), {}, {}, {}, {}};
+  driver_run out{std::move(topology), {}, {}, {}, {}};
   machine_context ctx = context_of(out.topology);
-  const auto pes = pe_prefixes(out.topology);
+  const auto pe_list = pe_prefixes(out.topology);
+  const std::set<std::string_view> pes(pe_list.begin(), pe_list.end());
   auto progs = std::make_shared<machine_context::program_map>();
   for (const auto& [pe, prog] : programs) {
-    if (std::find(pes.begin(), pes.end(), pe) == pes.end())
-      throw std::invalid_argument(fmt::format("no PE '{}' in {}", pe, topology_file));
+    if (!pes.count(pe))
+      throw std::invalid_argument(fmt::format("no PE '{}' in {}", pe, out.topology.file));
     (*progs)[pe] = prog;
   }
   ctx.programs = std::move(progs);

@@ -40,6 +40,11 @@ driver_run run_driver(const std::string& topology_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       const driver_options& opts);
 
+/// The same on a topology already loaded (checked against the builtin kinds).
+driver_run run_driver(topology_spec topology,
+                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                      const driver_options& opts);
+
 /// Loads the files, builds the machine, gives each PE prefix in `programs`
 /// its program, runs until the machine is quiet. `record` turns on the
 /// trace recorders (stage records, trace events); `trace_hops` also records

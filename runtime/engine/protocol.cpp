@@ -1,5 +1,7 @@
 #include "runtime/engine/protocol.hpp"
 
+#include <algorithm>
+
 #include "messages/sim.capnp.h"
 
 #include <caf/actor.hpp>
@@ -116,7 +118,12 @@ event_batch decode_batch(const std::vector<char>& bytes) {
 }
 
 const node_summary* find_node(const run_result& r, std::string_view name) {
-  for (const auto& n : r.nodes)
+  // Summaries come sorted by node id, which is the order of the names.
+  auto it = std::lower_bound(r.nodes.begin(), r.nodes.end(), name,
+                             [](const node_summary& n, std::string_view v) { return n.name < v; });
+  if (it != r.nodes.end() && it->name == name)
+    return &*it;
+  for (const auto& n : r.nodes) // a result assembled in another order
     if (n.name == name)
       return &n;
   return nullptr;
