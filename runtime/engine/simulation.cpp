@@ -1,6 +1,7 @@
 #include "runtime/engine/simulation.hpp"
 
 #include "runtime/engine/hub.hpp"
+#include "runtime/engine/partition.hpp"
 #include "runtime/engine/worker_pool.hpp"
 
 #include <caf/actor_system_config.hpp>
@@ -95,21 +96,6 @@ SimTime simulation::min_latency() const {
   return m;
 }
 
-namespace {
-
-/// Shards per process: one per worker thread, at most one per group. A run
-/// without groups and without an end time keeps one shard (its quiescence
-/// across shards costs LBTS rounds, and nothing says where to cut).
-uint32_t shards_per_process(const run_options& opts, size_t groups, bool grouped) {
-  if (opts.shards > 0)
-    return opts.shards;
-  if (!grouped && opts.end.is_infinite())
-    return 1;
-  return static_cast<uint32_t>(
-    std::clamp<size_t>(opts.threads, 1, std::max<size_t>(1, groups)));
-}
-
-} // namespace
 
 run_result simulation::run(const run_options& opts) {
   validate();
@@ -122,48 +108,17 @@ run_result simulation::run(const run_options& opts) {
   for (node_id i = 0; i < n; ++i)
     ids.emplace(names[i], i);
 
-  // Process of each node, then runs of whole groups of each process's nodes
-  // (in id order) form its shards, balanced by node count.
+  // Process of each node, then runs of whole groups of each process's
+  // nodes form its shards (partition.hpp).
   std::vector<uint32_t> proc(n, 0);
   if (partition_)
     for (node_id i = 0; i < n; ++i)
       proc[i] = std::min(partition_(names[i], ranks), ranks - 1);
-  std::vector<size_t> per_proc(ranks, 0);
-  for (auto p : proc)
-    ++per_proc[p];
-  // Group of each node: index of its group's first node.
-  std::vector<node_id> group(n);
-  std::vector<size_t> group_size(n, 0);
-  std::vector<size_t> groups_per_proc(ranks, 0);
-  {
-    std::unordered_map<std::string, node_id> first;
-    for (node_id i = 0; i < n; ++i) {
-      const auto [it, fresh] =
-        first.try_emplace(grouping_ ? grouping_(names[i]) : names[i], i);
-      group[i] = it->second;
-      if (proc[it->second] != proc[i])
-        throw std::invalid_argument(fmt::format(
-          "nodes {} and {} share a group but not a process", names[it->second], names[i]));
-      groups_per_proc[proc[i]] += fresh ? 1 : 0;
-      ++group_size[group[i]];
-    }
-  }
-  const uint32_t per = shards_per_process(
-    opts, *std::min_element(groups_per_proc.begin(), groups_per_proc.end()),
-    static_cast<bool>(grouping_));
+  const shard_plan plan = plan_shards(names, proc, ranks, grouping_, opts.shards,
+                                      opts.threads, opts.end.is_infinite());
+  const uint32_t per = plan.per_process;
   const uint32_t shards = ranks * per;
-  std::vector<uint32_t> owner(n, 0);
-  std::vector<size_t> seen(ranks, 0);
-  for (node_id i = 0; i < n; ++i) {
-    const uint32_t p = proc[i];
-    if (group[i] == i) { // a group's first node places the whole group
-      const size_t sub = seen[p] * per / std::max<size_t>(1, per_proc[p]);
-      owner[i] = p * per + static_cast<uint32_t>(std::min<size_t>(sub, per - 1));
-      seen[p] += group_size[i];
-    } else {
-      owner[i] = owner[group[i]];
-    }
-  }
+  const std::vector<uint32_t>& owner = plan.owner;
   auto local_shard = [&](uint32_t s) { return s / per == rank; };
 
   std::vector<node_init> inits(n);

@@ -1,0 +1,58 @@
+#include "runtime/engine/partition.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace kb {
+
+shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<uint32_t>& proc,
+                       uint32_t ranks,
+                       const std::function<std::string(const std::string&)>& grouping,
+                       uint32_t shards, size_t threads, bool endless) {
+  const size_t n = names.size();
+  std::vector<size_t> per_proc(ranks, 0);
+  for (auto p : proc)
+    ++per_proc[p];
+  // Group of each node: the id of its group's first node.
+  std::vector<uint32_t> group(n);
+  std::vector<size_t> group_size(n, 0);
+  std::vector<size_t> groups_per_proc(ranks, 0);
+  std::unordered_map<std::string, uint32_t> first;
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto [it, fresh] = first.try_emplace(grouping ? grouping(names[i]) : names[i], i);
+    group[i] = it->second;
+    if (proc[it->second] != proc[i])
+      throw std::invalid_argument(fmt::format("nodes {} and {} share a group but not a process",
+                                              names[it->second], names[i]));
+    groups_per_proc[proc[i]] += fresh ? 1 : 0;
+    ++group_size[group[i]];
+  }
+  shard_plan plan;
+  if (shards > 0)
+    plan.per_process = shards;
+  else if (!grouping && endless)
+    plan.per_process = 1; // nothing says where to cut; quiescence costs LBTS rounds
+  else
+    plan.per_process = static_cast<uint32_t>(std::clamp<size_t>(
+      threads, 1,
+      std::max<size_t>(1, *std::min_element(groups_per_proc.begin(), groups_per_proc.end()))));
+  const uint32_t per = plan.per_process;
+  plan.owner.assign(n, 0);
+  std::vector<size_t> seen(ranks, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t p = proc[i];
+    if (group[i] == i) { // a group's first node places the whole group
+      const size_t sub = seen[p] * per / std::max<size_t>(1, per_proc[p]);
+      plan.owner[i] = p * per + static_cast<uint32_t>(std::min<size_t>(sub, per - 1));
+      seen[p] += group_size[i];
+    } else {
+      plan.owner[i] = plan.owner[group[i]];
+    }
+  }
+  return plan;
+}
+
+} // namespace kb
