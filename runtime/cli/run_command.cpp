@@ -1,5 +1,7 @@
 #include "runtime/cli/run_command.hpp"
 
+#include "runtime/cli/process_group.hpp"
+
 #include "actors/builtin_kinds.hpp"
 #include "runtime/address.hpp"
 #include "runtime/config/impl_registry.hpp"
@@ -50,7 +52,47 @@ struct run_cli {
   uint32_t shards = 0;
   std::string json, trace;
   bool trace_hops = false;
+  uint32_t procs = 1;
+  uint32_t rank = 0;        // workers of a split run
+  std::string connect;      // workers: HOST:PORT of rank 0
+  bool record = false;      // workers: record because rank 0 writes --json/--trace
 };
+
+/// The arguments that make worker `rank` build the same machine and the
+/// same programs as rank 0 (outputs are rank 0's business).
+std::vector<std::string> worker_args(const run_cli& c, uint32_t rank, uint16_t port) {
+  std::vector<std::string> a{"run", "--op", c.op, "--op-kind", c.op_kind,
+                             "--M", std::to_string(c.m), "--K", std::to_string(c.k),
+                             "--N", std::to_string(c.n), "--dtype", c.dtype_name,
+                             "--repeat", std::to_string(c.repeat), "--pes", c.pes,
+                             "--threads", std::to_string(c.threads), "--delivery", c.delivery,
+                             "--partition", c.partition, "--shards", std::to_string(c.shards),
+                             "--procs", std::to_string(c.procs), "--rank", std::to_string(rank),
+                             "--connect", fmt::format("127.0.0.1:{}", port)};
+  auto add = [&a](const char* opt, const std::string& v) {
+    if (!v.empty()) {
+      a.emplace_back(opt);
+      a.push_back(v);
+    }
+  };
+  add("--topology", c.topology);
+  add("--components", c.components);
+  add("--out-dtype", c.out_dtype_name);
+  a.emplace_back("--tile");
+  for (auto t : c.tile)
+    a.push_back(std::to_string(t));
+  for (const auto& e : c.epilogue)
+    add("--epilogue", e);
+  if (c.a_pinned)
+    a.emplace_back("--a-pinned");
+  if (c.b_pinned)
+    a.emplace_back("--b-pinned");
+  if (c.trace_hops)
+    a.emplace_back("--trace-hops");
+  if (!c.json.empty() || !c.trace.empty() || c.record)
+    a.emplace_back("--record");
+  return a;
+}
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -218,7 +260,7 @@ int run(const run_cli& c) {
       rep.program = prog->commands;
     programs[pes[p]] = prog;
   }
-  const bool record = !c.json.empty() || !c.trace.empty();
+  const bool record = !c.json.empty() || !c.trace.empty() || c.record;
   driver_options opts;
   opts.threads = c.threads;
   opts.delivery = *delivery;
@@ -226,12 +268,41 @@ int run(const run_cli& c) {
   opts.shards = c.shards;
   opts.record = record;
   opts.trace_hops = c.trace_hops;
+  opts.cluster.ranks = c.procs;
+  opts.cluster.rank = c.rank;
+  std::unique_ptr<process_group> workers;
+  if (c.rank > 0) {
+    const auto colon = c.connect.rfind(':');
+    unsigned long port = 0;
+    size_t used = 0;
+    if (colon != std::string::npos) {
+      try {
+        port = std::stoul(c.connect.substr(colon + 1), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+    }
+    if (colon == std::string::npos || used == 0 || colon + 1 + used != c.connect.size() ||
+        port == 0 || port > 65535)
+      throw std::invalid_argument(fmt::format("--connect {}: expected HOST:PORT", c.connect));
+    opts.cluster.host = c.connect.substr(0, colon);
+    opts.cluster.port = static_cast<uint16_t>(port);
+  } else if (c.procs > 1) {
+    workers = std::make_unique<process_group>();
+    opts.cluster.on_listening = [&](uint16_t port) {
+      for (uint32_t r = 1; r < c.procs; ++r)
+        workers->spawn(r, worker_args(c, r, port));
+    };
+  }
   driver_run dr = run_driver(std::move(topo), programs, opts);
   const topology_spec& machine = dr.topology;
-  if (!dr.error.empty()) {
-    fmt::print(stderr, "kernbench run: {}\n", dr.error);
+  const std::string worker_err = workers ? workers->wait_all() : std::string{};
+  if (!dr.error.empty() || !worker_err.empty()) {
+    fmt::print(stderr, "kernbench run: {}{}\n", dr.error, worker_err);
     return 1;
   }
+  if (c.rank > 0)
+    return 0; // rank 0 reports for the whole run
   const run_result& result = dr.result;
 
   rep.topology_file = topo_path;
@@ -308,6 +379,15 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->check(CLI::Range(0, 4096));
   cmd->add_option("--json", c->json, "write the results as JSON");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
+  cmd->add_option("--procs", c->procs,
+                  "processes the machine is split over on this host (whole SIPs each, "
+                  "whole cubes when there are more processes than SIPs); same results")
+    ->capture_default_str()
+    ->check(CLI::Range(1, 256));
+  cmd->add_option("--rank", c->rank, "this process's rank (set for the worker processes)")
+    ->group("");
+  cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");
+  cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
   cmd->add_flag("--trace-hops", c->trace_hops,
                 "also trace every message hop (send, arrival, src, dst, kind, tile)");
   cmd->callback([c, &exit_code] { exit_code = run(*c); });

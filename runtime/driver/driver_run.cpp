@@ -7,10 +7,24 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <set>
 #include <string_view>
 
 namespace kb {
+
+uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes) {
+  unsigned sip = 0, cube = 0;
+  const std::string n(name);
+  const int got = std::sscanf(n.c_str(), "sip%u.cube%u", &sip, &cube);
+  if (got < 1 || sip >= sips)
+    return 0;
+  if (ranks <= sips)
+    return static_cast<uint32_t>(uint64_t{sip} * ranks / sips);
+  if (got < 2 || cube >= cubes)
+    return static_cast<uint32_t>(uint64_t{sip} * cubes * ranks / (uint64_t{sips} * cubes));
+  return static_cast<uint32_t>((uint64_t{sip} * cubes + cube) * ranks / (uint64_t{sips} * cubes));
+}
 
 std::vector<std::string> pe_prefixes(const topology_spec& topo) {
   std::vector<std::string> out;
@@ -57,6 +71,16 @@ driver_run run_driver(topology_spec topology,
   simulation sim;
   build_machine(out.topology, kinds, ctx, sim);
   sim.set_grouping(partition_grouping(o.partition));
+  if (o.cluster.ranks > 1) {
+    const uint32_t sips = out.topology.sips, cubes = out.topology.cubes_per_sip;
+    if (o.cluster.ranks > sips * cubes)
+      throw std::invalid_argument(fmt::format(
+        "--procs {}: the machine has {} cube(s); a process runs at least one", o.cluster.ranks,
+        sips * cubes));
+    sim.set_partition([sips, cubes](const std::string& name, uint32_t ranks) {
+      return process_of(name, ranks, sips, cubes);
+    });
+  }
   if (o.record || o.trace_hops)
     sim.set_recorder_factory([hops = o.trace_hops](const std::string&) {
       return std::make_shared<trace_recorder>(hops);
@@ -65,6 +89,7 @@ driver_run run_driver(topology_spec topology,
   opts.threads = o.threads;
   opts.delivery = o.delivery;
   opts.shards = o.shards;
+  opts.cluster = o.cluster;
   out.result = sim.run(opts);
   out.names = sim.names();
   out.error = out.result.error; // failures and the deadlock report

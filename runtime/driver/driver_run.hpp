@@ -33,7 +33,16 @@ struct driver_options {
   uint32_t shards = 0;            ///< 0: one per thread, at most one per group
   bool record = true;             ///< trace recorders (stage records, events)
   bool trace_hops = false;        ///< also every message hop
+  /// A run split over processes: this process's rank, and how to find rank
+  /// 0 (ranks 1..N-1) or where to listen (rank 0). Each process takes whole
+  /// SIPs (whole cubes when there are more processes than SIPs).
+  cluster_options cluster;
 };
+
+/// The process (of `ranks`) that runs node `name` of a machine of `sips`
+/// SIPs with `cubes` cubes each: whole SIPs in id order when ranks <= sips,
+/// else whole cubes; nodes outside any SIP run on rank 0.
+uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes);
 
 driver_run run_driver(const std::string& topology_file,
                       const std::string& components_file,

@@ -2,7 +2,8 @@
 # `kernbench run --json` of a fixed set of runs must equal the committed
 # expected files byte for byte, for every engine setting that must not change
 # results: --threads 1/2/4 x --delivery direct/mailbox x --partition
-# cube/sip/pe (docs/adr/0009-shard-loop.md).
+# cube/sip/pe (docs/adr/0009-shard-loop.md), and --procs 2/4 x --threads 1/2
+# (also the trace file) on the multi-SIP machine.
 #
 # The expected files of the single-cube cases were written by kernbench
 # before the shard loop existed (commit fbbb8ab, the mailbox engine); the
@@ -50,6 +51,26 @@ for c in "${cases[@]}"; do
         fi
       done
     done
+  done
+done
+# Split over processes (whole SIPs, then whole cubes, per process): the same
+# JSON, and the same Cap'n Proto trace as one process.
+name=two_sips_all_pes
+read -r -a args <<<"--topology config/scale/2sip_2cube_4pe.yaml --pes all --M 256 --K 256 --N 256"
+"$kb" run "${args[@]}" --trace "$tmp/one.trace" >/dev/null
+for procs in 2 4; do
+  for threads in 1 2; do
+    out="$tmp/$name.procs$procs.$threads.json"
+    if ! timeout 120 "$kb" run "${args[@]}" --procs "$procs" --threads "$threads" --json "$out" \
+         --trace "$tmp/split.trace" >"$tmp/log" 2>&1; then
+      echo "FAIL $name --procs $procs --threads $threads:"
+      cat "$tmp/log"
+      failed=1
+      continue
+    fi
+    runs=$((runs + 1))
+    cmp -s "$out" "$dir/$name.json" || { echo "DIFFERS $name --procs $procs --threads $threads"; failed=1; }
+    cmp -s "$tmp/split.trace" "$tmp/one.trace" || { echo "TRACE DIFFERS $name --procs $procs --threads $threads"; failed=1; }
   done
 done
 echo "$runs runs compared with ${#cases[@]} expected files"
