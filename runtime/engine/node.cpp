@@ -26,15 +26,10 @@ node::node(caf::actor_config& cfg, node_init init)
       state = static_cast<uint16_t>(stateful_.size());
       stateful_.emplace_back(l);
     }
-    auto lat = std::find(latencies_.begin(), latencies_.end(), l.latency);
-    if (lat == latencies_.end()) {
-      if (latencies_.size() >= 0xffff)
-        throw std::invalid_argument(
-          fmt::format("{}: too many distinct link latencies", name_));
-      lat = latencies_.insert(latencies_.end(), l.latency);
-    }
-    routes_.add({l.dst, static_cast<uint16_t>(lat - latencies_.begin()), state});
+    routes_.add({l.dst, latency_index(l.latency), state});
   }
+  for (const auto& r : init.out_runs)
+    routes_.add_run(r.first_dst, r.count, latency_index(r.latency));
   std::sort(in_links_.begin(), in_links_.end(),
             [](const in_link_info& a, const in_link_info& b) {
               return std::tie(a.src, a.link) < std::tie(b.src, b.link);
@@ -42,6 +37,21 @@ node::node(caf::actor_config& cfg, node_init init)
 }
 
 node::~node() = default;
+
+uint16_t node::latency_index(SimTime latency) {
+  auto lat = std::find(latencies_.begin(), latencies_.end(), latency);
+  if (lat == latencies_.end()) {
+    if (latencies_.size() >= 0xffff)
+      throw std::invalid_argument(fmt::format("{}: too many distinct link latencies", name_));
+    lat = latencies_.insert(latencies_.end(), latency);
+  }
+  return static_cast<uint16_t>(lat - latencies_.begin());
+}
+
+const std::string& node::link_name(uint32_t l) const {
+  static const std::string unnamed;
+  return l < out_names_.size() ? out_names_[l] : unnamed;
+}
 
 caf::behavior node::make_behavior() {
   return {
@@ -273,17 +283,16 @@ size_t node::queue_size(queue_id q) const {
   return q >= queues_.size() ? 0 : queues_[q].size();
 }
 
-const in_link_info& node::in_link(node_id src, uint32_t l) const {
+const in_link_info* node::in_link(node_id src, uint32_t l) const {
+  // Null for a link of a link class (pure wires: no credits to return).
   auto it = std::lower_bound(in_links_.begin(), in_links_.end(),
                              std::make_pair(src, l),
                              [](const in_link_info& a, std::pair<node_id, uint32_t> b) {
                                return std::tie(a.src, a.link) < std::tie(b.first, b.second);
                              });
   if (it == in_links_.end() || it->src != src || it->link != l)
-    throw std::logic_error(fmt::format("{}: message from node {} over unknown "
-                                       "link {}",
-                                       name_, src, l));
-  return *it;
+    return nullptr;
+  return &*it;
 }
 
 sim_event node::take(queue_id q) {
@@ -291,14 +300,14 @@ sim_event node::take(queue_id q) {
     throw std::logic_error(fmt::format("{}: take from empty queue {}", name_, q));
   sim_event ev = std::move(queues_[q].front());
   queues_[q].pop_front();
-  const in_link_info& in = in_link(ev.src, ev.link);
-  if (in.bounded) {
+  const in_link_info* in = in_link(ev.src, ev.link);
+  if (in && in->bounded) {
     sim_event credit;
-    credit.set_key(now_ + in.latency, id_, seq_++);
+    credit.set_key(now_ + in->latency, id_, seq_++);
     credit.tail = credit.t;
-    credit.dst = in.src;
+    credit.dst = in->src;
     credit.kind = static_cast<uint16_t>(engine_kind::credit);
-    credit.link = in.link;
+    credit.link = in->link;
     credit.arg0 = q;
     push_out(std::move(credit));
   }

@@ -30,12 +30,22 @@ struct in_link_info {
   bool bounded = false;
 };
 
+/// Pure-wire output links to the consecutive nodes first_dst ... first_dst +
+/// count - 1 (a link class, simulation::add_all_to_all): numbered after the
+/// node's own links, in order, with no per-link object and no name.
+struct link_run {
+  node_id first_dst = no_node;
+  uint32_t count = 0;
+  SimTime latency;
+};
+
 /// Everything a node needs at construction.
 struct node_init {
   node_id id = no_node;
   std::string name;
   std::vector<link_spec_rt> out_links;
   std::vector<std::string> out_names; ///< name of each out link's dst
+  std::vector<link_run> out_runs;     ///< link classes, after out_links
   std::vector<in_link_info> in_links;
   std::shared_ptr<recorder> rec; ///< null: tracing/op log off
 };
@@ -78,8 +88,9 @@ protected:
   std::optional<uint32_t> find_link(std::string_view dst_name) const;
   /// Index of the output link to node `dst`, if any.
   std::optional<uint32_t> find_link_to(node_id dst) const;
-  /// Name of the node at the other end of link `l`.
-  const std::string& link_name(uint32_t l) const { return out_names_[l]; }
+  /// Name of the node at the other end of link `l` (empty for a link of a
+  /// link class, which has no name).
+  const std::string& link_name(uint32_t l) const;
   size_t link_count() const { return routes_.size(); }
   SimTime link_latency(uint32_t l) const { return latencies_[routes_.at(l).latency]; }
 
@@ -140,7 +151,8 @@ private:
   void on_credit(const sim_event& ev);
   void emit(uint32_t l, sim_event ev, SimTime h, SimTime tau);
   void push_out(sim_event ev);
-  const in_link_info& in_link(node_id src, uint32_t l) const;
+  const in_link_info* in_link(node_id src, uint32_t l) const;
+  uint16_t latency_index(SimTime latency);
 
   node_id id_;
   std::string name_;

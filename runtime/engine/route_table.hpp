@@ -30,6 +30,10 @@ public:
 
   /// Appends the next link (links are numbered in the order added).
   void add(route r);
+  /// Appends `count` pure-wire links of one latency to the consecutive nodes
+  /// first_dst, first_dst + 1, ... (an any-to-any link class, without a
+  /// link object per pair).
+  void add_run(node_id first_dst, uint32_t count, uint16_t latency);
   uint32_t size() const { return count_; }
 
   /// Link `l` (< size()).

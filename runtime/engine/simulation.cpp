@@ -37,6 +37,10 @@ void simulation::add_link(const std::string& src, const std::string& dst,
   link_names_.emplace_back(src, dst);
 }
 
+void simulation::add_all_to_all(std::vector<std::string> members, SimTime latency) {
+  classes_.push_back({std::move(members), latency});
+}
+
 void simulation::set_partition(
   std::function<uint32_t(const std::string&, uint32_t)> f) {
   partition_ = std::move(f);
@@ -87,12 +91,23 @@ void simulation::validate() const {
     if (links_[i].bw && links_[i].bw->mbps == 0)
       fail("bandwidth must be > 0");
   }
+  for (const auto& c : classes_) {
+    for (const auto& m : c.members)
+      if (!nodes_.count(m))
+        throw std::invalid_argument(fmt::format("link class: unknown member node '{}'", m));
+    if (c.latency < ps(1))
+      throw std::invalid_argument("link class: latency must be >= 1 ps (a zero-latency link "
+                                  "cannot be synchronised conservatively)");
+  }
 }
 
 SimTime simulation::min_latency() const {
   SimTime m = SimTime::infinity();
   for (const auto& l : links_)
     m = std::min(m, l.latency);
+  for (const auto& c : classes_)
+    if (c.members.size() > 1)
+      m = std::min(m, c.latency);
   return m;
 }
 
@@ -153,6 +168,47 @@ run_result simulation::run(const run_options& opts) {
       SimTime& in = his[owner[l.dst]].cut_in[owner[l.src]];
       in = std::min(in, l.latency);
     }
+  }
+
+  for (const auto& c : classes_) {
+    std::vector<node_id> ms;
+    ms.reserve(c.members.size());
+    for (const auto& m : c.members)
+      ms.push_back(ids.at(m));
+    std::sort(ms.begin(), ms.end());
+    ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+    if (ms.size() < 2)
+      continue;
+    // Blocks of consecutive ids: every member gets one run per block (split
+    // around itself), so PHOLD's contiguous LPs get two runs each.
+    std::vector<link_run> blocks;
+    for (node_id m : ms)
+      if (!blocks.empty() && blocks.back().first_dst + blocks.back().count == m)
+        ++blocks.back().count;
+      else
+        blocks.push_back({m, 1, c.latency});
+    std::vector<char> has_member(shards, 0);
+    for (node_id m : ms) {
+      auto& runs = inits[m].out_runs;
+      for (const auto& b : blocks) {
+        if (m < b.first_dst || m >= b.first_dst + b.count) {
+          runs.push_back(b);
+          continue;
+        }
+        if (m > b.first_dst)
+          runs.push_back({b.first_dst, m - b.first_dst, c.latency});
+        if (m + 1 < b.first_dst + b.count)
+          runs.push_back({m + 1, b.first_dst + b.count - m - 1, c.latency});
+      }
+      has_member[owner[m]] = 1;
+      his[owner[m]].lookahead = std::min(his[owner[m]].lookahead, c.latency);
+    }
+    for (uint32_t a = 0; a < shards; ++a)
+      for (uint32_t b = 0; b < shards; ++b)
+        if (a != b && has_member[a] && has_member[b]) {
+          his[a].cut_lookahead[b] = std::min(his[a].cut_lookahead[b], c.latency);
+          his[b].cut_in[a] = std::min(his[b].cut_in[a], c.latency);
+        }
   }
 
   caf::actor_system_config cfg;

@@ -65,6 +65,11 @@ public:
   void add_link(const std::string& src, const std::string& dst,
                 SimTime latency, std::optional<Bandwidth> bw = std::nullopt,
                 uint32_t depth = 0);
+  /// A link class: every member has a pure-wire link (no bandwidth, no
+  /// credits) of `latency` to every other member, numbered after its own
+  /// links in member id order, without a link object per pair: memory and
+  /// set-up are O(members), not O(members^2). Members must exist.
+  void add_all_to_all(std::vector<std::string> members, SimTime latency);
   /// Which rank owns each node (default: all on rank 0).
   void set_partition(std::function<uint32_t(const std::string&, uint32_t ranks)> f);
   /// Nodes of one group (same key) always share a shard, e.g. a cube: its
@@ -97,6 +102,11 @@ private:
   std::map<std::string, node_entry> nodes_;
   std::vector<link_spec_rt> links_; // src/dst hold indexes into names order
   std::vector<std::pair<std::string, std::string>> link_names_;
+  struct link_class {
+    std::vector<std::string> members;
+    SimTime latency;
+  };
+  std::vector<link_class> classes_;
   std::function<uint32_t(const std::string&, uint32_t)> partition_;
   std::function<std::string(const std::string&)> grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
