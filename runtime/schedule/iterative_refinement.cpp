@@ -28,9 +28,13 @@ uint32_t next_op(const modulo_state& s) {
 /// The latest legal cycle of the window, scanning down from its end.
 std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
   const auto [lo, hi] = s.window(v);
-  for (int64_t t = hi; t >= lo; --t)
-    if (s.admit(v, t) == gate::pass)
+  for (int64_t t = hi; t >= lo; --t) {
+    const gate g = s.admit(v, t);
+    if (g == gate::pass)
       return t;
+    if (g == gate::g3_resource)
+      t -= s.g3_skip_down(v, t) - 1;
+  }
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/schedule/mii.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 
 namespace kb::sched {
@@ -69,49 +70,52 @@ std::vector<std::vector<uint32_t>> recurrences(const dep_graph& g) {
   return out;
 }
 
-constexpr int64_t minus_inf = std::numeric_limits<int64_t>::min() / 4;
-
-/// True when no cycle inside `scc` has positive weight at `ii`.
-bool feasible(const dep_graph& g, const std::vector<uint32_t>& scc, int64_t ii,
-              std::vector<int64_t>& d) {
+/// True when no cycle inside `scc` has positive weight latency − distance·II:
+/// queue-based Bellman–Ford longest paths from a virtual source to every op of
+/// the component. A path of k edges among k ops repeats one, so an op whose
+/// best path grows to k edges lies behind a positive cycle. Each probe costs
+/// O(E) per pass and far fewer passes than ops in practice, against the
+/// O(k³) of a Floyd–Warshall closure.
+bool feasible(const dep_graph& g, const std::vector<uint32_t>& scc,
+              const std::vector<int32_t>& local, int64_t ii, std::vector<int64_t>& dist,
+              std::vector<uint32_t>& len, std::deque<uint32_t>& queue,
+              std::vector<bool>& queued) {
   const std::size_t k = scc.size();
-  d.assign(k * k, minus_inf);
-  auto local = [&](uint32_t op) {
-    return static_cast<std::size_t>(std::lower_bound(scc.begin(), scc.end(), op) - scc.begin());
-  };
-  for (std::size_t i = 0; i < k; ++i) {
+  dist.assign(k, 0);
+  len.assign(k, 0);
+  queued.assign(k, true);
+  queue.clear();
+  for (std::size_t i = 0; i < k; ++i)
+    queue.push_back(static_cast<uint32_t>(i));
+  while (!queue.empty()) {
+    const uint32_t i = queue.front();
+    queue.pop_front();
+    queued[i] = false;
     for (uint32_t e : g.succs(scc[i])) {
       const auto& ed = g.edge(e);
-      const std::size_t j = local(ed.to);
-      if (j == k || scc[j] != ed.to)
+      const int32_t j = local[ed.to];
+      if (j < 0)
         continue;
-      const int64_t w = ed.latency - static_cast<int64_t>(ed.distance) * ii;
-      d[i * k + j] = std::max(d[i * k + j], w);
+      const int64_t cand = dist[i] + ed.latency - static_cast<int64_t>(ed.distance) * ii;
+      if (cand <= dist[static_cast<std::size_t>(j)])
+        continue;
+      dist[static_cast<std::size_t>(j)] = cand;
+      len[static_cast<std::size_t>(j)] = len[i] + 1;
+      if (len[static_cast<std::size_t>(j)] >= k)
+        return false;
+      if (!queued[static_cast<std::size_t>(j)]) {
+        queued[static_cast<std::size_t>(j)] = true;
+        queue.push_back(static_cast<uint32_t>(j));
+      }
     }
   }
-  for (std::size_t m = 0; m < k; ++m)
-    for (std::size_t i = 0; i < k; ++i) {
-      const int64_t dim = d[i * k + m];
-      if (dim == minus_inf)
-        continue;
-      for (std::size_t j = 0; j < k; ++j) {
-        const int64_t dmj = d[m * k + j];
-        if (dmj != minus_inf && dim + dmj > d[i * k + j])
-          d[i * k + j] = dim + dmj;
-      }
-      if (d[i * k + i] > 0)
-        return false;
-    }
-  for (std::size_t i = 0; i < k; ++i)
-    if (d[i * k + i] > 0)
-      return false;
   return true;
 }
 
 } // namespace
 
-mii_bounds compute_mii(const problem& p, const dep_graph& g) {
-  mii_bounds b;
+uint32_t compute_res_mii(const problem& p) {
+  uint32_t res = 1;
   std::vector<uint64_t> use(p.pools.size(), 0);
   for (const auto& op : p.ops)
     for (const auto& cycle : op.reservation)
@@ -119,25 +123,40 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g) {
         use[u.pool] += u.count;
   for (std::size_t i = 0; i < use.size(); ++i) {
     const uint64_t cap = p.pools[i].capacity;
-    b.res_mii = std::max<uint32_t>(b.res_mii, static_cast<uint32_t>((use[i] + cap - 1) / cap));
+    res = std::max<uint32_t>(res, static_cast<uint32_t>((use[i] + cap - 1) / cap));
   }
+  return res;
+}
+
+mii_bounds compute_mii(const problem& p, const dep_graph& g) {
+  mii_bounds b;
+  b.res_mii = compute_res_mii(p);
   if (!g.zero_distance_cycle().empty())
     return b;
   uint32_t rec = 1;
-  std::vector<int64_t> scratch;
+  std::vector<int64_t> dist;
+  std::vector<uint32_t> len;
+  std::deque<uint32_t> queue;
+  std::vector<bool> queued;
+  std::vector<int32_t> local(g.size(), -1);
   for (const auto& scc : recurrences(g)) {
+    for (std::size_t i = 0; i < scc.size(); ++i)
+      local[scc[i]] = static_cast<int32_t>(i);
+    auto ok = [&](int64_t ii) { return feasible(g, scc, local, ii, dist, len, queue, queued); };
     int64_t hi = 1;
     for (uint32_t v : scc)
       for (uint32_t e : g.succs(v))
         hi += std::max<int64_t>(0, g.edge(e).latency);
     int64_t lo = rec; // only IIs above the current bound can matter
-    if (feasible(g, scc, lo, scratch))
-      continue;
-    while (lo + 1 < hi) { // invariant: lo infeasible, hi feasible
-      const int64_t mid = lo + (hi - lo) / 2;
-      (feasible(g, scc, mid, scratch) ? hi : lo) = mid;
+    if (!ok(lo)) {
+      while (lo + 1 < hi) { // invariant: lo infeasible, hi feasible
+        const int64_t mid = lo + (hi - lo) / 2;
+        (ok(mid) ? hi : lo) = mid;
+      }
+      rec = static_cast<uint32_t>(hi);
     }
-    rec = static_cast<uint32_t>(hi);
+    for (uint32_t v : scc)
+      local[v] = -1;
   }
   b.rec_mii = rec;
   b.mii = std::max(b.res_mii, rec);
@@ -149,6 +168,10 @@ schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy 
   a.used = used;
   a.edges = p.edges;
   a.seats.resize(p.ops.size());
+  if (used == strategy::serial) { // no II: the cheap resource bound only
+    a.res_mii = compute_res_mii(p);
+    return a;
+  }
   const auto bounds = compute_mii(p, g);
   a.res_mii = bounds.res_mii;
   a.rec_mii = bounds.rec_mii;

@@ -21,12 +21,14 @@ namespace {
 
 /// Runs the ladder on a fresh state at `ii`; returns the winning state.
 std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
-                                       const group_map& groups, uint32_t ii,
-                                       const modulo_options& o, search_stats& stats) {
+                                       const group_map& groups,
+                                       const std::shared_ptr<const footprints>& fp,
+                                       uint32_t ii, const modulo_options& o,
+                                       search_stats& stats) {
   const uint64_t budget = uint64_t{o.refine_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
   const placement_options initial{o.permute_budget, false};
   const placement_options heavy{o.permute_budget, true};
-  modulo_state s(p, g, groups, ii, stats);
+  modulo_state s(p, g, groups, ii, stats, fp);
   auto won = [&](const char* rung) {
     stats.rung = rung;
     return std::optional<modulo_state>(std::move(s));
@@ -50,10 +52,10 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
     return won("cost_based_placement");
   // Clear the intermediate state and rerun from an empty schedule.
   ++stats.clears;
-  s = modulo_state(p, g, groups, ii, stats);
+  s = modulo_state(p, g, groups, ii, stats, fp);
   if (arm_placement(s, initial))
     return won("initial_placement_after_clear");
-  s = modulo_state(p, g, groups, ii, stats);
+  s = modulo_state(p, g, groups, ii, stats, fp);
   if (arm_placement(s, heavy))
     return won("cost_based_placement_after_clear");
   return std::nullopt;
@@ -102,11 +104,12 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
                        fmt::join(names, " -> "), names.front()));
     return a;
   }
+  const auto fp = std::make_shared<const footprints>(compile_footprints(p));
   const uint32_t hi = o.max_ii_slack ? *a.mii + o.max_ii_slack
                                      : std::max(*a.mii, serial_ii_bound(p, g));
   for (uint32_t ii = *a.mii; ii <= hi; ++ii) {
     ++a.stats.ii_attempts;
-    if (auto s = run_ladder(p, g, groups, ii, o, a.stats)) {
+    if (auto s = run_ladder(p, g, groups, fp, ii, o, a.stats)) {
       publish(*s, a);
       if (ii > *a.mii)
         a.note(diagnostic::level::note,
