@@ -95,6 +95,10 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
   const dep_graph g(p);
   const group_map groups = same_depth_groups(p);
   schedule_analysis a = begin_analysis(p, g, strategy::cost);
+  if (p.force_serial_execution) // only an explicit request gets here; say so
+    a.note(diagnostic::level::warning,
+           "cost-based path ignores force_serial_execution: the loop is modulo scheduled "
+           "(drop --strategy cost to run it serially)");
   if (!a.mii) {
     std::vector<std::string> names;
     for (uint32_t v : g.zero_distance_cycle())
