@@ -1,28 +1,35 @@
 #include "runtime/schedule/iterative_refinement.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace kb::sched {
 
 namespace {
 
+/// The unseated ops by (−height, program order): the order ops are taken in.
+using queue_t = std::set<std::pair<int64_t, uint32_t>>;
+
 /// Highest height first, program order on ties; skips seated and dead ops.
 /// An op that would win but is pending is held over (G1, counted) and the
-/// next one is taken. Returns size() when there is none.
-uint32_t next_op(const modulo_state& s) {
-  uint32_t best = static_cast<uint32_t>(s.size());
-  uint32_t best_held = best;
-  for (uint32_t v = 0; v < s.size(); ++v) {
-    if (s.seated(v) || s.dead[v])
+/// next one is taken. Returns size() when there is none. Walks `unseated`
+/// from its front, so a step costs the dead and held ops it passes, not n.
+uint32_t next_op(const modulo_state& s, const queue_t& unseated) {
+  bool held_first = false;
+  for (const auto& [neg_height, v] : unseated) {
+    if (s.dead[v])
       continue;
-    uint32_t& slot = s.pending[v] ? best_held : best;
-    if (slot == s.size() || s.height(v) > s.height(slot))
-      slot = v;
+    if (s.pending[v]) {
+      held_first = true;
+      continue;
+    }
+    if (held_first)
+      ++s.stats->g1_hold_over;
+    return v;
   }
-  if (best_held != s.size() && (best == s.size() || s.height(best_held) > s.height(best) ||
-                                (s.height(best_held) == s.height(best) && best_held < best)))
+  if (held_first)
     ++s.stats->g1_hold_over;
-  return best;
+  return static_cast<uint32_t>(s.size());
 }
 
 /// The latest legal cycle of the window, scanning down from its end.
@@ -38,8 +45,9 @@ std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
   return std::nullopt;
 }
 
-void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held) {
+void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, queue_t& unseated) {
   s.unseat(w);
+  unseated.insert({-s.height(w), w});
   held.push_back(w);
   ++s.stats->evictions;
 }
@@ -54,12 +62,17 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
   // No schedule needs an op later than every op one after another.
   int64_t horizon = ii;
   for (const auto& op : s.prob().ops)
-    horizon += std::max<int64_t>(op.latency, static_cast<int64_t>(op.reservation.size())) + ii;
+    horizon += std::max<int64_t>(op.latency, static_cast<int64_t>(op.span())) + ii;
+
+  queue_t unseated;
+  for (uint32_t v = 0; v < s.size(); ++v)
+    if (!s.seated(v))
+      unseated.insert({-s.height(v), v});
 
   for (uint64_t step = 0; step < o.budget; ++step) {
     if (s.seated_count() == s.size())
       return true;
-    uint32_t v = next_op(s);
+    uint32_t v = next_op(s, unseated);
     if (v == s.size()) {
       // Only held-over or dead ops are left: release the hold, or revive the
       // dead once (earlier evictions may have lowered their Estart).
@@ -98,9 +111,9 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
         continue;
       }
       for (uint32_t w : s.group_conflicts(v, at))
-        evict(s, w, held);
+        evict(s, w, held, unseated);
       for (uint32_t w : s.resource_conflicts(v, at))
-        evict(s, w, held);
+        evict(s, w, held, unseated);
       if (!s.fits(v, at)) { // its own reservation wraps onto itself at this II
         s.dead[v] = true;
         continue;
@@ -108,6 +121,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       t = at;
     }
     s.seat(v, *t);
+    unseated.erase({-s.height(v), v});
     prev[v] = *t;
     // Successors whose dependence the new seat breaks are evicted too.
     for (uint32_t e : s.graph().succs(v)) {
@@ -115,7 +129,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       if (ed.to == v || !s.seated(ed.to))
         continue;
       if (s.cycle(ed.to) < *t + ed.latency - static_cast<int64_t>(ed.distance) * ii)
-        evict(s, ed.to, held);
+        evict(s, ed.to, held, unseated);
     }
     for (uint32_t w : held)
       s.pending[w] = true;

@@ -126,6 +126,14 @@ bool modulo_state::fits_cellwise(uint32_t v, int64_t t) const {
       if (mrt_.usage(u.pool, cell) + add[idx] > p_->pools[u.pool].capacity)
         return false;
     }
+  for (const auto& h : p_->ops[v].holds)
+    for (uint32_t i = 0; i < h.cycles && h.count > 0; ++i) {
+      const auto cell = static_cast<uint32_t>(mod(t + static_cast<int64_t>(i), ii_));
+      const std::size_t idx = std::size_t{cell} * pools + h.pool;
+      add[idx] += h.count;
+      if (mrt_.usage(h.pool, cell) + add[idx] > p_->pools[h.pool].capacity)
+        return false;
+    }
   return true;
 }
 

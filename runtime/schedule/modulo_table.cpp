@@ -47,7 +47,7 @@ footprints compile_footprints(const problem& p) {
   for (std::size_t v = 0; v < p.ops.size(); ++v) {
     const auto& res = p.ops[v].reservation;
     auto& f = out.ops[v];
-    f.span = static_cast<uint32_t>(res.size());
+    f.span = p.ops[v].span();
     std::map<std::pair<uint32_t, uint32_t>, std::size_t> open; // (pool, count) -> run ending at i
     for (uint32_t i = 0; i < res.size(); ++i) {
       std::map<std::pair<uint32_t, uint32_t>, std::size_t> next;
@@ -71,6 +71,15 @@ footprints compile_footprints(const problem& p) {
         f.flat_pressure = f.flat_pressure && u.count == p.pools[u.pool].capacity;
       }
       open = std::move(next);
+    }
+    for (const auto& h : p.ops[v].holds) {
+      if (h.count == 0 || h.cycles == 0)
+        continue;
+      // A hold on a pool the op already uses may stack on it: slow path.
+      f.stacked = f.stacked || std::find(f.pools.begin(), f.pools.end(), h.pool) != f.pools.end();
+      f.runs.push_back({h.pool, 0, h.cycles, h.count});
+      f.pools.push_back(h.pool);
+      f.flat_pressure = f.flat_pressure && h.count == p.pools[h.pool].capacity;
     }
     std::sort(f.pools.begin(), f.pools.end());
     f.pools.erase(std::unique(f.pools.begin(), f.pools.end()), f.pools.end());
