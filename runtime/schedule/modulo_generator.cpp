@@ -24,13 +24,15 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
                                        const group_map& groups,
                                        const std::shared_ptr<const footprints>& fp,
                                        uint32_t ii, const modulo_options& o,
-                                       search_stats& stats) {
+                                       search_stats& stats, bool deadlines) {
   const uint64_t budget = uint64_t{o.refine_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
   const placement_options initial{o.permute_budget, false};
   const placement_options heavy{o.permute_budget, true};
   modulo_state s(p, g, groups, ii, stats, fp);
+  if (deadlines && !s.use_deadlines())
+    return std::nullopt; // the depths cannot all be met at this II
   auto won = [&](const char* rung) {
-    stats.rung = rung;
+    stats.rung = deadlines ? std::string(rung) + "_within_deadlines" : std::string(rung);
     return std::optional<modulo_state>(std::move(s));
   };
   auto fresh_attempt = [&] { // dead and pending are per attempt; seats carry
@@ -53,9 +55,13 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
   // Clear the intermediate state and rerun from an empty schedule.
   ++stats.clears;
   s = modulo_state(p, g, groups, ii, stats, fp);
+  if (deadlines)
+    s.use_deadlines();
   if (arm_placement(s, initial))
     return won("initial_placement_after_clear");
   s = modulo_state(p, g, groups, ii, stats, fp);
+  if (deadlines)
+    s.use_deadlines();
   if (arm_placement(s, heavy))
     return won("cost_based_placement_after_clear");
   return std::nullopt;
@@ -111,9 +117,14 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
   const auto fp = std::make_shared<const footprints>(compile_footprints(p));
   const uint32_t hi = o.max_ii_slack ? *a.mii + o.max_ii_slack
                                      : std::max(*a.mii, serial_ii_bound(p, g));
+  const bool depths = std::any_of(p.ops.begin(), p.ops.end(),
+                                  [](const op_spec& op) { return op.max_depth.has_value(); });
   for (uint32_t ii = *a.mii; ii <= hi; ++ii) {
     ++a.stats.ii_attempts;
-    if (auto s = run_ladder(p, g, groups, fp, ii, o, a.stats)) {
+    auto s = run_ladder(p, g, groups, fp, ii, o, a.stats, false);
+    if (!s && depths) // the ladder again, every window clipped at its deadline
+      s = run_ladder(p, g, groups, fp, ii, o, a.stats, true);
+    if (s) {
       publish(*s, a);
       if (ii > *a.mii)
         a.note(diagnostic::level::note,

@@ -59,6 +59,40 @@ modulo_state::modulo_state(const problem& p, const dep_graph& g, const group_map
   }
 }
 
+bool modulo_state::use_deadlines() {
+  const auto ii = static_cast<int64_t>(ii_);
+  const std::size_t n = p_->ops.size();
+  constexpr int64_t none = INT64_MAX / 4;
+  deadline_.assign(n, none);
+  std::vector<int64_t> earliest(n, 0);
+  for (std::size_t v = 0; v < n; ++v)
+    if (const auto& md = p_->ops[v].max_depth)
+      deadline_[v] = (static_cast<int64_t>(*md) + 1) * ii - 1;
+  // Longest-path relaxation both ways; at II ≥ RecMII n rounds settle it.
+  for (std::size_t round = 0; round <= n; ++round) {
+    bool changed = false;
+    for (const auto& e : p_->edges) {
+      if (e.from == e.to)
+        continue;
+      const int64_t w = e.latency - static_cast<int64_t>(e.distance) * ii;
+      if (deadline_[e.to] < none && deadline_[e.to] - w < deadline_[e.from]) {
+        deadline_[e.from] = deadline_[e.to] - w;
+        changed = true;
+      }
+      if (earliest[e.from] + w > earliest[e.to]) {
+        earliest[e.to] = earliest[e.from] + w;
+        changed = true;
+      }
+    }
+    if (!changed)
+      break;
+  }
+  for (std::size_t v = 0; v < n; ++v)
+    if (deadline_[v] < earliest[v])
+      return false;
+  return true;
+}
+
 int64_t modulo_state::estart(uint32_t v) const {
   int64_t t = 0;
   for (uint32_t e : g_->preds(v)) {
@@ -207,6 +241,8 @@ std::pair<int64_t, int64_t> modulo_state::window(uint32_t v) const {
     if (const auto ls = lstart(v))
       hi = std::min(hi, *ls);
   }
+  if (!deadline_.empty())
+    hi = std::min(hi, deadline_[v]);
   return {lo, hi};
 }
 

@@ -113,6 +113,14 @@ public:
   cost_vector cost_of(uint32_t v, int64_t t) const;
   cost_vector cost_of_pair(uint32_t a, uint32_t b, int64_t t);
 
+  /// Clips every window at the op's deadline: its max_depth row end, carried
+  /// back to its predecessors along the edges (t_u ≤ D_v − latency +
+  /// distance·II). False when some op's deadline lies before its earliest
+  /// start along the edges: no schedule at this II meets the depths.
+  bool use_deadlines();
+  /// The deadline of `v` (INT64_MAX without one, or before use_deadlines).
+  int64_t deadline(uint32_t v) const { return deadline_.empty() ? INT64_MAX : deadline_[v]; }
+
   // -- updates ----------------------------------------------------------------
   void seat(uint32_t v, int64_t t);
   void unseat(uint32_t v);
@@ -150,6 +158,7 @@ private:
   std::shared_ptr<const footprints> fp_;
   modulo_table mrt_;
   std::vector<int64_t> height_;
+  std::vector<int64_t> deadline_; ///< empty unless use_deadlines()
   std::size_t seated_count_ = 0;
 };
 
