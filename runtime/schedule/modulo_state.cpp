@@ -313,10 +313,15 @@ probe_result modulo_state::probe(uint32_t v, bool count) const {
 cost_vector modulo_state::cost_of(uint32_t v, int64_t t) const {
   cost_vector c;
   uint64_t pressure = 0;
-  for (const auto& r : fp_->ops[v].runs)
-    for_pieces(r, t, ii_, [&](uint32_t at, uint32_t n) {
-      pressure += mrt_.pressure(r.pool, at, n, r.count);
-    });
+  if (!wraps(v))
+    for (const auto& r : fp_->ops[v].runs)
+      pressure += mrt_.pressure(r.pool, static_cast<uint32_t>(mod(t + r.offset, ii_)), r.len,
+                                r.count);
+  else
+    for (const auto& r : fp_->ops[v].runs)
+      for_pieces(r, t, ii_, [&](uint32_t at, uint32_t n) {
+        pressure += mrt_.pressure(r.pool, at, n, r.count);
+      });
   c.slot_pressure = pressure;
   c.delay = t - estart(v);
   c.neg_height = -height_[v];
@@ -343,6 +348,16 @@ cost_vector modulo_state::cost_of_pair(uint32_t a, uint32_t b, int64_t t) {
 
 void modulo_state::apply(uint32_t v, int64_t t, int sign) {
   blocked_.run = -1;
+  if (!wraps(v)) { // every run within II: one range each
+    for (const auto& r : fp_->ops[v].runs) {
+      const auto at = static_cast<uint32_t>(mod(t + r.offset, ii_));
+      if (sign > 0)
+        mrt_.add(r.pool, at, r.len, r.count);
+      else
+        mrt_.remove(r.pool, at, r.len, r.count);
+    }
+    return;
+  }
   for (const auto& r : fp_->ops[v].runs)
     for_pieces(r, t, ii_, [&](uint32_t at, uint32_t n) {
       if (sign > 0)

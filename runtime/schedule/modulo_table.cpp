@@ -93,6 +93,9 @@ modulo_table::modulo_table(const std::vector<uint32_t>& capacity, uint32_t ii)
   for (uint32_t c : capacity) {
     base_.push_back(total);
     total += c * words_;
+    permille_base_.push_back(permille_.size());
+    for (uint64_t u = 0; u <= 2 * uint64_t{c}; ++u)
+      permille_.push_back(u * 1000 / c);
   }
   bits_.assign(total, 0);
 }
@@ -120,7 +123,7 @@ bool modulo_table::fits_slow(uint32_t pool, uint32_t start, uint32_t len,
   return clear;
 }
 
-int64_t modulo_table::last_full(uint32_t pool, uint32_t start, uint32_t len,
+int64_t modulo_table::last_full_slow(uint32_t pool, uint32_t start, uint32_t len,
                                 uint32_t count) const {
   if (count == 0 || len == 0)
     return -1;
@@ -132,18 +135,18 @@ int64_t modulo_table::last_full(uint32_t pool, uint32_t start, uint32_t len,
   int64_t cell = -1;
   for_words(0, s.b1, [&](uint32_t w, uint64_t m) {
     if (const uint64_t x = pl[w] & m)
-      cell = int64_t{w} * 64 + 63 - std::countl_zero(x);
+      cell = int64_t{w} * 64 + 63 - countl_zero(x);
   });
   if (cell >= 0)
     return cell + (ii_ - s.a0);
   for_words(s.a0, s.b0, [&](uint32_t w, uint64_t m) {
     if (const uint64_t x = pl[w] & m)
-      cell = int64_t{w} * 64 + 63 - std::countl_zero(x);
+      cell = int64_t{w} * 64 + 63 - countl_zero(x);
   });
   return cell >= 0 ? cell - s.a0 : -1;
 }
 
-int64_t modulo_table::first_full(uint32_t pool, uint32_t start, uint32_t len,
+int64_t modulo_table::first_full_slow(uint32_t pool, uint32_t start, uint32_t len,
                                  uint32_t count) const {
   if (count == 0 || len == 0)
     return -1;
@@ -155,18 +158,18 @@ int64_t modulo_table::first_full(uint32_t pool, uint32_t start, uint32_t len,
   int64_t cell = -1;
   for_words(s.a0, s.b0, [&](uint32_t w, uint64_t m) {
     if (const uint64_t x = pl[w] & m; x && cell < 0)
-      cell = int64_t{w} * 64 + std::countr_zero(x);
+      cell = int64_t{w} * 64 + countr_zero(x);
   });
   if (cell >= 0)
     return cell - s.a0;
   for_words(0, s.b1, [&](uint32_t w, uint64_t m) {
     if (const uint64_t x = pl[w] & m; x && cell < 0)
-      cell = int64_t{w} * 64 + std::countr_zero(x);
+      cell = int64_t{w} * 64 + countr_zero(x);
   });
   return cell >= 0 ? cell + (ii_ - s.a0) : -1;
 }
 
-uint64_t modulo_table::pressure(uint32_t pool, uint32_t start, uint32_t len,
+uint64_t modulo_table::pressure_slow(uint32_t pool, uint32_t start, uint32_t len,
                                 uint32_t count) const {
   const uint32_t cap = capacity_[pool];
   const split s = split_range(start, len, ii_);
@@ -177,8 +180,8 @@ uint64_t modulo_table::pressure(uint32_t pool, uint32_t start, uint32_t len,
     uint64_t next = 0; // slots with use ≥ k + 1
     if (k < cap) {
       const uint64_t* pl = plane(pool, k);
-      for_words(s.a0, s.b0, [&](uint32_t w, uint64_t m) { next += std::popcount(pl[w] & m); });
-      for_words(0, s.b1, [&](uint32_t w, uint64_t m) { next += std::popcount(pl[w] & m); });
+      for_words(s.a0, s.b0, [&](uint32_t w, uint64_t m) { next += popcount(pl[w] & m); });
+      for_words(0, s.b1, [&](uint32_t w, uint64_t m) { next += popcount(pl[w] & m); });
     }
     total += (above - next) * ((uint64_t{k} + count) * 1000 / cap);
     above = next;
@@ -186,7 +189,7 @@ uint64_t modulo_table::pressure(uint32_t pool, uint32_t start, uint32_t len,
   return total;
 }
 
-void modulo_table::add(uint32_t pool, uint32_t start, uint32_t len, uint32_t count) {
+void modulo_table::add_slow(uint32_t pool, uint32_t start, uint32_t len, uint32_t count) {
   if (count == 0 || len == 0)
     return;
   assert(fits(pool, start, len, count));
@@ -204,7 +207,7 @@ void modulo_table::add(uint32_t pool, uint32_t start, uint32_t len, uint32_t cou
   for_words(0, s.b1, one);
 }
 
-void modulo_table::remove(uint32_t pool, uint32_t start, uint32_t len, uint32_t count) {
+void modulo_table::remove_slow(uint32_t pool, uint32_t start, uint32_t len, uint32_t count) {
   if (count == 0 || len == 0)
     return;
   const uint32_t cap = capacity_[pool];
