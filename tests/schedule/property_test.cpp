@@ -58,6 +58,10 @@ TEST(schedule_property, constrained_random_loops_validate) {
   check_all(ro, t);
   fmt::print("[ stats    ] {} constrained loops: II = MII on {:.1f}%, mean II/MII {:.4f}\n",
              t.scheduled, 100.0 * t.at_mii / t.scheduled, t.ratio_sum / t.scheduled);
+  // Floors just under what the depth-deadline retry reaches (68.7%, 1.1991;
+  // 67.1%, 1.2041 without it), so losing it fails here.
+  EXPECT_GE(static_cast<double>(t.at_mii) / static_cast<double>(t.scheduled), 0.68);
+  EXPECT_LE(t.ratio_sum / static_cast<double>(t.scheduled), 1.2);
 }
 
 TEST(schedule_property, serial_schedules_of_random_loops_validate) {
