@@ -2,13 +2,22 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
+
+#include "runtime/schedule/detail/splitmix.hpp"
 
 namespace kb::sched {
 
 namespace {
 
 /// The unseated ops by (−height, program order): the order ops are taken in.
-using queue_t = std::set<std::pair<int64_t, uint32_t>>;
+/// With a shuffle seed, ties of height go by a hash of the op instead.
+using queue_t = std::set<std::tuple<int64_t, uint64_t, uint32_t>>;
+
+std::tuple<int64_t, uint64_t, uint32_t> key(const modulo_state& s, uint32_t v, uint64_t shuffle) {
+  uint64_t x = shuffle ^ (uint64_t{v} * 0x9e3779b97f4a7c15ull);
+  return {-s.height(v), shuffle ? detail::splitmix64(x) : 0, v};
+}
 
 /// Highest height first, program order on ties; skips seated and dead ops.
 /// An op that would win but is pending is held over (G1, counted) and the
@@ -16,7 +25,7 @@ using queue_t = std::set<std::pair<int64_t, uint32_t>>;
 /// from its front, so a step costs the dead and held ops it passes, not n.
 uint32_t next_op(const modulo_state& s, const queue_t& unseated) {
   bool held_first = false;
-  for (const auto& [neg_height, v] : unseated) {
+  for (const auto& [neg_height, tie, v] : unseated) {
     if (s.dead[v])
       continue;
     if (s.pending[v]) {
@@ -45,9 +54,10 @@ std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
   return std::nullopt;
 }
 
-void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, queue_t& unseated) {
+void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, queue_t& unseated,
+           uint64_t shuffle) {
   s.unseat(w);
-  unseated.insert({-s.height(w), w});
+  unseated.insert(key(s, w, shuffle));
   held.push_back(w);
   ++s.stats->evictions;
 }
@@ -67,7 +77,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
   queue_t unseated;
   for (uint32_t v = 0; v < s.size(); ++v)
     if (!s.seated(v))
-      unseated.insert({-s.height(v), v});
+      unseated.insert(key(s, v, o.shuffle));
 
   for (uint64_t step = 0; step < o.budget; ++step) {
     if (s.seated_count() == s.size())
@@ -111,9 +121,9 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
         continue;
       }
       for (uint32_t w : s.group_conflicts(v, at))
-        evict(s, w, held, unseated);
+        evict(s, w, held, unseated, o.shuffle);
       for (uint32_t w : s.resource_conflicts(v, at))
-        evict(s, w, held, unseated);
+        evict(s, w, held, unseated, o.shuffle);
       if (!s.fits(v, at)) { // its own reservation wraps onto itself at this II
         s.dead[v] = true;
         continue;
@@ -121,7 +131,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       t = at;
     }
     s.seat(v, *t);
-    unseated.erase({-s.height(v), v});
+    unseated.erase(key(s, v, o.shuffle));
     prev[v] = *t;
     // Successors whose dependence the new seat breaks are evicted too.
     for (uint32_t e : s.graph().succs(v)) {
@@ -129,7 +139,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       if (ed.to == v || !s.seated(ed.to))
         continue;
       if (s.cycle(ed.to) < *t + ed.latency - static_cast<int64_t>(ed.distance) * ii)
-        evict(s, ed.to, held, unseated);
+        evict(s, ed.to, held, unseated, o.shuffle);
     }
     for (uint32_t w : held)
       s.pending[w] = true;

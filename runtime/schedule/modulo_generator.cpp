@@ -67,6 +67,24 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
   return std::nullopt;
 }
 
+/// Rau's refinement from an empty state with ties of height broken in a
+/// seeded order (restart k), within the depth deadlines when there are any.
+std::optional<modulo_state> restart(const problem& p, const dep_graph& g, const group_map& groups,
+                                    const std::shared_ptr<const footprints>& fp, uint32_t ii,
+                                    const modulo_options& o, search_stats& stats, uint32_t k,
+                                    bool deadlines) {
+  modulo_state s(p, g, groups, ii, stats, fp);
+  if (deadlines && !s.use_deadlines())
+    return std::nullopt;
+  const uint64_t budget =
+    uint64_t{o.restart_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
+  // Odd restarts seat as early as they can, even ones as late (deepest retry).
+  if (!iterative_refine(s, {budget, k % 2 == 0, 0x5eed0000ull + k}))
+    return std::nullopt;
+  stats.rung = fmt::format("rau_refinement_restart_{}", k);
+  return std::optional<modulo_state>(std::move(s));
+}
+
 void publish(const modulo_state& s, schedule_analysis& a) {
   const auto n = static_cast<uint32_t>(s.size());
   const auto ii = static_cast<int64_t>(s.ii());
@@ -124,6 +142,8 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
     auto s = run_ladder(p, g, groups, fp, ii, o, a.stats, false);
     if (!s && depths) // the ladder again, every window clipped at its deadline
       s = run_ladder(p, g, groups, fp, ii, o, a.stats, true);
+    for (uint32_t k = 1; !s && k <= o.restarts; ++k) // Rau again, other tie orders
+      s = restart(p, g, groups, fp, ii, o, a.stats, k, depths);
     if (s) {
       publish(*s, a);
       if (ii > *a.mii)
