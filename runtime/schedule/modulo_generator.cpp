@@ -13,18 +13,25 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace kb::sched {
 
 namespace {
 
+using attempt = std::function<std::optional<modulo_state>()>;
+
 /// Runs the ladder on a fresh state at `ii`; returns the winning state.
+/// `before_arms`, when given, runs between the refinement rungs and the arm
+/// rungs (it works on states of its own, so the ladder's result at this II
+/// does not depend on where it runs, only its cost does).
 std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
                                        const group_map& groups,
                                        const std::shared_ptr<const footprints>& fp,
                                        uint32_t ii, const modulo_options& o,
-                                       search_stats& stats, bool deadlines) {
+                                       search_stats& stats, bool deadlines,
+                                       const attempt* before_arms = nullptr) {
   const uint64_t budget = uint64_t{o.refine_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
   const placement_options initial{o.permute_budget, false};
   const placement_options heavy{o.permute_budget, true};
@@ -47,6 +54,9 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
       return won("deepest_retry");
     fresh_attempt();
   }
+  if (before_arms)
+    if (auto r = (*before_arms)())
+      return r;
   if (arm_placement(s, initial))
     return won("initial_placement");
   fresh_attempt();
@@ -139,11 +149,19 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
                                   [](const op_spec& op) { return op.max_depth.has_value(); });
   for (uint32_t ii = *a.mii; ii <= hi; ++ii) {
     ++a.stats.ii_attempts;
-    auto s = run_ladder(p, g, groups, fp, ii, o, a.stats, false);
+    // Rau again from empty states with other tie orders. They run before the
+    // arm rungs, which cost far more; the II still succeeds exactly when the
+    // ladder or a restart would.
+    const attempt restarts = [&]() -> std::optional<modulo_state> {
+      for (uint32_t k = 1; k <= o.restarts; ++k)
+        if (auto r = restart(p, g, groups, fp, ii, o, a.stats, k, depths))
+          return r;
+      return std::nullopt;
+    };
+    auto s = run_ladder(p, g, groups, fp, ii, o, a.stats, false,
+                        o.skip_refinement ? nullptr : &restarts);
     if (!s && depths) // the ladder again, every window clipped at its deadline
       s = run_ladder(p, g, groups, fp, ii, o, a.stats, true);
-    for (uint32_t k = 1; !s && k <= o.restarts; ++k) // Rau again, other tie orders
-      s = restart(p, g, groups, fp, ii, o, a.stats, k, depths);
     if (s) {
       publish(*s, a);
       if (ii > *a.mii)
