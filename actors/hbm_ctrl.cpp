@@ -1,5 +1,7 @@
 #include "actors/hbm_ctrl.hpp"
 
+#include <algorithm>
+
 namespace kb {
 
 kind_doc hbm_ctrl::doc() {
@@ -21,5 +23,16 @@ hbm_ctrl::config hbm_ctrl::read_config(const param_reader& p,
 hbm_ctrl::hbm_ctrl(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
                        mem_space::hbm) {}
+
+service_time_fn hbm_ctrl::service_time(const config& c, const machine_context&) {
+  return [c](const service_request& r) {
+    const SimTime s = r.in.head;
+    const SimTime x = xfer(r.bytes, c.bandwidth);
+    if (!r.write)
+      return crossing{s + c.latency, s + x + c.latency};
+    const SimTime ack = std::max(s + x, r.in.tail) + c.latency;
+    return crossing{ack, ack};
+  };
+}
 
 } // namespace kb

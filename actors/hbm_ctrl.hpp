@@ -7,6 +7,7 @@
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/service_time.hpp"
 
 namespace kb {
 
@@ -18,6 +19,10 @@ public:
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007): an idle HBM starts at the head; a read's data
+  /// leaves with head s + latency and tail s + xfer + latency, a write's ack at
+  /// max(s + xfer, tail) + latency.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   hbm_ctrl(caf::actor_config& cfg, node_init init, config c);
 };

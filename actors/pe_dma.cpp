@@ -121,4 +121,11 @@ void pe_dma::on_message(sim_event& ev) {
   }
 }
 
+service_time_fn pe_dma::service_time(const config& c, const machine_context&) {
+  return [c](const service_request& r) {
+    const SimTime leave = r.in.head + c.clock.to_time(c.setup);
+    return crossing{leave, leave};
+  };
+}
+
 } // namespace kb

@@ -51,4 +51,12 @@ void pe_gemm::on_message(sim_event& ev) {
   end_stage(static_cast<lane_id>(ev.arg0));
 }
 
+service_time_fn pe_gemm::service_time(const config& c, const machine_context&) {
+  return [c](const service_request& r) {
+    const auto& p = r.s->params;
+    const SimTime end = r.in.head + c.clock.to_time(tile_cycles(c, p.tm, p.tk, p.tn));
+    return crossing{end, end};
+  };
+}
+
 } // namespace kb

@@ -5,6 +5,7 @@
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/service_time.hpp"
 #include "runtime/pipeline/unit_node.hpp"
 
 namespace kb {
@@ -18,6 +19,8 @@ public:
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007): a GEMM stage ends tile_cycles after it starts.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   pe_gemm(caf::actor_config& cfg, node_init init, config c);
 

@@ -83,4 +83,13 @@ void pe_math::on_message(sim_event& ev) {
   end_stage(static_cast<lane_id>(ev.arg0));
 }
 
+service_time_fn pe_math::service_time(const config& c, const machine_context&) {
+  return [c](const service_request& r) {
+    const auto& p = r.s->params;
+    const SimTime end =
+      r.in.head + c.clock.to_time(stage_cycles(c, p.op.value_or(math_op::add), p.elements));
+    return crossing{end, end};
+  };
+}
+
 } // namespace kb

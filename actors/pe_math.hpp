@@ -7,6 +7,7 @@
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/service_time.hpp"
 #include "runtime/pipeline/unit_node.hpp"
 #include "runtime/plan/math_op.hpp"
 
@@ -23,6 +24,8 @@ public:
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007): a MATH stage ends stage_cycles after it starts.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   pe_math(caf::actor_config& cfg, node_init init, config c);
 

@@ -1,5 +1,7 @@
 #include "actors/pe_scheduler.hpp"
 
+#include "actors/builtin_kinds.hpp"
+
 #include "runtime/pipeline/command.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 #include "runtime/pipeline/token.hpp"
@@ -78,7 +80,11 @@ void pe_scheduler::on_command(sim_event& ev) {
                                          "has no link back",
                                          id, ev.src));
   hook_event(trace_kind::command_submitted, {0, 0, plan.tiles.size(), id, 0});
-  const auto prediction = predict(id, plan);
+  std::optional<tile_schedule> prediction;
+  if (cfg_.modulo_feed)
+    prediction = predict(id, plan);
+  else
+    to_predict_.emplace_back(id, plan);
   if (cfg_.modulo_feed && !prediction)
     throw std::runtime_error(fmt::format(
       "command {}: feed_policy modulo needs the II prediction, which this command has not: {}",
@@ -200,7 +206,7 @@ std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_p
     if (!cfg_.topology)
       throw std::domain_error("no topology to model");
     if (!timing_)
-      timing_ = std::make_unique<stage_timing>(*cfg_.topology, pe_prefix_);
+      timing_ = std::make_unique<service_model>(*cfg_.topology, builtin_kinds(), pe_prefix_);
     // The body's ops (names carry stage kinds, latencies the timing) and
     // edges identify its schedule: equal bodies are scheduled once.
     std::string key;
@@ -225,6 +231,9 @@ std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_p
 }
 
 void pe_scheduler::on_finish() {
+  for (const auto& [id, plan] : to_predict_)
+    (void)predict(id, plan);
+  to_predict_.clear();
   // The simulated steady-state interval of each command: mean distance
   // between body completions over the second half of its bodies (the first
   // half holds the pipeline fill). Needs three bodies or more.

@@ -7,7 +7,7 @@
 // backpressure. Tile-done notices complete the command exactly once; the
 // command-done notice leaves in the picosecond the last one is handled.
 
-#include "actors/tile_schedule.hpp"
+#include "runtime/predict/tile_schedule.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
@@ -62,11 +62,15 @@ private:
   void run_feeder();
   /// The modulo schedule of the command's steady-state body, recorded as
   /// figures; nullopt (and a figure saying so) when the model cannot cover it.
+  /// Runs when the command arrives only under the modulo feed, which needs
+  /// the II; otherwise at the end of the run, off the simulated path.
   std::optional<tile_schedule> predict(uint64_t id, const pipeline_plan& plan);
 
   config cfg_;
   std::string pe_prefix_;
-  std::unique_ptr<stage_timing> timing_;
+  std::unique_ptr<service_model> timing_;
+  /// Plans whose prediction waits for the end of the run (FIFO feed).
+  std::vector<std::pair<uint64_t, pipeline_plan>> to_predict_;
   /// Predictions by body signature: repeated commands schedule once.
   std::map<std::string, std::shared_ptr<const tile_schedule>> predictions_;
   std::string unpredicted_because_; ///< why the last prediction was skipped

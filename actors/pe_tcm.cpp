@@ -56,4 +56,11 @@ void pe_tcm::on_finish() {
   add_figure("requests", requests_);
 }
 
+service_time_fn pe_tcm::service_time(const config& c, const machine_context&) {
+  return [c](const service_request& r) {
+    const SimTime reply = r.in.head + xfer(r.bytes, c.bandwidth);
+    return crossing{reply, reply};
+  };
+}
+
 } // namespace kb

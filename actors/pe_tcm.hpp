@@ -9,6 +9,7 @@
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/service_time.hpp"
 
 namespace kb {
 
@@ -19,6 +20,8 @@ public:
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007): an idle TCM replies xfer(bytes) after the request arrives.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   pe_tcm(caf::actor_config& cfg, node_init init, config c);
 

@@ -34,4 +34,10 @@ uint32_t xbar::request_link(const global_address& a) {
   return *hbm_link_;
 }
 
+service_time_fn xbar::service_time(const config& c, const machine_context&) {
+  return [c](const service_request& r) {
+    return crossing{r.in.head + c.latency, r.in.tail + c.latency};
+  };
+}
+
 } // namespace kb

@@ -55,4 +55,14 @@ node_factory kind_registry::make(const node_spec& spec,
   return it->second.maker(spec.params, per_node);
 }
 
+std::optional<service_time_fn> kind_registry::service_time(const node_spec& spec,
+                                                          const machine_context& ctx) const {
+  auto it = services_.find(spec.impl);
+  if (it == services_.end())
+    return std::nullopt;
+  machine_context per_node = ctx;
+  per_node.node = spec.id;
+  return it->second(spec.params, per_node);
+}
+
 } // namespace kb

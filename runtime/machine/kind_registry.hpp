@@ -11,15 +11,19 @@
 //   struct config;                      // its parameters, read once
 //   static config read_config(const param_reader&, const machine_context&);
 //   T(caf::actor_config&, node_init, config);
+// and, if its service enters the II prediction (ADR-0007):
+//   static service_time_fn service_time(const config&, const machine_context&);
 
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/service_time.hpp"
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace kb {
@@ -37,6 +41,13 @@ public:
     add_impl(impl, T::doc(), [](const param_reader& p, const machine_context& ctx) {
       return make_node_factory<T>(T::read_config(p, ctx));
     });
+    if constexpr (requires(const typename T::config& c, const machine_context& ctx) {
+                    { T::service_time(c, ctx) } -> std::convertible_to<service_time_fn>;
+                  }) {
+      services_[impl] = [](const param_reader& p, const machine_context& ctx) {
+        return T::service_time(T::read_config(p, ctx), ctx);
+      };
+    }
   }
 
   const kind_catalog& catalog() const { return catalog_; }
@@ -44,6 +55,10 @@ public:
   /// A factory for a node of the topology, built by the class registered
   /// for its impl; throws config_error naming the node if there is none.
   node_factory make(const node_spec& spec, const machine_context& ctx) const;
+  /// The service-time function the node's impl declares, built from the
+  /// node's own parameters; nullopt when it declares none.
+  std::optional<service_time_fn> service_time(const node_spec& spec,
+                                              const machine_context& ctx) const;
 
 private:
   void add_impl(const std::string& impl, kind_doc doc, factory_maker maker);
@@ -54,6 +69,9 @@ private:
   };
   kind_catalog catalog_;
   std::map<std::string, impl_entry, std::less<>> impls_;
+  using service_maker =
+    std::function<service_time_fn(const param_reader&, const machine_context&)>;
+  std::map<std::string, service_maker, std::less<>> services_; ///< by impl
 };
 
 } // namespace kb

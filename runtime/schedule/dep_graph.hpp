@@ -17,6 +17,7 @@ public:
   const std::vector<uint32_t>& preds(uint32_t v) const { return preds_[v]; }
   const std::vector<uint32_t>& succs(uint32_t v) const { return succs_[v]; }
   const edge_spec& edge(uint32_t e) const { return (*edges_)[e]; }
+  std::size_t edge_count() const { return edges_->size(); }
 
   /// Ops on one cycle of distance-0 edges, in cycle order starting at the
   /// smallest op index; empty when the distance-0 edges form a DAG.

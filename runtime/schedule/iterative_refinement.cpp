@@ -1,41 +1,63 @@
 #include "runtime/schedule/iterative_refinement.hpp"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "runtime/schedule/detail/splitmix.hpp"
 
 namespace kb::sched {
 
 namespace {
 
+/// The unseated ops by (−height, program order): the order ops are taken in.
+/// With a shuffle seed, ties of height go by a hash of the op instead.
+using queue_t = std::set<std::tuple<int64_t, uint64_t, uint32_t>>;
+
+std::tuple<int64_t, uint64_t, uint32_t> key(const modulo_state& s, uint32_t v, uint64_t shuffle) {
+  uint64_t x = shuffle ^ (uint64_t{v} * 0x9e3779b97f4a7c15ull);
+  return {-s.height(v), shuffle ? detail::splitmix64(x) : 0, v};
+}
+
 /// Highest height first, program order on ties; skips seated and dead ops.
 /// An op that would win but is pending is held over (G1, counted) and the
-/// next one is taken. Returns size() when there is none.
-uint32_t next_op(const modulo_state& s) {
-  uint32_t best = static_cast<uint32_t>(s.size());
-  uint32_t best_held = best;
-  for (uint32_t v = 0; v < s.size(); ++v) {
-    if (s.seated(v) || s.dead[v])
+/// next one is taken. Returns size() when there is none. Walks `unseated`
+/// from its front, so a step costs the dead and held ops it passes, not n.
+uint32_t next_op(const modulo_state& s, const queue_t& unseated) {
+  bool held_first = false;
+  for (const auto& [neg_height, tie, v] : unseated) {
+    if (s.dead[v])
       continue;
-    uint32_t& slot = s.pending[v] ? best_held : best;
-    if (slot == s.size() || s.height(v) > s.height(slot))
-      slot = v;
+    if (s.pending[v]) {
+      held_first = true;
+      continue;
+    }
+    if (held_first)
+      ++s.stats->g1_hold_over;
+    return v;
   }
-  if (best_held != s.size() && (best == s.size() || s.height(best_held) > s.height(best) ||
-                                (s.height(best_held) == s.height(best) && best_held < best)))
+  if (held_first)
     ++s.stats->g1_hold_over;
-  return best;
+  return static_cast<uint32_t>(s.size());
 }
 
 /// The latest legal cycle of the window, scanning down from its end.
 std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
   const auto [lo, hi] = s.window(v);
-  for (int64_t t = hi; t >= lo; --t)
-    if (s.admit(v, t) == gate::pass)
+  for (int64_t t = hi; t >= lo; --t) {
+    const gate g = s.admit(v, t);
+    if (g == gate::pass)
       return t;
+    if (g == gate::g3_resource)
+      t -= s.g3_skip_down(v, t) - 1;
+  }
   return std::nullopt;
 }
 
-void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held) {
+void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, queue_t& unseated,
+           uint64_t shuffle) {
   s.unseat(w);
+  unseated.insert(key(s, w, shuffle));
   held.push_back(w);
   ++s.stats->evictions;
 }
@@ -50,12 +72,17 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
   // No schedule needs an op later than every op one after another.
   int64_t horizon = ii;
   for (const auto& op : s.prob().ops)
-    horizon += std::max<int64_t>(op.latency, static_cast<int64_t>(op.reservation.size())) + ii;
+    horizon += std::max<int64_t>(op.latency, static_cast<int64_t>(op.span())) + ii;
+
+  queue_t unseated;
+  for (uint32_t v = 0; v < s.size(); ++v)
+    if (!s.seated(v))
+      unseated.insert(key(s, v, o.shuffle));
 
   for (uint64_t step = 0; step < o.budget; ++step) {
     if (s.seated_count() == s.size())
       return true;
-    uint32_t v = next_op(s);
+    uint32_t v = next_op(s, unseated);
     if (v == s.size()) {
       // Only held-over or dead ops are left: release the hold, or revive the
       // dead once (earlier evictions may have lowered their Estart).
@@ -94,9 +121,9 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
         continue;
       }
       for (uint32_t w : s.group_conflicts(v, at))
-        evict(s, w, held);
+        evict(s, w, held, unseated, o.shuffle);
       for (uint32_t w : s.resource_conflicts(v, at))
-        evict(s, w, held);
+        evict(s, w, held, unseated, o.shuffle);
       if (!s.fits(v, at)) { // its own reservation wraps onto itself at this II
         s.dead[v] = true;
         continue;
@@ -104,6 +131,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       t = at;
     }
     s.seat(v, *t);
+    unseated.erase(key(s, v, o.shuffle));
     prev[v] = *t;
     // Successors whose dependence the new seat breaks are evicted too.
     for (uint32_t e : s.graph().succs(v)) {
@@ -111,7 +139,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       if (ed.to == v || !s.seated(ed.to))
         continue;
       if (s.cycle(ed.to) < *t + ed.latency - static_cast<int64_t>(ed.distance) * ii)
-        evict(s, ed.to, held);
+        evict(s, ed.to, held, unseated, o.shuffle);
     }
     for (uint32_t w : held)
       s.pending[w] = true;

@@ -12,6 +12,7 @@ namespace kb::sched {
 struct refine_options {
   uint64_t budget = 0;  ///< placement steps before giving up
   bool latest = false;  ///< deepest retry: seat as late as the window allows
+  uint64_t shuffle = 0; ///< non-zero: ties of height in a seeded order, not program order
 };
 
 /// Continues from the seats already in `s`. Evicted ops are held over (G1)

@@ -1,6 +1,8 @@
 #include "runtime/schedule/mii.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <limits>
 
 namespace kb::sched {
@@ -69,75 +71,141 @@ std::vector<std::vector<uint32_t>> recurrences(const dep_graph& g) {
   return out;
 }
 
-constexpr int64_t minus_inf = std::numeric_limits<int64_t>::min() / 4;
+/// A recurrence prepared for the positive-cycle test: its ops in topological
+/// order of the distance-0 edges (they form a DAG once zero-distance cycles
+/// are ruled out), its edges from each, and how many loop-carried edges it has.
+struct recurrence {
+  std::vector<uint32_t> order;                 ///< local indices, topological
+  std::vector<std::vector<uint32_t>> out;      ///< edge indices per local op
+  std::vector<uint32_t> to;                    ///< local target per edge index
+  std::vector<uint32_t> from;                  ///< local source per edge index
+  uint32_t carried = 0;                        ///< edges with distance ≥ 1
+};
 
-/// True when no cycle inside `scc` has positive weight at `ii`.
-bool feasible(const dep_graph& g, const std::vector<uint32_t>& scc, int64_t ii,
-              std::vector<int64_t>& d) {
+recurrence prepare(const dep_graph& g, const std::vector<uint32_t>& scc,
+                   std::vector<int32_t>& local) {
+  recurrence r;
   const std::size_t k = scc.size();
-  d.assign(k * k, minus_inf);
-  auto local = [&](uint32_t op) {
-    return static_cast<std::size_t>(std::lower_bound(scc.begin(), scc.end(), op) - scc.begin());
-  };
-  for (std::size_t i = 0; i < k; ++i) {
-    for (uint32_t e : g.succs(scc[i])) {
-      const auto& ed = g.edge(e);
-      const std::size_t j = local(ed.to);
-      if (j == k || scc[j] != ed.to)
-        continue;
-      const int64_t w = ed.latency - static_cast<int64_t>(ed.distance) * ii;
-      d[i * k + j] = std::max(d[i * k + j], w);
-    }
-  }
-  for (std::size_t m = 0; m < k; ++m)
-    for (std::size_t i = 0; i < k; ++i) {
-      const int64_t dim = d[i * k + m];
-      if (dim == minus_inf)
-        continue;
-      for (std::size_t j = 0; j < k; ++j) {
-        const int64_t dmj = d[m * k + j];
-        if (dmj != minus_inf && dim + dmj > d[i * k + j])
-          d[i * k + j] = dim + dmj;
-      }
-      if (d[i * k + i] > 0)
-        return false;
-    }
   for (std::size_t i = 0; i < k; ++i)
-    if (d[i * k + i] > 0)
-      return false;
-  return true;
+    local[scc[i]] = static_cast<int32_t>(i);
+  r.out.resize(k);
+  r.to.assign(g.edge_count(), 0);
+  r.from.assign(g.edge_count(), 0);
+  std::vector<uint32_t> in(k, 0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (uint32_t e : g.succs(scc[i])) {
+      const int32_t j = local[g.edge(e).to];
+      if (j < 0)
+        continue;
+      r.out[i].push_back(e);
+      r.to[e] = static_cast<uint32_t>(j);
+      r.from[e] = static_cast<uint32_t>(i);
+      if (g.edge(e).distance == 0)
+        ++in[static_cast<std::size_t>(j)];
+      else
+        ++r.carried;
+    }
+  for (std::size_t i = 0; i < k; ++i) // Kahn over the distance-0 edges
+    if (in[i] == 0)
+      r.order.push_back(static_cast<uint32_t>(i));
+  for (std::size_t h = 0; h < r.order.size(); ++h)
+    for (uint32_t e : r.out[r.order[h]])
+      if (g.edge(e).distance == 0 && --in[r.to[e]] == 0)
+        r.order.push_back(r.to[e]);
+  for (uint32_t v : scc)
+    local[v] = -1;
+  return r;
+}
+
+/// A cycle of the recurrence with positive weight latency − distance·II at
+/// the II probed, as (Σ latency, Σ distance); nullopt when there is none.
+/// Bellman–Ford longest paths from a virtual source, each round one pass over
+/// the ops in topological order: a round carries a path along all its
+/// distance-0 edges, so a simple path with c loop-carried edges is settled
+/// after c + 1 rounds, and one still improving after carried + 1 rounds lies
+/// behind a positive cycle — which the predecessor edges close (a cycle of
+/// predecessors is always positive). O(E) per round; on pipelines the rounds
+/// stop after a handful.
+std::optional<std::pair<int64_t, int64_t>> positive_cycle(const dep_graph& g,
+                                                          const recurrence& r, int64_t ii,
+                                                          std::vector<int64_t>& dist,
+                                                          std::vector<int64_t>& pred) {
+  const std::size_t k = r.order.size();
+  dist.assign(k, 0);
+  pred.assign(k, -1);
+  int64_t last = -1;
+  for (uint32_t round = 0; round <= r.carried + 1; ++round) {
+    last = -1;
+    for (uint32_t i : r.order)
+      for (uint32_t e : r.out[i]) {
+        const auto& ed = g.edge(e);
+        const int64_t cand = dist[i] + ed.latency - static_cast<int64_t>(ed.distance) * ii;
+        if (cand > dist[r.to[e]]) {
+          dist[r.to[e]] = cand;
+          pred[r.to[e]] = e;
+          last = r.to[e];
+        }
+      }
+    if (last < 0)
+      return std::nullopt;
+  }
+  // Walk the predecessors k steps back from an op still improving: that
+  // lands on their cycle; then go round it once.
+  auto from = [&](int64_t v) { return static_cast<int64_t>(r.from[static_cast<std::size_t>(pred[static_cast<std::size_t>(v)])]); };
+  int64_t v = last;
+  for (std::size_t i = 0; i < k && pred[static_cast<std::size_t>(v)] >= 0; ++i)
+    v = from(v);
+  std::pair<int64_t, int64_t> sum{0, 0};
+  int64_t u = v;
+  for (std::size_t i = 0; i <= k; ++i) {
+    if (pred[static_cast<std::size_t>(u)] < 0)
+      return std::pair<int64_t, int64_t>{ii + 1, 1}; // no cycle closed: step by one
+    const auto& ed = g.edge(static_cast<uint32_t>(pred[static_cast<std::size_t>(u)]));
+    sum.first += ed.latency;
+    sum.second += ed.distance;
+    u = from(u);
+    if (u == v)
+      return sum;
+  }
+  return std::pair<int64_t, int64_t>{ii + 1, 1};
 }
 
 } // namespace
 
-mii_bounds compute_mii(const problem& p, const dep_graph& g) {
-  mii_bounds b;
+uint32_t compute_res_mii(const problem& p) {
+  uint32_t res = 1;
   std::vector<uint64_t> use(p.pools.size(), 0);
-  for (const auto& op : p.ops)
+  for (const auto& op : p.ops) {
     for (const auto& cycle : op.reservation)
       for (const auto& u : cycle)
         use[u.pool] += u.count;
+    for (const auto& h : op.holds)
+      use[h.pool] += uint64_t{h.count} * h.cycles;
+  }
   for (std::size_t i = 0; i < use.size(); ++i) {
     const uint64_t cap = p.pools[i].capacity;
-    b.res_mii = std::max<uint32_t>(b.res_mii, static_cast<uint32_t>((use[i] + cap - 1) / cap));
+    res = std::max<uint32_t>(res, static_cast<uint32_t>((use[i] + cap - 1) / cap));
   }
+  return res;
+}
+
+mii_bounds compute_mii(const problem& p, const dep_graph& g) {
+  mii_bounds b;
+  b.res_mii = compute_res_mii(p);
   if (!g.zero_distance_cycle().empty())
     return b;
   uint32_t rec = 1;
-  std::vector<int64_t> scratch;
+  std::vector<int64_t> dist, pred;
+  std::vector<int32_t> local(g.size(), -1);
   for (const auto& scc : recurrences(g)) {
-    int64_t hi = 1;
-    for (uint32_t v : scc)
-      for (uint32_t e : g.succs(v))
-        hi += std::max<int64_t>(0, g.edge(e).latency);
-    int64_t lo = rec; // only IIs above the current bound can matter
-    if (feasible(g, scc, lo, scratch))
-      continue;
-    while (lo + 1 < hi) { // invariant: lo infeasible, hi feasible
-      const int64_t mid = lo + (hi - lo) / 2;
-      (feasible(g, scc, mid, scratch) ? hi : lo) = mid;
-    }
-    rec = static_cast<uint32_t>(hi);
+    const recurrence r = prepare(g, scc, local);
+    // Only IIs above the current bound can matter. Each positive cycle found
+    // at a probe needs II ≥ ⌈Σ latency / Σ distance⌉, which is above the
+    // probe: jump there. The first II without a positive cycle is RecMII.
+    int64_t ii = rec;
+    while (const auto cyc = positive_cycle(g, r, ii, dist, pred))
+      ii = std::max(ii + 1, (cyc->first + cyc->second - 1) / cyc->second);
+    rec = static_cast<uint32_t>(ii);
   }
   b.rec_mii = rec;
   b.mii = std::max(b.res_mii, rec);
@@ -149,6 +217,10 @@ schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy 
   a.used = used;
   a.edges = p.edges;
   a.seats.resize(p.ops.size());
+  if (used == strategy::serial) { // no II: the cheap resource bound only
+    a.res_mii = compute_res_mii(p);
+    return a;
+  }
   const auto bounds = compute_mii(p, g);
   a.res_mii = bounds.res_mii;
   a.rec_mii = bounds.rec_mii;
@@ -159,7 +231,7 @@ schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy 
 uint32_t serial_ii_bound(const problem& p, const dep_graph& g) {
   uint64_t sum = 0;
   for (uint32_t v = 0; v < p.ops.size(); ++v) {
-    int64_t w = std::max<int64_t>(1, static_cast<int64_t>(p.ops[v].reservation.size()));
+    int64_t w = std::max<int64_t>(1, static_cast<int64_t>(p.ops[v].span()));
     for (uint32_t e : g.succs(v))
       w = std::max(w, g.edge(e).latency);
     sum += static_cast<uint64_t>(w);

@@ -13,22 +13,33 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace kb::sched {
 
 namespace {
 
+using attempt = std::function<std::optional<modulo_state>()>;
+
 /// Runs the ladder on a fresh state at `ii`; returns the winning state.
+/// `before_arms`, when given, runs between the refinement rungs and the arm
+/// rungs (it works on states of its own, so the ladder's result at this II
+/// does not depend on where it runs, only its cost does).
 std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
-                                       const group_map& groups, uint32_t ii,
-                                       const modulo_options& o, search_stats& stats) {
+                                       const group_map& groups,
+                                       const std::shared_ptr<const footprints>& fp,
+                                       uint32_t ii, const modulo_options& o,
+                                       search_stats& stats, bool deadlines,
+                                       const attempt* before_arms = nullptr) {
   const uint64_t budget = uint64_t{o.refine_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
   const placement_options initial{o.permute_budget, false};
   const placement_options heavy{o.permute_budget, true};
-  modulo_state s(p, g, groups, ii, stats);
+  modulo_state s(p, g, groups, ii, stats, fp);
+  if (deadlines && !s.use_deadlines())
+    return std::nullopt; // the depths cannot all be met at this II
   auto won = [&](const char* rung) {
-    stats.rung = rung;
+    stats.rung = deadlines ? std::string(rung) + "_within_deadlines" : std::string(rung);
     return std::optional<modulo_state>(std::move(s));
   };
   auto fresh_attempt = [&] { // dead and pending are per attempt; seats carry
@@ -43,6 +54,9 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
       return won("deepest_retry");
     fresh_attempt();
   }
+  if (before_arms)
+    if (auto r = (*before_arms)())
+      return r;
   if (arm_placement(s, initial))
     return won("initial_placement");
   fresh_attempt();
@@ -50,13 +64,35 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
     return won("cost_based_placement");
   // Clear the intermediate state and rerun from an empty schedule.
   ++stats.clears;
-  s = modulo_state(p, g, groups, ii, stats);
+  s = modulo_state(p, g, groups, ii, stats, fp);
+  if (deadlines)
+    s.use_deadlines();
   if (arm_placement(s, initial))
     return won("initial_placement_after_clear");
-  s = modulo_state(p, g, groups, ii, stats);
+  s = modulo_state(p, g, groups, ii, stats, fp);
+  if (deadlines)
+    s.use_deadlines();
   if (arm_placement(s, heavy))
     return won("cost_based_placement_after_clear");
   return std::nullopt;
+}
+
+/// Rau's refinement from an empty state with ties of height broken in a
+/// seeded order (restart k), within the depth deadlines when there are any.
+std::optional<modulo_state> restart(const problem& p, const dep_graph& g, const group_map& groups,
+                                    const std::shared_ptr<const footprints>& fp, uint32_t ii,
+                                    const modulo_options& o, search_stats& stats, uint32_t k,
+                                    bool deadlines) {
+  modulo_state s(p, g, groups, ii, stats, fp);
+  if (deadlines && !s.use_deadlines())
+    return std::nullopt;
+  const uint64_t budget =
+    uint64_t{o.restart_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
+  // Odd restarts seat as early as they can, even ones as late (deepest retry).
+  if (!iterative_refine(s, {budget, k % 2 == 0, 0x5eed0000ull + k}))
+    return std::nullopt;
+  stats.rung = fmt::format("rau_refinement_restart_{}", k);
+  return std::optional<modulo_state>(std::move(s));
 }
 
 void publish(const modulo_state& s, schedule_analysis& a) {
@@ -93,6 +129,10 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
   const dep_graph g(p);
   const group_map groups = same_depth_groups(p);
   schedule_analysis a = begin_analysis(p, g, strategy::cost);
+  if (p.force_serial_execution) // only an explicit request gets here; say so
+    a.note(diagnostic::level::warning,
+           "cost-based path ignores force_serial_execution: the loop is modulo scheduled "
+           "(drop --strategy cost to run it serially)");
   if (!a.mii) {
     std::vector<std::string> names;
     for (uint32_t v : g.zero_distance_cycle())
@@ -102,11 +142,27 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
                        fmt::join(names, " -> "), names.front()));
     return a;
   }
+  const auto fp = std::make_shared<const footprints>(compile_footprints(p));
   const uint32_t hi = o.max_ii_slack ? *a.mii + o.max_ii_slack
                                      : std::max(*a.mii, serial_ii_bound(p, g));
+  const bool depths = std::any_of(p.ops.begin(), p.ops.end(),
+                                  [](const op_spec& op) { return op.max_depth.has_value(); });
   for (uint32_t ii = *a.mii; ii <= hi; ++ii) {
     ++a.stats.ii_attempts;
-    if (auto s = run_ladder(p, g, groups, ii, o, a.stats)) {
+    // Rau again from empty states with other tie orders. They run before the
+    // arm rungs, which cost far more; the II still succeeds exactly when the
+    // ladder or a restart would.
+    const attempt restarts = [&]() -> std::optional<modulo_state> {
+      for (uint32_t k = 1; k <= o.restarts; ++k)
+        if (auto r = restart(p, g, groups, fp, ii, o, a.stats, k, depths))
+          return r;
+      return std::nullopt;
+    };
+    auto s = run_ladder(p, g, groups, fp, ii, o, a.stats, false,
+                        o.skip_refinement ? nullptr : &restarts);
+    if (!s && depths) // the ladder again, every window clipped at its deadline
+      s = run_ladder(p, g, groups, fp, ii, o, a.stats, true);
+    if (s) {
       publish(*s, a);
       if (ii > *a.mii)
         a.note(diagnostic::level::note,

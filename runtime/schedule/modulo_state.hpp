@@ -6,12 +6,13 @@
 #include "runtime/schedule/analysis.hpp"
 #include "runtime/schedule/constraint_groups.hpp"
 #include "runtime/schedule/dep_graph.hpp"
+#include "runtime/schedule/modulo_table.hpp"
 #include "runtime/schedule/problem.hpp"
 
-#include <array>
-#include <tuple>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace kb::sched {
@@ -59,6 +60,9 @@ class modulo_state {
 public:
   modulo_state(const problem& p, const dep_graph& g, const group_map& groups, uint32_t ii,
                search_stats& stats);
+  /// The same with the problem's footprints compiled once by the caller.
+  modulo_state(const problem& p, const dep_graph& g, const group_map& groups, uint32_t ii,
+               search_stats& stats, std::shared_ptr<const footprints> fp);
 
   // -- queries ----------------------------------------------------------------
   uint32_t ii() const { return ii_; }
@@ -81,6 +85,17 @@ public:
   bool fits(uint32_t v, int64_t t) const;
   /// Same, for two ops seated together at `t` (the fuse arm).
   bool fits_pair(uint32_t a, uint32_t b, int64_t t);
+  /// True when two ops seated in one cycle always overflow a pool, at any t.
+  bool never_fit_together(uint32_t a, uint32_t b) const;
+  /// When `v` does not fit at `t`: cycles k ≥ 1 such that it fits at none of
+  /// t, …, t+k−1 (upward) or t, …, t−k+1 (downward). Exact skips over slots
+  /// that stay full, so scans cost runs, not cycles.
+  int64_t g3_skip_up(uint32_t v, int64_t t) const;
+  int64_t g3_skip_down(uint32_t v, int64_t t) const;
+  /// Every legal seat of `v` has the same slot pressure.
+  bool flat_pressure(uint32_t v) const { return fp_->ops[v].flat_pressure; }
+  /// The pools `v` uses, sorted.
+  const std::vector<uint32_t>& pools_of(uint32_t v) const { return fp_->ops[v].pools; }
 
   /// The gate ladder, always in the order G1, G2, G3, G4.
   gate admit(uint32_t v, int64_t t, int32_t* blocking_group = nullptr) const;
@@ -98,6 +113,14 @@ public:
   cost_vector cost_of(uint32_t v, int64_t t) const;
   cost_vector cost_of_pair(uint32_t a, uint32_t b, int64_t t);
 
+  /// Clips every window at the op's deadline: its max_depth row end, carried
+  /// back to its predecessors along the edges (t_u ≤ D_v − latency +
+  /// distance·II). False when some op's deadline lies before its earliest
+  /// start along the edges: no schedule at this II meets the depths.
+  bool use_deadlines();
+  /// The deadline of `v` (INT64_MAX without one, or before use_deadlines).
+  int64_t deadline(uint32_t v) const { return deadline_.empty() ? INT64_MAX : deadline_[v]; }
+
   // -- updates ----------------------------------------------------------------
   void seat(uint32_t v, int64_t t);
   void unseat(uint32_t v);
@@ -112,20 +135,30 @@ public:
 
 private:
   void apply(uint32_t v, int64_t t, int sign);
-  uint32_t& cell(int64_t slot, uint32_t pool) {
-    return mrt_[static_cast<std::size_t>(slot) * p_->pools.size() + pool];
+  /// The op's reservation is not a set of disjoint runs at this II.
+  bool wraps(uint32_t v) const {
+    return fp_->ops[v].stacked || fp_->ops[v].span > ii_;
   }
-  uint32_t cell(int64_t slot, uint32_t pool) const {
-    return mrt_[static_cast<std::size_t>(slot) * p_->pools.size() + pool];
-  }
+  bool fits_cellwise(uint32_t v, int64_t t) const;
+  /// A run of `v` that does not fit at `t` (the one the last fits() found).
+  const run* blocking_run(uint32_t v, int64_t t) const;
+
+  struct blocked {
+    uint32_t op = 0;
+    int64_t t = 0;
+    int64_t run = -1;
+  };
+  mutable blocked blocked_; ///< what the last failed fits() met: a skip reuses it
 
   const problem* p_;
   const dep_graph* g_;
   const group_map* groups_;
   uint32_t ii_;
   std::vector<std::optional<int64_t>> seat_;
-  std::vector<uint32_t> mrt_; ///< use per (slot, pool)
+  std::shared_ptr<const footprints> fp_;
+  modulo_table mrt_;
   std::vector<int64_t> height_;
+  std::vector<int64_t> deadline_; ///< empty unless use_deadlines()
   std::size_t seated_count_ = 0;
 };
 

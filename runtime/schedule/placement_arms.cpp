@@ -19,24 +19,74 @@ bool linked(const modulo_state& s, uint32_t a, uint32_t b) {
   return false;
 }
 
-/// The pools an op uses (its slot group), as a sorted list.
-std::vector<uint32_t> pools_of(const op_spec& op) {
-  std::vector<uint32_t> out;
-  for (const auto& cycle : op.reservation)
-    for (const auto& u : cycle)
-      if (u.count > 0)
-        out.push_back(u.pool);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 void consider(arm_result& best, const arm_result& r) {
   if (!r.accepted)
     return;
   if (!best.accepted || r.cost < best.cost ||
       (!(best.cost < r.cost) && static_cast<int>(r.which) < static_cast<int>(best.which)))
     best = r;
+}
+
+} // namespace
+
+namespace {
+
+using score = std::pair<uint64_t, int64_t>; // (Σ pressure, Σ delay) of an order
+
+/// Seats `v` at its earliest legal seat for a trial; false when it has none or
+/// when the partial score can no longer beat `best` (both sums only grow).
+bool trial_seat(modulo_state& s, uint32_t v, score& sc, const score& best,
+                std::vector<std::pair<uint32_t, bool>>& trial, int64_t* cycle) {
+  const auto r = s.probe(v, false);
+  if (r.stopped != gate::pass)
+    return false;
+  const auto c = s.cost_of(v, r.cycle);
+  sc.first += c.slot_pressure;
+  sc.second += c.delay;
+  if (!(sc < best))
+    return false;
+  if (cycle)
+    *cycle = r.cycle;
+  trial.push_back({v, s.dead[v]});
+  s.seat(v, r.cycle);
+  return true;
+}
+
+void take_back(modulo_state& s, std::vector<std::pair<uint32_t, bool>>& trial, std::size_t keep) {
+  while (trial.size() > keep) {
+    s.unseat(trial.back().first);
+    s.dead[trial.back().first] = trial.back().second;
+    trial.pop_back();
+  }
+}
+
+/// Every order of `live` in lexicographic order, depth first: orders that
+/// share a prefix seat it once, and a prefix that cannot beat the best order
+/// found so far is cut (its orders would not have replaced it either).
+void permute_all(modulo_state& s, const std::vector<uint32_t>& live, std::vector<bool>& used,
+                 std::size_t depth, score sc, score& best, int64_t& best_cycle,
+                 uint32_t& best_op, std::vector<std::pair<uint32_t, bool>>& trial,
+                 uint32_t first, int64_t first_cycle) {
+  if (depth == live.size()) {
+    best = sc; // trial_seat let it through only when strictly better
+    best_op = first;
+    best_cycle = first_cycle;
+    return;
+  }
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    if (used[i])
+      continue;
+    score next = sc;
+    int64_t cycle = 0;
+    const std::size_t keep = trial.size();
+    if (!trial_seat(s, live[i], next, best, trial, &cycle))
+      continue;
+    used[i] = true;
+    permute_all(s, live, used, depth + 1, next, best, best_cycle, best_op, trial,
+                depth == 0 ? live[i] : first, depth == 0 ? cycle : first_cycle);
+    used[i] = false;
+    take_back(s, trial, keep);
+  }
 }
 
 } // namespace
@@ -52,39 +102,36 @@ arm_result try_permute(modulo_state& s, const std::vector<uint32_t>& live, uint3
   for (std::size_t i = 2; i <= order.size() && total <= budget; ++i)
     total *= i;
   const bool exhaustive = total <= budget;
-  uint64_t seed = step * 0x2545f4914f6cdd1dull + order.size();
-  std::pair<uint64_t, int64_t> best_score{UINT64_MAX, INT64_MAX};
-  for (uint32_t i = 0; i < budget; ++i) {
-    if (!exhaustive) { // deterministic Fisher–Yates sample
-      std::copy(live.begin(), live.end(), order.begin());
+  score best_score{UINT64_MAX, INT64_MAX};
+  // Orders are seated on `s` itself and taken back afterwards: no copy of
+  // the state per permutation.
+  std::vector<std::pair<uint32_t, bool>> trial; // (op, was dead) seated by this order
+  if (exhaustive) {
+    std::vector<bool> used(live.size(), false);
+    permute_all(s, live, used, 0, {0, 0}, best_score, best.cycle, best.op, trial, 0, 0);
+    best.accepted = best_score.first != UINT64_MAX;
+  } else {
+    uint64_t seed = step * 0x2545f4914f6cdd1dull + order.size();
+    for (uint32_t i = 0; i < budget; ++i) {
+      std::copy(live.begin(), live.end(), order.begin()); // deterministic Fisher–Yates sample
       for (std::size_t j = order.size() - 1; j > 0; --j)
         std::swap(order[j], order[detail::splitmix64(seed) % (j + 1)]);
-    }
-    modulo_state snap = s;
-    std::pair<uint64_t, int64_t> score{0, 0};
-    int64_t first_cycle = 0;
-    bool legal = true;
-    for (uint32_t v : order) {
-      const auto r = snap.probe(v, false);
-      if (r.stopped != gate::pass) {
-        legal = false;
-        break;
+      score sc{0, 0};
+      int64_t first_cycle = 0;
+      bool better = true;
+      for (uint32_t v : order)
+        if (!trial_seat(s, v, sc, best_score, trial, v == order.front() ? &first_cycle : nullptr)) {
+          better = false;
+          break;
+        }
+      take_back(s, trial, 0);
+      if (better) {
+        best_score = sc;
+        best.accepted = true;
+        best.op = order.front();
+        best.cycle = first_cycle;
       }
-      const auto c = snap.cost_of(v, r.cycle);
-      score.first += c.slot_pressure;
-      score.second += c.delay;
-      if (v == order.front())
-        first_cycle = r.cycle;
-      snap.seat(v, r.cycle);
     }
-    if (legal && score < best_score) {
-      best_score = score;
-      best.accepted = true;
-      best.op = order.front();
-      best.cycle = first_cycle;
-    }
-    if (exhaustive && !std::next_permutation(order.begin(), order.end()))
-      break;
   }
   if (best.accepted)
     best.cost = s.cost_of(best.op, best.cycle);
@@ -96,17 +143,24 @@ arm_result try_fuse(modulo_state& s, const std::vector<uint32_t>& live) {
   best.which = arm::fuse;
   for (std::size_t i = 0; i < live.size(); ++i) {
     const uint32_t a = live[i];
-    const auto group = pools_of(s.prob().ops[a]);
+    const auto& group = s.pools_of(a);
     if (group.empty())
       continue;
     for (std::size_t j = i + 1; j < live.size(); ++j) {
       const uint32_t b = live[j];
-      if (linked(s, a, b) || pools_of(s.prob().ops[b]) != group)
+      if (linked(s, a, b) || s.pools_of(b) != group || s.never_fit_together(a, b))
         continue;
       const auto [alo, ahi] = s.window(a);
       const auto [blo, bhi] = s.window(b);
       for (int64_t t = std::max(alo, blo); t <= std::min(ahi, bhi); ++t) {
-        if (s.admit(a, t) != gate::pass || s.admit(b, t) != gate::pass || !s.fits_pair(a, b, t))
+        const gate ga = s.admit(a, t);
+        const gate gb = ga == gate::pass ? s.admit(b, t) : gate::pass;
+        if (ga == gate::g3_resource || gb == gate::g3_resource) {
+          // Skip the cycles at which that op still meets a full slot.
+          t += (ga == gate::g3_resource ? s.g3_skip_up(a, t) : s.g3_skip_up(b, t)) - 1;
+          continue;
+        }
+        if (ga != gate::pass || gb != gate::pass || !s.fits_pair(a, b, t))
           continue;
         arm_result r;
         r.accepted = true;
@@ -148,7 +202,10 @@ arm_result try_cost_based(modulo_state& s, const std::vector<uint32_t>& live) {
     const auto [lo, hi] = s.window(v);
     bool any = false;
     for (int64_t t = lo; t <= hi; ++t) {
-      if (s.admit(v, t) != gate::pass)
+      const gate g = s.admit(v, t);
+      if (g == gate::g3_resource)
+        t += s.g3_skip_up(v, t) - 1; // no legal seat before the full slots pass
+      if (g != gate::pass)
         continue;
       any = true;
       const auto c = s.cost_of(v, t);
@@ -158,6 +215,9 @@ arm_result try_cost_based(modulo_state& s, const std::vector<uint32_t>& live) {
         best.op = v;
         best.cycle = t;
       }
+      // With the same pressure at every legal seat, a later one only adds delay.
+      if (s.flat_pressure(v))
+        break;
     }
     if (!any)
       s.dead[v] = true;

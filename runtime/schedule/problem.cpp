@@ -2,16 +2,39 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace kb::sched {
 
 bool op_spec::bears_resources() const {
+  for (const auto& h : holds)
+    if (h.count > 0 && h.cycles > 0)
+      return true;
   for (const auto& cycle : reservation)
     for (const auto& use : cycle)
       if (use.count > 0)
         return true;
   return false;
+}
+
+uint32_t op_spec::span() const {
+  auto s = static_cast<uint32_t>(reservation.size());
+  for (const auto& h : holds)
+    s = std::max(s, h.cycles);
+  return s;
+}
+
+uint64_t op_spec::total_use(uint32_t pool) const {
+  uint64_t n = 0;
+  for (const auto& h : holds)
+    if (h.pool == pool)
+      n += uint64_t{h.count} * h.cycles;
+  for (const auto& cycle : reservation)
+    for (const auto& use : cycle)
+      if (use.pool == pool)
+        n += use.count;
+  return n;
 }
 
 std::optional<uint32_t> problem::find_op(std::string_view name) const {
@@ -75,6 +98,17 @@ void check_problem(const problem& p) {
       }
     }
   }
+  for (const auto& op : p.ops)
+    for (const auto& h : op.holds) {
+      if (h.pool >= p.pools.size())
+        throw problem_error(fmt::format("{}op '{}': a hold names pool #{} of {}",
+                                        where(p, op.line), op.name, h.pool, p.pools.size()));
+      if (h.count > p.pools[h.pool].capacity)
+        throw problem_error(fmt::format(
+          "{}op '{}' holds {} of '{}' but the pool has {}: no II can seat it",
+          where(p, op.line), op.name, h.count, p.pools[h.pool].name,
+          p.pools[h.pool].capacity));
+    }
   for (const auto& e : p.edges) {
     if (e.from >= p.ops.size() || e.to >= p.ops.size())
       throw problem_error(

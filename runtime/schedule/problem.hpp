@@ -26,12 +26,24 @@ struct pool_use {
   uint32_t count = 0;
 };
 
+/// A long use of one pool from the op's start: `count` units of `pool` in
+/// each of cycles [0, cycles). The same as that many reservation entries, kept
+/// compact: a stage that holds its unit for thousands of cycles costs one
+/// hold, not thousands of entries (ADR-0007). Built in code only.
+struct pool_hold {
+  uint32_t pool = 0;
+  uint32_t count = 0;
+  uint32_t cycles = 0;
+};
+
 /// One op of the loop body. `reservation[i]` is its use of each pool at cycle
-/// offset i from its start (an empty entry uses nothing in that cycle).
+/// offset i from its start (an empty entry uses nothing in that cycle);
+/// `holds` add uses from cycle 0 on.
 struct op_spec {
   std::string name;
   int64_t latency = 1; ///< cycles until its results are available (≥ 0)
   std::vector<std::vector<pool_use>> reservation;
+  std::vector<pool_hold> holds;
   std::optional<uint32_t> max_depth; ///< deepest stage (t div II) allowed
   std::optional<int64_t> gid;        ///< own group id (same-depth groups)
   std::optional<int64_t> leader_gid; ///< group led by this gid (union-find)
@@ -39,6 +51,10 @@ struct op_spec {
 
   /// True when the op uses any pool in any cycle.
   bool bears_resources() const;
+  /// Cycles from its start to the end of its last use (reservation or hold).
+  uint32_t span() const;
+  /// Its use of `pool` summed over all cycles.
+  uint64_t total_use(uint32_t pool) const;
 };
 
 /// A dependence: `to` may start `latency − distance·II` cycles after `from`.

@@ -16,7 +16,12 @@ struct modulo_options {
   uint32_t permute_budget = 120;   ///< permutations the permute arm may seat
   uint32_t refine_budget_ratio = 50; ///< Rau's BudgetRatio: steps per op
   uint32_t max_ii_slack = 0;  ///< extra IIs beyond the serial bound (0 = auto)
-  bool skip_refinement = false; ///< start the ladder at the initial placement
+  bool skip_refinement = false; ///< start the ladder at the initial placement (no restarts)
+  /// When Rau's rungs fail at an II: Rau's refinement again from an empty
+  /// state, this many times, each with ties of height in another order,
+  /// before the arm rungs (an II succeeds when any of them does).
+  uint32_t restarts = 16;
+  uint32_t restart_budget_ratio = 50; ///< steps per op of each restart
 };
 
 struct schedule_options {

@@ -23,7 +23,9 @@ std::string render_text(const problem& p, const schedule_analysis& a, const vali
   std::string out = fmt::format("{}: strategy {} ({})\n", p.source.empty() ? "problem" : p.source,
                                 to_string(a.used), a.selected_because);
   out += fmt::format("II {}  MII {} (ResMII {}, RecMII {})", opt(a.ii), opt(a.mii), a.res_mii,
-                     a.rec_mii ? fmt::format("{}", *a.rec_mii) : "inf");
+                     a.rec_mii                     ? fmt::format("{}", *a.rec_mii)
+                     : a.used == strategy::serial ? "-" // not computed: no II
+                                                  : "inf");
   if (a.used == strategy::cost && a.success)
     out += fmt::format("  rung {}, {} II tried", a.stats.rung, a.stats.ii_attempts);
   out += '\n';

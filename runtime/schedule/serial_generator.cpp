@@ -39,12 +39,8 @@ void warn_ignored(const problem& p, schedule_analysis& a) {
   for (uint32_t pool = 0; pool < p.pools.size(); ++pool) {
     std::vector<uint32_t> users;
     for (uint32_t v = 0; v < p.ops.size(); ++v)
-      for (const auto& cycle : p.ops[v].reservation)
-        if (std::any_of(cycle.begin(), cycle.end(),
-                        [&](const pool_use& u) { return u.pool == pool && u.count > 0; })) {
-          users.push_back(v);
-          break;
-        }
+      if (p.ops[v].total_use(pool) > 0)
+        users.push_back(v);
     if (!users.empty())
       a.note(lvl::warning,
              fmt::format("serial path ignores the capacity {} of pool '{}' (used by {})",

@@ -128,11 +128,15 @@ std::optional<uint32_t> compute_rec_mii(const problem& p) {
 
 uint32_t compute_res_mii(const problem& p) {
   std::vector<uint64_t> total(p.pools.size(), 0);
-  for (const auto& op : p.ops)
+  for (const auto& op : p.ops) {
     for (const auto& cycle : op.reservation)
       for (const auto& use : cycle)
         if (use.pool < total.size())
           total[use.pool] += use.count;
+    for (const auto& h : op.holds)
+      if (h.pool < total.size())
+        total[h.pool] += uint64_t{h.count} * h.cycles;
+  }
   uint64_t res = 1;
   for (std::size_t k = 0; k < total.size(); ++k) {
     const uint64_t cap = std::max<uint32_t>(p.pools[k].capacity, 1);
@@ -198,17 +202,22 @@ void check_table(const problem& p, const std::vector<int64_t>& t, uint32_t ii,
   };
   std::map<std::pair<uint64_t, uint32_t>, cell> table;
   for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    auto take = [&](std::size_t c, uint32_t pool, uint32_t count) {
+      if (pool >= p.pools.size() || count == 0)
+        return;
+      const uint64_t slot = (pmod(t[i], ii) + c % ii) % ii;
+      cell& cl = table[{slot, pool}];
+      cl.use += count;
+      if (std::find(cl.ops.begin(), cl.ops.end(), i) == cl.ops.end())
+        cl.ops.push_back(i);
+    };
     const auto& res = p.ops[i].reservation;
     for (std::size_t c = 0; c < res.size(); ++c)
-      for (const auto& use : res[c]) {
-        if (use.pool >= p.pools.size() || use.count == 0)
-          continue;
-        const uint64_t slot = (pmod(t[i], ii) + c % ii) % ii;
-        cell& cl = table[{slot, use.pool}];
-        cl.use += use.count;
-        if (std::find(cl.ops.begin(), cl.ops.end(), i) == cl.ops.end())
-          cl.ops.push_back(i);
-      }
+      for (const auto& use : res[c])
+        take(c, use.pool, use.count);
+    for (const auto& h : p.ops[i].holds)
+      for (std::size_t c = 0; c < h.cycles; ++c)
+        take(c, h.pool, h.count);
   }
   for (const auto& [key, cl] : table) {
     const auto& pool = p.pools[key.second];

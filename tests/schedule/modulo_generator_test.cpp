@@ -149,6 +149,7 @@ TEST(modulo_generator, every_rung_of_the_ladder_can_produce_the_schedule) {
   };
   modulo_options o;
   o.refine_budget_ratio = 1;
+  o.restarts = 0; // the ladder's own rungs
   for (const row& r : {row{1, "rau_refinement", 2}, row{2, "deepest_retry", 5},
                        row{3, "initial_placement", 4}, row{38, "initial_placement_after_clear", 9},
                        row{24, "cost_based_placement_after_clear", 6}}) {
@@ -159,6 +160,32 @@ TEST(modulo_generator, every_rung_of_the_ladder_can_produce_the_schedule) {
     EXPECT_EQ(a.ii, r.ii) << r.seed;
     EXPECT_EQ(a.stats.clears > 0, std::string_view(r.rung).ends_with("after_clear")) << r.seed;
     EXPECT_TRUE(validate_schedule(p, a).ok) << r.seed;
+  }
+}
+
+TEST(modulo_generator, seeded_restarts_reach_mii_where_the_ladder_gave_up) {
+  // Issue 9: when every rung fails at an II, Rau's refinement runs again from
+  // an empty state with ties of height in a seeded order (odd restarts early,
+  // even ones late). These loops of 7 and 9 ops reach MII that way; without
+  // the restarts the ladder settles one II higher. The restarts only run
+  // where the ladder failed, so no II is ever larger.
+  struct row {
+    uint64_t seed;
+    uint32_t mii;
+    const char* rung;
+  };
+  for (const row& r : {row{160, 12, "rau_refinement_restart_1"},
+                       row{208, 23, "rau_refinement_restart_2"}}) {
+    const problem p = random_problem(r.seed);
+    const auto a = generate_modulo(p);
+    ASSERT_TRUE(a.success) << r.seed;
+    EXPECT_EQ(a.mii, r.mii) << r.seed;
+    EXPECT_EQ(a.ii, r.mii) << r.seed;
+    EXPECT_EQ(a.stats.rung, r.rung) << r.seed;
+    EXPECT_TRUE(validate_schedule(p, a).ok) << r.seed;
+    modulo_options none;
+    none.restarts = 0;
+    EXPECT_EQ(generate_modulo(p, none).ii, r.mii + 1) << r.seed;
   }
 }
 

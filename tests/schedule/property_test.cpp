@@ -1,6 +1,6 @@
 // Property test: every schedule the generators emit for random problems
 // passes the independent validator, and the modulo path's II stays close to
-// MII (Rau's iterative modulo scheduling reached II = MII on ~96% of loops).
+// MII: II = MII on at least 96% of unconstrained loops (issue 9).
 
 #include "runtime/schedule/random_problem.hpp"
 #include "runtime/schedule/schedule.hpp"
@@ -47,8 +47,9 @@ TEST(schedule_property, every_modulo_schedule_of_1000_random_loops_validates) {
              100 * at_mii, mean_ratio);
   // Quality floor well below what the generator reaches, so a regression in
   // the search (not noise: the run is deterministic) fails here.
-  EXPECT_GE(at_mii, 0.93);
-  EXPECT_LE(mean_ratio, 1.015);
+  // Issue 9: at least 96% (96.0% with the seeded restarts, 94.4% without).
+  EXPECT_GE(at_mii, 0.96);
+  EXPECT_LE(mean_ratio, 1.0085);
 }
 
 TEST(schedule_property, constrained_random_loops_validate) {
@@ -58,6 +59,10 @@ TEST(schedule_property, constrained_random_loops_validate) {
   check_all(ro, t);
   fmt::print("[ stats    ] {} constrained loops: II = MII on {:.1f}%, mean II/MII {:.4f}\n",
              t.scheduled, 100.0 * t.at_mii / t.scheduled, t.ratio_sum / t.scheduled);
+  // Floors just under what the depth-deadline retry and the seeded restarts
+  // reach (74.3%, 1.1883; 67.1%, 1.2041 without them), so losing them fails.
+  EXPECT_GE(static_cast<double>(t.at_mii) / static_cast<double>(t.scheduled), 0.74);
+  EXPECT_LE(t.ratio_sum / static_cast<double>(t.scheduled), 1.19);
 }
 
 TEST(schedule_property, serial_schedules_of_random_loops_validate) {

@@ -61,5 +61,21 @@ TEST(selector, a_requested_strategy_overrides_the_selector) {
   EXPECT_EQ(auto_a.selected_because, "3 ops, fewer than serial_threshold 8");
 }
 
+TEST(selector, cost_requested_over_force_serial_execution_says_it_ignores_it) {
+  // Issue 9 item 5: the attribute is not dropped without a word.
+  schedule_options o;
+  o.requested = strategy::cost;
+  const auto a = generate_schedule(ops(8, true).force_serial().build(), o);
+  EXPECT_EQ(a.used, strategy::cost);
+  ASSERT_TRUE(a.success);
+  ASSERT_EQ(a.diagnostics.size(), 1u);
+  EXPECT_EQ(a.diagnostics[0].severity, diagnostic::level::warning);
+  EXPECT_EQ(a.diagnostics[0].message,
+            "cost-based path ignores force_serial_execution: the loop is modulo scheduled "
+            "(drop --strategy cost to run it serially)");
+  // Without the attribute the same request is silent.
+  EXPECT_TRUE(generate_schedule(ops(8, true).build(), o).diagnostics.empty());
+}
+
 } // namespace
 } // namespace kb::sched

@@ -1,0 +1,74 @@
+// Wall time of the II prediction (issue 9): build the steady-state body of a
+// GEMM command from the default topology's declared service times and modulo
+// schedule it, as PE_SCHEDULER does once per distinct body. Prints one row
+// per shape: body ops, predicted II and MII, and the best of five timings.
+// Set the share against `kernbench run` with the same shape (bench/README.md).
+//
+//   build/bench/predict_bench
+
+#include "actors/builtin_kinds.hpp"
+#include "runtime/config/impl_registry.hpp"
+#include "runtime/config/topology_loader.hpp"
+#include "runtime/plan/gemm_plan.hpp"
+#include "runtime/predict/service_model.hpp"
+#include "runtime/predict/tile_schedule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+namespace {
+
+using namespace kb;
+
+struct shape {
+  uint32_t m, k, n, tile;
+  dtype type;
+  const char* name;
+};
+
+} // namespace
+
+int main() {
+  const std::string dir = KB_SOURCE_DIR "/config/";
+  const auto topo = load_topology(dir + "topology.yaml", load_impl_registry(dir + "components.yaml"),
+                                  builtin_kinds().catalog());
+  const service_model model(topo, builtin_kinds(), "sip0.cube0.pe0");
+  const shape shapes[] = {
+    {1024, 1024, 1024, 128, dtype::f32, "1024^3 f32"},
+    {2048, 2048, 2048, 128, dtype::f16, "2048^3 f16"},
+    {128, 65536, 128, 128, dtype::f16, "128x65536x128 f16"},
+    {128, 1536, 128, 128, dtype::f32, "128x1536x128 f32"},
+    {1024, 1024, 1024, 64, dtype::f16, "1024^3 f16 tile 64"},
+    {128, 131072, 128, 128, dtype::f16, "128x131072x128 f16"},
+    {64, 65536, 64, 64, dtype::f16, "64x65536x64 f16 t64"},
+  };
+  fmt::print("{:<22} {:>6} {:>6} {:>14} {:>14} {:>12}\n", "shape", "tiles", "ops",
+             "II ns", "MII ns", "predict ms");
+  for (const auto& s : shapes) {
+    gemm_plan_args g;
+    g.m = s.m;
+    g.k = s.k;
+    g.n = s.n;
+    g.tile_m = g.tile_k = g.tile_n = s.tile;
+    g.in_dtype = s.type;
+    g.a_addr = 0;
+    g.b_addr = 1u << 30;
+    g.c_addr = 2u << 30;
+    g.pe_prefix = "sip0.cube0.pe0";
+    const auto plan = generate_gemm_plan(g);
+    double best = 1e300;
+    tile_schedule ts;
+    for (int i = 0; i < 5; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ts = schedule_body(plan, model);
+      const auto t1 = std::chrono::steady_clock::now();
+      best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    fmt::print("{:<22} {:>6} {:>6} {:>14} {:>14} {:>12.3f}\n", s.name, ts.body_tiles,
+               ts.problem.ops.size(), ts.ii.ps() / 1000,
+               *ts.analysis.mii * model.clock().period_ps() / 1000, best);
+  }
+}
