@@ -23,7 +23,9 @@ struct phold_cli {
   uint16_t listen_port = 0;
   bool spawn_workers = true;
   bool sequential = false;
-  std::string delivery = "direct";
+  // PHOLD's windows are wide (lookahead = mean gap): per-LP heaps of a few
+  // events beat one shard-wide heap there (ADR-0009, measured).
+  std::string delivery = "mailbox";
 };
 
 void print(const phold::outcome& o, const phold_cli& c) {
