@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kb {
@@ -11,7 +12,7 @@ namespace kb {
 namespace {
 
 int64_t cycles_of(SimTime t, const sim_clock& c) {
-  return static_cast<int64_t>(c.to_cycles_ceil(t).count());
+  return static_cast<int64_t>(std::min<uint64_t>(c.to_cycles_ceil(t).count(), INT64_MAX));
 }
 
 std::string op_name(uint32_t k, const stage& s) {
@@ -21,6 +22,20 @@ std::string op_name(uint32_t k, const stage& s) {
   if (s.params.op)
     name += fmt::format(".{}", to_string(*s.params.op));
   return name;
+}
+
+/// a + b, held at INT64_MAX instead of wrapping.
+int64_t add_capped(int64_t a, int64_t b) {
+  int64_t s = 0;
+  return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
+
+void check_body_limits(std::size_t ops, int64_t cycles) {
+  if (ops > max_body_ops || cycles > max_body_cycles)
+    throw std::domain_error(fmt::format(
+      "the steady-state body ({} ops, {} cycles of service) exceeds the prediction's limit "
+      "({} ops, {} cycles)",
+      ops, cycles, max_body_ops, max_body_cycles));
 }
 
 } // namespace
@@ -44,6 +59,17 @@ sched::problem body_problem(const pipeline_plan& plan, const stage_timing& timin
     p.pools.push_back({std::string(to_string(static_cast<stage_type>(t))), 1});
   const int64_t wire = cycles_of(timing.wire(), timing.clock());
   const uint32_t body = body_tile_count(plan);
+  // Check the limits before building anything: each op's reservation table
+  // holds one row per cycle, so a huge latency (a tiny bandwidth) or a huge
+  // body (tiny tiles) would otherwise take memory without bound.
+  std::size_t ops = 0;
+  int64_t cycles = 0;
+  for (uint32_t k = 0; k < body; ++k)
+    for (const stage& s : plan.tiles[k].stages) {
+      ++ops;
+      cycles = add_capped(cycles, cycles_of(timing.service(s), timing.clock()));
+    }
+  check_body_limits(ops, cycles);
   for (uint32_t k = 0; k < body; ++k) {
     const tile_plan& tile = plan.tiles[k];
     for (std::size_t i = 0; i < tile.stages.size(); ++i) {
@@ -78,12 +104,8 @@ tile_schedule schedule_body(sched::problem body, uint32_t body_tiles, const sim_
   out.problem = std::move(body);
   int64_t cycles = 0;
   for (const auto& op : out.problem.ops)
-    cycles += op.latency;
-  if (out.problem.ops.size() > max_body_ops || cycles > max_body_cycles)
-    throw std::domain_error(fmt::format(
-      "the steady-state body ({} ops, {} cycles of service) exceeds the prediction's limit "
-      "({} ops, {} cycles)",
-      out.problem.ops.size(), cycles, max_body_ops, max_body_cycles));
+    cycles = add_capped(cycles, op.latency);
+  check_body_limits(out.problem.ops.size(), cycles);
   out.body_tiles = body_tiles;
   sched::schedule_options o;
   o.requested = sched::strategy::cost;

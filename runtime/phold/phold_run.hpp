@@ -26,7 +26,13 @@ outcome run_actors(const params& p, size_t threads,
 /// PHOLD as a plain single-threaded priority-queue loop (no actors).
 outcome run_sequential(const params& p);
 
-/// Checks parameters; throws std::invalid_argument naming the option.
+/// The most LPs a run may have: every LP links to every other, so the links
+/// grow with the square (16384 LPs already make 268 M links).
+inline constexpr uint32_t max_lps = 16384;
+
+/// Checks parameters; throws std::invalid_argument naming the option. Times
+/// (lookahead, mean, end) are bounded by kb::max_time_ps, so every event time
+/// t + lookahead + exponential delay (at most 37 means) stays far below 2^64.
 void validate(const params& p);
 
 } // namespace kb::phold
