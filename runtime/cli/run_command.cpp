@@ -1,20 +1,23 @@
 #include "runtime/cli/run_command.hpp"
 
 #include "actors/builtin_kinds.hpp"
+#include "actors/stage_timing.hpp"
 #include "runtime/address.hpp"
+#include "runtime/cli/memory_budget.hpp"
 #include "runtime/config/impl_registry.hpp"
 #include "runtime/config/print_components.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/driver/driver_run.hpp"
 #include "runtime/plan/plan_error.hpp"
+#include "runtime/report/atomic_file.hpp"
 #include "runtime/report/run_report.hpp"
 #include "runtime/trace/trace_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -47,6 +50,14 @@ struct run_cli {
 };
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Memory per tile, measured on the default machine: a tile's plan (its
+// stages, each with its unit's name and DMA geometry) while its command
+// runs, and the trace records of its stages when --json or --trace keeps
+// them until the end of the run.
+constexpr uint64_t bytes_per_tile_plan = 1024;
+constexpr uint64_t bytes_per_tile_records = 1024;
+constexpr uint64_t max_tiles_per_command = UINT32_MAX;
 
 dtype dtype_or_throw(const std::string& name, const char* opt) {
   if (auto d = parse_dtype(name))
@@ -129,6 +140,64 @@ pe_command make_command(const run_cli& c, uint32_t p, const std::string& prefix)
   throw std::invalid_argument(fmt::format("--op '{}': expected gemm or math", c.op));
 }
 
+/// Tiles of one command (0 when a shape or tile is zero: the plan
+/// generator reports that with its own message).
+uint64_t tiles_per_command(const run_cli& c) {
+  auto ceil_div = [](uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; };
+  if (c.op == "gemm" && c.tile.size() == 3)
+    return mul_sat(mul_sat(ceil_div(c.m, c.tile[0]), ceil_div(c.k, c.tile[1])),
+                   ceil_div(c.n, c.tile[2]));
+  if (c.op == "math" && c.tile.size() == 2)
+    return mul_sat(ceil_div(c.m, c.tile[0]), ceil_div(c.n, c.tile[1]));
+  return 0;
+}
+
+/// Every command's plan is held while it runs, and with --json or --trace
+/// every stage's records until the end: refuse up front what would not fit.
+void check_run_memory(const run_cli& c) {
+  const uint64_t tiles = tiles_per_command(c);
+  if (tiles > max_tiles_per_command)
+    throw std::invalid_argument(fmt::format(
+      "--tile {}: {} tiles per command, more than the limit of {} (tile ids are 32-bit)",
+      fmt::join(c.tile, " "), tiles, max_tiles_per_command));
+  const bool record = !c.json.empty() || !c.trace.empty();
+  const uint64_t per_tile = bytes_per_tile_plan + (record ? bytes_per_tile_records : 0);
+  const uint64_t total_tiles = mul_sat(mul_sat(tiles, c.repeat), c.pes);
+  check_memory(fmt::format("--M {} --K {} --N {} --tile {} --repeat {} --pes {}{} ({} tiles)",
+                           c.m, c.k, c.n, fmt::join(c.tile, " "), c.repeat, c.pes,
+                           record ? " with records for --json/--trace" : "", total_tiles),
+               mul_sat(total_tiles, per_tile));
+}
+
+/// The first tile is the largest (edge tiles are remainders): if one of its
+/// stages alone takes longer than kb::max_time_ps on this machine, the run's
+/// time sums could not be represented. Refuse it before running.
+void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
+                       const pipeline_plan& plan) {
+  if (plan.tiles.empty())
+    return;
+  std::optional<stage_timing> timing;
+  try {
+    timing.emplace(topo, pe);
+  } catch (const std::exception&) {
+    return; // a machine the unloaded model does not cover
+  }
+  for (const stage& s : plan.tiles.front().stages) {
+    SimTime t;
+    try {
+      t = timing->service(s);
+    } catch (const std::domain_error&) {
+      continue;
+    }
+    if (!representable(t))
+      throw std::invalid_argument(fmt::format(
+        "--tile {}: one {} stage takes {} on this machine ({}), which exceeds {}",
+        fmt::join(c.tile, " "), to_string(s.type),
+        t.is_infinite() ? std::string("more than 2^64 ps") : fmt::format("{} ps", t.ps()),
+        topo.file, max_time_reason));
+  }
+}
+
 uint64_t param_or(const topology_spec& t, const std::string& kind,
                   const std::string& key, uint64_t fallback) {
   for (const auto& n : t.nodes)
@@ -150,13 +219,14 @@ int run(const run_cli& c) {
                                             c.pes, pes.size()));
   pes.resize(c.pes);
 
+  check_run_memory(c);
   // A bad shape or tile is a usage error: check it before building anything.
   try {
     const pe_command first = make_command(c, 0, pes[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
-      (void)generate_gemm_plan(*g);
+      check_stage_times(c, topo, pes[0], generate_gemm_plan(*g));
     else if (auto* m = std::get_if<math_plan_args>(&first))
-      (void)generate_math_plan(*m);
+      check_stage_times(c, topo, pes[0], generate_math_plan(*m));
   } catch (const plan_error& e) {
     throw std::invalid_argument(fmt::format("--op {}: {}", c.op, e.what()));
   }
@@ -196,12 +266,8 @@ int run(const run_cli& c) {
   rep.names = dr.names;
   rep.records = std::move(dr.records);
   write_summary(std::cout, rep);
-  if (!c.json.empty()) {
-    std::ofstream out(c.json);
-    if (!out)
-      throw std::runtime_error("cannot write --json file '" + c.json + "'");
-    out << report_json(rep);
-  }
+  if (!c.json.empty())
+    write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
     write_trace(c.trace, rep.names, rep.records);
   return 0;

@@ -2,6 +2,7 @@
 
 #include "messages/trace.capnp.h"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/report/atomic_file.hpp"
 
 #include <capnp/serialize.h>
 #include <fmt/format.h>
@@ -10,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <unistd.h>
@@ -35,12 +35,11 @@ void write_trace_capnp(const std::string& path, const std::vector<std::string>& 
   auto rs = root.initRecords(static_cast<unsigned>(records.size()));
   for (unsigned i = 0; i < records.size(); ++i)
     to_wire(records[i], rs[i]);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    throw std::runtime_error(fmt::format("cannot write trace '{}': {}", path,
-                                         std::strerror(errno)));
-  capnp::writeMessageToFd(fd, msg);
-  ::close(fd);
+  const kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
+  const kj::ArrayPtr<const kj::byte> bytes = words.asBytes();
+  write_file_atomically(path, "trace file",
+                        std::string_view(reinterpret_cast<const char*>(bytes.begin()),
+                                         bytes.size()));
 }
 
 void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
@@ -136,10 +135,9 @@ void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
 void write_trace(const std::string& path, const std::vector<std::string>& names,
                  const std::vector<trace_record>& records) {
   if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
-    std::ofstream out(path);
-    if (!out)
-      throw std::runtime_error(fmt::format("cannot write trace '{}'", path));
-    write_trace_json(out, names, records);
+    atomic_file out(path, "trace file");
+    write_trace_json(out.stream(), names, records);
+    out.commit();
     return;
   }
   write_trace_capnp(path, names, records);
