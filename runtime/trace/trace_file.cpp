@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <map>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kb {
@@ -42,29 +43,64 @@ void write_trace_capnp(const std::string& path, const std::vector<std::string>& 
                                          bytes.size()));
 }
 
+namespace {
+
+/// Reading visits each word of a well-formed trace once; a tighter limit
+/// than that keeps a crafted file (e.g. a huge list of empty structs, which
+/// takes no space on disk) from making us allocate without bound.
+capnp::ReaderOptions trace_reader_options(uint64_t size_bytes) {
+  capnp::ReaderOptions opts;
+  opts.traversalLimitInWords = 2 * (size_bytes / sizeof(capnp::word)) + 1024;
+  return opts;
+}
+
+void read_root(wire::TraceFile::Reader root, std::vector<std::string>& names,
+               std::vector<trace_record>& records) {
+  names.clear();
+  for (auto n : root.getNodes())
+    names.emplace_back(n.cStr());
+  records.clear();
+  for (auto w : root.getRecords())
+    records.push_back(from_wire_record(w));
+}
+
+} // namespace
+
 void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
                       std::vector<trace_record>& records) {
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0)
     throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path,
                                          std::strerror(errno)));
+  struct stat st {};
+  const uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   try {
-    capnp::ReaderOptions opts;
-    opts.traversalLimitInWords = uint64_t{1} << 40;
-    capnp::StreamFdMessageReader reader(fd, opts);
-    auto root = reader.getRoot<wire::TraceFile>();
-    names.clear();
-    for (auto n : root.getNodes())
-      names.emplace_back(n.cStr());
-    records.clear();
-    for (auto w : root.getRecords())
-      records.push_back(from_wire_record(w));
+    capnp::StreamFdMessageReader reader(fd, trace_reader_options(size));
+    read_root(reader.getRoot<wire::TraceFile>(), names, records);
   } catch (const kj::Exception& e) {
     ::close(fd);
     throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}",
                                          path, e.getDescription().cStr()));
   }
   ::close(fd);
+}
+
+void read_trace_bytes(std::string_view bytes, const std::string& name,
+                      std::vector<std::string>& names, std::vector<trace_record>& records) {
+  if (bytes.size() % sizeof(capnp::word) != 0)
+    throw std::runtime_error(fmt::format(
+      "'{}' is not a kernbench trace file: its size is not a whole number of words", name));
+  // Word-aligned storage for the reader.
+  kj::Array<capnp::word> words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  if (!bytes.empty())
+    std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    capnp::FlatArrayMessageReader reader(words, trace_reader_options(bytes.size()));
+    read_root(reader.getRoot<wire::TraceFile>(), names, records);
+  } catch (const kj::Exception& e) {
+    throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}", name,
+                                         e.getDescription().cStr()));
+  }
 }
 
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,

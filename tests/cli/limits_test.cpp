@@ -123,7 +123,7 @@ TEST(limits, a_phold_mesh_over_the_memory_budget_is_refused_with_the_estimate) {
   const auto r = run_kernbench("phold --lps 4096", "KB_MEMORY_BUDGET_MB=64");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: --lps 4096 --events-per-lp 16 (16773120 links, 65536 "
-                   "initial events) needs about 2.5 GiB of memory, more than the budget of "
+                   "initial events) needs about 3.1 GiB of memory, more than the budget of "
                    "64.0 MiB (KB_MEMORY_BUDGET_MB)\n");
 }
 
