@@ -35,8 +35,14 @@ pe_gemm::pe_gemm(caf::actor_config& cfg, node_init init, config c)
 
 Cycles pe_gemm::tile_cycles(const config& c, uint32_t tm, uint32_t tk,
                             uint32_t tn) {
-  return Cycles{ceil_div(tm, c.mac_rows) * ceil_div(tn, c.mac_cols) * tk +
-                c.mac_rows + c.mac_cols};
+  // Saturating: a count beyond 64 bits stays the largest, which the clock
+  // turns into SimTime::infinity() (the run refuses such tiles up front).
+  auto n = checked_mul(ceil_div(tm, c.mac_rows), ceil_div(tn, c.mac_cols));
+  if (n)
+    n = checked_mul(*n, tk);
+  if (n)
+    n = checked_add(*n, uint64_t{c.mac_rows} + c.mac_cols);
+  return Cycles{n.value_or(UINT64_MAX)};
 }
 
 void pe_gemm::begin_stage(lane_id lane, wire::Stage::Reader s) {

@@ -59,7 +59,11 @@ Cycles pe_math::op_cost(const config& c, math_op op) {
 }
 
 Cycles pe_math::stage_cycles(const config& c, math_op op, uint64_t elements) {
-  return op_cost(c, op) * ceil_div(elements, c.lanes) + c.pipeline;
+  // Saturating like pe_gemm::tile_cycles.
+  auto n = checked_mul(op_cost(c, op).count(), ceil_div(elements, c.lanes));
+  if (n)
+    n = checked_add(*n, c.pipeline.count());
+  return Cycles{n.value_or(UINT64_MAX)};
 }
 
 void pe_math::begin_stage(lane_id lane, wire::Stage::Reader s) {

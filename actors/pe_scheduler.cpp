@@ -128,7 +128,9 @@ void pe_scheduler::run_feeder() {
     if (!f.start)
       f.start = now();
     if (f.ii > SimTime::zero()) { // modulo feed: body j leaves at start + j·II
-      const SimTime release{f.start->ps() + f.ii.ps() * (f.next / f.body_tiles)};
+      // Saturating: a product beyond 64 bits is infinity, never a wrap.
+      const auto offset = checked_mul(f.ii.ps(), f.next / f.body_tiles);
+      const SimTime release = *f.start + (offset ? SimTime{*offset} : SimTime::infinity());
       if (now() < release) {
         if (!feed_timer_armed_) {
           feed_timer_armed_ = true;

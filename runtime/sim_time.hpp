@@ -5,6 +5,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace kb {
 
@@ -63,10 +64,14 @@ class sim_clock {
 public:
   constexpr explicit sim_clock(uint64_t period_ps = 1000) : period_(period_ps) {}
   constexpr uint64_t period_ps() const { return period_; }
-  constexpr SimTime to_time(Cycles c) const { return SimTime{c.count() * period_}; }
+  /// Saturating like SimTime's +: a product beyond 64 bits is infinity.
+  constexpr SimTime to_time(Cycles c) const {
+    uint64_t t = 0;
+    return __builtin_mul_overflow(c.count(), period_, &t) ? SimTime::infinity() : SimTime{t};
+  }
   /// Whole cycles needed to cover `t` (rounded up).
   constexpr Cycles to_cycles_ceil(SimTime t) const {
-    return Cycles{(t.ps() + period_ - 1) / period_};
+    return Cycles{t.ps() / period_ + (t.ps() % period_ != 0 ? 1 : 0)};
   }
 
 private:
@@ -80,13 +85,62 @@ struct Bandwidth {
   friend constexpr auto operator<=>(Bandwidth, Bandwidth) = default;
 };
 
+// -- checked arithmetic --------------------------------------------------------
+
+/// The largest time any single configured or requested value may take
+/// (a latency, lookahead, mean, end time, clock period, cycles x clock):
+/// 2^48 ps, about 281 s of virtual time. The engine adds such values onto
+/// event times; bounding each one keeps every sum it forms far below 2^64
+/// (65536 maximal delays in a row still fit), so time never wraps.
+inline constexpr uint64_t max_time_ps = uint64_t{1} << 48;
+
+/// Why `max_time_ps` exists, for error messages.
+inline constexpr const char* max_time_reason =
+  "the limit of 281474976710656 ps (2^48 ps, about 281 s of virtual time; "
+  "time sums must fit in 64 bits)";
+
+/// a + b, or nothing if the sum does not fit in 64 bits.
+constexpr std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
+  uint64_t s = 0;
+  if (__builtin_add_overflow(a, b, &s))
+    return std::nullopt;
+  return s;
+}
+
+/// a * b, or nothing if the product does not fit in 64 bits.
+constexpr std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
+  uint64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p))
+    return std::nullopt;
+  return p;
+}
+
+constexpr std::optional<SimTime> checked_add(SimTime a, SimTime b) {
+  if (auto s = checked_add(a.ps(), b.ps()))
+    return SimTime{*s};
+  return std::nullopt;
+}
+
+/// `c` cycles of `clock`, or nothing if that does not fit in 64 bits.
+constexpr std::optional<SimTime> checked_to_time(const sim_clock& clock, Cycles c) {
+  if (auto p = checked_mul(c.count(), clock.period_ps()))
+    return SimTime{*p};
+  return std::nullopt;
+}
+
+/// True if `t` is a value a config or option may hold (<= max_time_ps).
+constexpr bool representable(SimTime t) { return t.ps() <= max_time_ps; }
+
 /// Time to move `bytes` at `bw`, rounded up to whole picoseconds:
-/// ceil(bytes * 1e6 / MBps) = ceil(bytes * 1000 / GBps).
+/// ceil(bytes * 1e6 / MBps) = ceil(bytes * 1000 / GBps); infinity (like
+/// SimTime's +) if that does not fit in 64 bits.
 __extension__ using uint128 = unsigned __int128;
 
 constexpr SimTime xfer(uint64_t bytes, Bandwidth bw) {
   const uint128 num = static_cast<uint128>(bytes) * 1000000u;
-  return SimTime{static_cast<uint64_t>((num + bw.mbps - 1) / bw.mbps)};
+  const uint128 t = (num + bw.mbps - 1) / bw.mbps;
+  return t > std::numeric_limits<uint64_t>::max() ? SimTime::infinity()
+                                                  : SimTime{static_cast<uint64_t>(t)};
 }
 
 } // namespace kb

@@ -7,7 +7,9 @@
 # (default 300), KB_WERROR=ON|OFF (default ON when CI=true, else OFF),
 # KB_BUILD_DIR (default build), KB_SANITIZE=1|0 (default 1 when CI=true):
 # afterwards build again with address+undefined sanitizers into
-# ${KB_BUILD_DIR}-asan and run the suite there too (leaks are errors).
+# ${KB_BUILD_DIR}-asan and run the suite there too (leaks are errors);
+# KB_FUZZ_SECONDS (default 20 when CI=true, else 0): then build the libFuzzer
+# targets and run each that long (scripts/fuzz.sh, docs/testing.md).
 set -euo pipefail
 KB_SCRIPT=run-tests
 # shellcheck source=scripts/lib.sh
@@ -42,6 +44,12 @@ main() {
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir "${KB_BUILD}-asan" --output-on-failure --no-tests=error \
       --parallel "${KB_JOBS:-2}" --timeout "${KB_TEST_TIMEOUT:-300}" "$@"
+  fi
+  if [[ "${KB_FUZZ_SECONDS:-$([[ "${CI:-}" == true ]] && echo 20 || echo 0)}" != 0 ]]; then
+    local t3
+    t3=$(kb_now)
+    "$KB_ROOT/scripts/fuzz.sh" "${KB_FUZZ_SECONDS:-20}"
+    kb_log "fuzzing took $(kb_since "$t3") s"
   fi
 }
 

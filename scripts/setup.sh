@@ -16,6 +16,7 @@ readonly KB_PACKAGES=(
   libcaf-dev capnproto libcapnp-dev libyaml-cpp-dev libeigen3-dev
   libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev
 )
 
 is_installed() {

@@ -1,29 +1,72 @@
 // kernbench: simulate a tiled NPU, run kernels on it, see where time goes.
+//
+// Exit status: 0 success; 1 the run failed (an error during simulation, an
+// output file or standard output that could not be written, a lost peer
+// process); 2 bad input (usage, options, config files). `kernbench` with no
+// arguments prints the help and exits 0.
 
+#include "kb_version.hpp"
 #include "runtime/cli/phold_command.hpp"
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/schedule_command.hpp"
+#include "runtime/report/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
+
+namespace {
+
+/// Standard output that could not be written (a full disk, a closed pipe)
+/// is a failure, not a silent loss.
+int check_stdout(int exit_code) {
+  std::cout.flush();
+  errno = 0;
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout))
+    return exit_code;
+  // The failed write's errno is gone by now: one more byte finds the reason
+  // (the output is lost already).
+  std::clearerr(stdout);
+  errno = 0;
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+  const int err = errno;
+  fmt::print(stderr, "kernbench: error: cannot write standard output{}{}\n",
+             err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
+  return exit_code == 0 ? 1 : exit_code;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"kernbench: a tiled-NPU simulator"};
+  CLI::App app{"kernbench: a tiled-NPU simulator", "kernbench"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("kernbench {} ({})", kb::version, kb::git_hash),
+                       "print the version and the build's git hash, then exit");
   int exit_code = 0;
   kb::add_run_command(app, exit_code);
   kb::add_phold_command(app, exit_code);
   kb::add_list_components_command(app, exit_code);
   kb::add_schedule_command(app, exit_code);
+  if (argc <= 1) {
+    std::cout << app.help();
+    return check_stdout(0);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return check_stdout(app.exit(e));
+  } catch (const kb::output_error& e) {
+    fmt::print(stderr, "kernbench: error: {}\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "kernbench: error: {}\n", e.what());
     return 2;
   }
-  return exit_code;
+  return check_stdout(exit_code);
 }

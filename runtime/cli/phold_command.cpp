@@ -1,5 +1,6 @@
 #include "runtime/cli/phold_command.hpp"
 
+#include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/phold/phold_run.hpp"
 
@@ -8,10 +9,23 @@
 
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <tuple>
 
 namespace kb {
 
 namespace {
+
+// Measured on the engine (x86-64, CAF 0.17): the LP mesh is one link class
+// (no per-pair state), so resident memory grows per LP (its actor, routes,
+// generator: 16,384 LPs 91 MB, 65,536 LPs 340 MB with 16 events each, about
+// 5 KB per LP) and per pending event.
+constexpr uint64_t phold_bytes_per_event = 128;
+constexpr uint64_t phold_bytes_per_lp = 5120;
+
+/// Hubs per process: each is an actor with its own event queue and window
+/// state; more than this gains nothing on any machine.
+constexpr uint32_t max_shards = 1024;
 
 struct phold_cli {
   phold::params p;
@@ -51,7 +65,40 @@ void print(const phold::outcome& o, const phold_cli& c) {
   fmt::print("digest             {:016x}\n", o.digest);
 }
 
+/// "HOST:PORT" of --connect, with the reason when it is not one.
+std::pair<std::string, uint16_t> parse_connect(const std::string& text) {
+  const auto colon = text.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if (colon == std::string::npos || colon == 0 || port.empty() ||
+      port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
+      std::stoul(port) == 0 || std::stoul(port) > 65535)
+    throw std::invalid_argument(fmt::format(
+      "--connect '{}': expected HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:4242)",
+      text));
+  return {text.substr(0, colon), static_cast<uint16_t>(std::stoul(port))};
+}
+
+/// What a run will hold at once, roughly: the initial events, and per LP
+/// its actor, routes and generator.
+void check_phold_memory(const phold_cli& c) {
+  const uint64_t lps = c.p.lps;
+  const uint64_t events = uint64_t{lps} * c.p.events_per_lp;
+  const uint64_t bytes =
+    add_sat(mul_sat(events, phold_bytes_per_event), mul_sat(lps, phold_bytes_per_lp));
+  check_memory(fmt::format("--lps {} --events-per-lp {} ({} initial events)", c.p.lps,
+                           c.p.events_per_lp, events),
+               bytes);
+}
+
 int run(const phold_cli& c) {
+  if (c.rank >= c.procs)
+    throw std::invalid_argument(
+      fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
+  if (c.procs > c.p.lps)
+    throw std::invalid_argument(
+      fmt::format("--procs {}: more processes than LPs (--lps {})", c.procs, c.p.lps));
+  phold::validate(c.p);
+  check_phold_memory(c);
   if (c.sequential) {
     print(phold::run_sequential(c.p), c);
     return 0;
@@ -61,14 +108,11 @@ int run(const phold_cli& c) {
   cl.rank = c.rank;
   std::unique_ptr<process_group> workers;
   if (c.rank > 0) {
-    auto colon = c.connect.rfind(':');
-    if (colon == std::string::npos)
-      throw std::invalid_argument("--connect must be HOST:PORT");
-    cl.host = c.connect.substr(0, colon);
-    cl.port = static_cast<uint16_t>(std::stoul(c.connect.substr(colon + 1)));
+    watch_lifeline(fmt::format("kernbench phold (rank {})", c.rank));
+    std::tie(cl.host, cl.port) = parse_connect(c.connect);
   } else if (c.procs > 1) {
     cl.port = c.listen_port;
-    workers = std::make_unique<process_group>();
+    workers = std::make_unique<process_group>("kernbench phold");
     cl.on_listening = [&](uint16_t port) {
       if (!c.spawn_workers) {
         fmt::print(stderr, "rank 0 listening on port {}; start ranks 1..{} "
@@ -96,9 +140,12 @@ int run(const phold_cli& c) {
   if (!delivery)
     throw std::invalid_argument("--delivery " + c.delivery + ": expected direct or mailbox");
   phold::outcome o = phold::run_actors(c.p, c.threads, cl, c.shards, *delivery);
-  std::string worker_err = workers ? workers->wait_all() : std::string{};
+  const std::string worker_err = workers ? workers->wait_all() : std::string{};
   if (!o.error.empty() || !worker_err.empty()) {
-    fmt::print(stderr, "phold failed: {}{}\n", o.error, worker_err);
+    fmt::print(stderr, "{}", worker_err);
+    if (!o.error.empty())
+      fmt::print(stderr, "kernbench phold{}: run failed: {}\n",
+                 c.rank > 0 ? fmt::format(" (rank {})", c.rank) : "", o.error);
     return 1;
   }
   if (c.rank == 0)
@@ -128,7 +175,9 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
     ->capture_default_str()
     ->check(CLI::Range(1, 1024));
   cmd->add_option("--shards", c->shards, "hubs per process (0: one per "
-                  "thread); results never depend on it")->capture_default_str();
+                  "thread); results never depend on it")
+    ->capture_default_str()
+    ->check(CLI::Range(uint32_t{0}, max_shards));
   cmd->add_option("--delivery", c->delivery,
                   "direct (a shard's event loop calls its LPs' handlers) or mailbox "
                   "(a CAF message pair per LP and lookahead window); same results")

@@ -4,53 +4,171 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char** environ;
 
 namespace kb {
 
+namespace {
+
+/// The fd number the lifeline has in every worker.
+constexpr int lifeline_fd = 3;
+
+} // namespace
+
+std::string describe_exit(int status) {
+  if (WIFEXITED(status))
+    return fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
+  return fmt::format("ended with wait status {}", status);
+}
+
+process_group::process_group(std::string who, std::chrono::milliseconds grace)
+  : who_(std::move(who)), grace_(grace) {}
+
 process_group::~process_group() {
-  for (auto& [rank, pid] : children_) {
-    ::kill(pid, SIGTERM);
-    ::waitpid(pid, nullptr, 0);
-  }
+  stop_monitor();
+  for (auto& c : children_)
+    if (!c.reaped) {
+      ::kill(c.pid, SIGTERM);
+      ::waitpid(c.pid, nullptr, 0);
+    }
+  for (int fd : lifeline_)
+    if (fd >= 0)
+      ::close(fd);
 }
 
 void process_group::spawn(uint32_t rank, const std::vector<std::string>& args) {
+  if (lifeline_[0] < 0 && ::pipe2(lifeline_, O_CLOEXEC) != 0)
+    throw std::runtime_error(
+      fmt::format("cannot start worker process {}: pipe: {}", rank, std::strerror(errno)));
   std::vector<std::string> all{"/proc/self/exe"};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : all)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::string env_fd = fmt::format("KB_LIFELINE_FD={}", lifeline_fd);
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "KB_LIFELINE_FD=", 15) != 0)
+      envp.push_back(*e);
+  envp.push_back(env_fd.data());
+  envp.push_back(nullptr);
+  // The read end becomes fd 3 of the worker (dup2 clears close-on-exec);
+  // the write end stays close-on-exec, so only this process holds it.
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, lifeline_[0], lifeline_fd);
   pid_t pid = 0;
-  if (int rc = ::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr,
-                             argv.data(), environ);
-      rc != 0)
+  const int rc = ::posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
     throw std::runtime_error(
       fmt::format("cannot start worker process {}: {}", rank, std::strerror(rc)));
-  children_.emplace_back(rank, pid);
+  std::lock_guard lock(mutex_);
+  children_.push_back({rank, pid});
+  if (!monitor_.joinable())
+    monitor_ = std::thread([this] { monitor(); });
+}
+
+void process_group::terminate_others(pid_t except) {
+  for (auto& c : children_)
+    if (!c.reaped && c.pid != except)
+      ::kill(c.pid, SIGTERM);
+}
+
+void process_group::monitor() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    for (auto& c : children_) {
+      if (c.reaped)
+        continue;
+      int status = 0;
+      if (::waitpid(c.pid, &status, WNOHANG) != c.pid)
+        continue;
+      c.reaped = true;
+      c.status = status;
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        continue;
+      // A worker died during the run: the others cannot finish without it.
+      fmt::print(stderr, "{}\n", failure(c));
+      c.reported = true;
+      terminate_others(c.pid);
+      // The run usually notices the lost peer and ends with its own error;
+      // if it has not within the grace period, end it here.
+      if (!cv_.wait_for(lock, grace_, [this] { return stop_; })) {
+        fmt::print(stderr, "{}: the run did not end by itself; ending it\n", who_);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+      return;
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; });
+  }
+}
+
+void process_group::stop_monitor() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (monitor_.joinable())
+    monitor_.join();
+}
+
+std::string process_group::failure(const child& c) const {
+  return fmt::format("{}: worker process {} (pid {}) {} during the run", who_, c.rank, c.pid,
+                     describe_exit(c.status));
 }
 
 std::string process_group::wait_all() {
+  stop_monitor();
   std::string err;
-  for (auto& [rank, pid] : children_) {
-    int status = 0;
-    if (::waitpid(pid, &status, 0) < 0) {
-      err += fmt::format("worker {}: waitpid failed: {}; ", rank, std::strerror(errno));
-      continue;
+  for (auto& c : children_) {
+    if (!c.reaped) {
+      if (::waitpid(c.pid, &c.status, 0) < 0) {
+        err += fmt::format("{}: worker process {} (pid {}): waitpid failed: {}\n", who_, c.rank,
+                           c.pid, std::strerror(errno));
+        continue;
+      }
+      c.reaped = true;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-      err += fmt::format("worker {} exited with status {}; ", rank, WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-      err += fmt::format("worker {} was killed by signal {}; ", rank, WTERMSIG(status));
+    if ((!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) && !c.reported)
+      err += failure(c) + "\n";
+    c.reported = true;
   }
   children_.clear();
   return err;
+}
+
+bool watch_lifeline(const std::string& who) {
+  const char* env = std::getenv("KB_LIFELINE_FD");
+  if (!env || std::atoi(env) != lifeline_fd || ::fcntl(lifeline_fd, F_GETFD) < 0)
+    return false;
+  ::fcntl(lifeline_fd, F_SETFD, FD_CLOEXEC); // not for this worker's own children
+  std::thread([who] {
+    char b = 0;
+    ssize_t n = 0;
+    do
+      n = ::read(lifeline_fd, &b, 1);
+    while (n < 0 && errno == EINTR);
+    // Nobody writes: end-of-file means the parent is gone.
+    fmt::print(stderr, "{}: lost the parent process (rank 0); exiting\n", who);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }).detach();
+  return true;
 }
 
 } // namespace kb

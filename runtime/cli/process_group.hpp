@@ -1,27 +1,71 @@
 #pragma once
 // Starts worker processes of a split run (this same executable) and waits
 // for them; a worker that fails is reported by rank and exit status.
+//
+// No process outlives a lost peer: every worker holds the read end of a
+// "lifeline" pipe whose write end only this process holds, so when it ends
+// (however it dies) the workers see end-of-file and exit
+// (`watch_lifeline`); and a monitor thread here notices a worker that dies
+// early, stops the others and, unless the run ends on its own first, ends
+// this process within `grace` with the worker named.
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <sys/types.h>
+#include <thread>
 #include <vector>
 
 namespace kb {
 
 class process_group {
 public:
-  process_group() = default;
+  /// `who` prefixes messages ("kernbench phold").
+  explicit process_group(std::string who = "kernbench",
+                         std::chrono::milliseconds grace = std::chrono::seconds(5));
   process_group(const process_group&) = delete;
   process_group& operator=(const process_group&) = delete;
   ~process_group();
 
   /// Starts `/proc/self/exe args...` as worker `rank`.
   void spawn(uint32_t rank, const std::vector<std::string>& args);
-  /// Waits for all workers; returns an error text naming any that failed.
+  /// Waits for all workers; returns one line per worker that failed
+  /// ("<who>: worker process R (pid P) was killed by signal 9 (Killed) during
+  /// the run\n") unless the monitor already printed it.
   std::string wait_all();
 
 private:
-  std::vector<std::pair<uint32_t, pid_t>> children_;
+  struct child {
+    uint32_t rank;
+    pid_t pid;
+    bool reaped = false;
+    bool reported = false; ///< its failure is already on stderr
+    int status = 0;
+  };
+  std::string failure(const child& c) const;
+  void monitor();
+  void stop_monitor();
+  void terminate_others(pid_t except);
+
+  std::string who_;
+  std::chrono::milliseconds grace_;
+  int lifeline_[2] = {-1, -1};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::vector<child> children_;
+  std::thread monitor_;
 };
+
+/// Worker side: if this process was started by a process_group (it passes
+/// the lifeline in KB_LIFELINE_FD), a thread waits on it and, when the
+/// parent is gone, prints "<who>: lost the parent process (rank 0); exiting"
+/// and exits with status 1. Returns whether a lifeline was found.
+bool watch_lifeline(const std::string& who);
+
+/// "exited with status 3" / "was killed by signal 9" for a waitpid status.
+std::string describe_exit(int status);
 
 } // namespace kb

@@ -1,6 +1,7 @@
 #include "runtime/cli/schedule_command.hpp"
 
 #include "runtime/config/config_error.hpp"
+#include "runtime/report/atomic_file.hpp"
 #include "runtime/schedule/problem_reader.hpp"
 #include "runtime/schedule/schedule.hpp"
 #include "runtime/schedule/schedule_report.hpp"
@@ -8,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -51,10 +51,10 @@ CLI::App* add_schedule_command(CLI::App& app, int& exit_code) {
     const auto v = sched::validate_schedule(p, a);
     std::cout << sched::render_text(p, a, v);
     if (!args->json_out.empty()) {
-      std::ofstream out(args->json_out, std::ios::binary);
-      out << sched::render_json(p, a, v);
-      if (!out) {
-        fmt::print(stderr, "kernbench schedule: cannot write {}\n", args->json_out);
+      try {
+        write_file_atomically(args->json_out, "--json file", sched::render_json(p, a, v));
+      } catch (const output_error& e) {
+        fmt::print(stderr, "kernbench schedule: {}\n", e.what());
         exit_code = 2;
         return;
       }

@@ -90,6 +90,46 @@ void check_unique_links(const std::vector<link_spec>& links) {
   }
 }
 
+/// `n` cycles of `clock`, or an error naming `key` if that time is beyond
+/// kb::max_time_ps.
+SimTime cycles_time(const param_reader& r, std::string_view key, Cycles n,
+                    const sim_clock& clock) {
+  const auto t = checked_to_time(clock, n);
+  if (!t || !representable(*t))
+    throw r.error(key, fmt::format("{} cycles x clock_period_ps {} exceeds {}", n.count(),
+                                   clock.period_ps(), max_time_reason));
+  return *t;
+}
+
+/// Every `cycles` parameter, multiplied by the clock, must be a time the
+/// engine can add up (kb::max_time_ps).
+void check_cycle_params(const std::vector<component_tmpl>& comps,
+                        const kind_catalog& kinds, const sim_clock& clock) {
+  for (const component_tmpl& c : comps)
+    if (const kind_doc* doc = kinds.find(c.kind))
+      for (const param_doc& p : doc->params)
+        if (p.type == "cycles" && c.params.has(p.name))
+          (void)cycles_time(c.params, p.name, c.params.required<Cycles>(p.name), clock);
+}
+
+/// Refuses, before instantiating anything, a machine of more nodes than
+/// kb::max_topology_nodes.
+void check_node_count(const topology_spec& spec, const templates& t, const param_reader& cube) {
+  const uint128 per_cube =
+      t.cube_nodes.size() + uint128{spec.pe_layout.count()} * t.pe_nodes.size();
+  const uint128 per_sip = t.sip_nodes.size() + uint128{spec.cubes_per_sip} * per_cube;
+  const uint128 nodes = t.system_nodes.size() + uint128{spec.sips} * per_sip;
+  if (nodes > max_topology_nodes)
+    throw cube.error(
+        "pe_layout",
+        fmt::format("{} SIP(s) x {} cube(s) x {} PE(s) make {} nodes, more than the limit of "
+                    "{} (every node is an actor with its own queues and links; a larger "
+                    "machine would not fit in memory)",
+                    spec.sips, spec.cubes_per_sip, spec.pe_layout.count(),
+                    static_cast<uint64_t>(std::min<uint128>(nodes, UINT64_MAX)),
+                    max_topology_nodes));
+}
+
 } // namespace
 
 topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
@@ -109,10 +149,11 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
                "a zero-latency wire cannot be synchronised conservatively");
   spec.pe_queue_depth = positive(root, "pe_queue_depth", 4);
   spec.link_queue_depth = positive(root, "link_queue_depth", 4);
-  if (spec.pe_wire_latency_cycles >
-      std::numeric_limits<uint64_t>::max() / spec.clock_period_ps)
-    throw root.error("pe_wire_latency_cycles", "wire latency overflows");
-  const SimTime wire{spec.pe_wire_latency_cycles * spec.clock_period_ps};
+  if (spec.clock_period_ps > max_time_ps)
+    throw root.error("clock_period_ps", fmt::format("{} ps exceeds {}", spec.clock_period_ps,
+                                                    max_time_reason));
+  const SimTime wire = cycles_time(root, "pe_wire_latency_cycles",
+                                   Cycles{spec.pe_wire_latency_cycles}, spec.clock());
 
   const param_reader system = root.map_or_empty("system");
   system.unknown_keys({"sips", "components", "links"});
@@ -136,6 +177,9 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
   t.sip_links = detail::read_fabric_links(sip, spec.link_queue_depth);
   t.cube_links = detail::read_fabric_links(cube, spec.link_queue_depth);
   t.pe_links = detail::read_pe_links(pe, t.pe_nodes, wire, spec.pe_queue_depth);
+  for (const auto* level : {&t.system_nodes, &t.sip_nodes, &t.cube_nodes, &t.pe_nodes})
+    check_cycle_params(*level, kinds, spec.clock());
+  check_node_count(spec, t, cube);
 
   // -- nodes ------------------------------------------------------------------
   node_builder nodes(spec.nodes);

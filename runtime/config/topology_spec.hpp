@@ -39,6 +39,11 @@ struct link_spec {
 };
 
 /// PEs of a cube in rows × cols; PE i sits at row i / cols, column i % cols.
+/// The most nodes a topology may expand to (2^20): every node is a CAF actor
+/// with its own queues and links, so a larger machine would not fit in the
+/// memory of one host.
+inline constexpr uint64_t max_topology_nodes = uint64_t{1} << 20;
+
 struct pe_grid {
   uint32_t rows = 1;
   uint32_t cols = 1;

@@ -1,7 +1,12 @@
 #include "runtime/config/yaml_source.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "runtime/config/config_error.hpp"
 
@@ -14,19 +19,28 @@ std::size_t line_of(const YAML::Mark& mark) {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw config_error({path, 0}, "", "is a directory, not a file");
   std::ifstream in(path);
   if (!in)
     throw config_error({path, 0}, "", "cannot open file");
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad())
+    throw config_error({path, 0}, "",
+                       fmt::format("cannot read file: {}", std::strerror(errno)));
   return load_yaml_text(text.str(), path);
 }
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& name) {
+  // JSON is read by the YAML parser (JSON is YAML); say which one the user wrote.
+  const bool json = name.size() >= 5 && name.compare(name.size() - 5, 5, ".json") == 0;
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw config_error({name, line_of(e.mark)}, "", "malformed YAML: " + e.msg);
+    throw config_error({name, line_of(e.mark)}, "",
+                       (json ? "malformed JSON: " : "malformed YAML: ") + e.msg);
   } catch (const YAML::Exception& e) {
     throw config_error({name, line_of(e.mark)}, "", e.msg);
   }

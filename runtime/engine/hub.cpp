@@ -41,9 +41,12 @@ void hub::on_down(const caf::down_msg& dm) {
     if (r == init_.shard || !peers_[r] || peers_[r].address() != dm.source)
       continue;
     // A shard that already promised nothing more before the end may go,
-    // even while this shard still handles its last events before the end.
-    const bool harmless = running_ && promise_in_[r] >= end_;
+    // unless this is shard 0 and it still holds that shard's results.
+    if (init_.shard == 0 && r < handed_in_.size() && handed_in_[r])
+      return;
+    const bool harmless = running_ && promise_in_[r] >= end_ && init_.shard != 0;
     peers_[r] = nullptr; // gone: never ask it for anything again
+    lost_.push_back(r);  // its nodes' results are lost with it
     if (!harmless)
       fail(fmt::format("shard {} stopped ({}) while shard {} still depended on it",
                        r, to_string(dm.reason), init_.shard));
@@ -533,6 +536,13 @@ void hub::deliver() {
   parts_due_ = 0;
   for (uint32_t s = 1; s < init_.shards; ++s)
     parts_due_ += peers_[s] ? 1 : 0;
+  if (!lost_.empty() && result_.error.empty()) {
+    // Never a result that looks complete without a lost shard's nodes.
+    std::sort(lost_.begin(), lost_.end());
+    result_.error = fmt::format("shard {} stopped before handing in its results (its "
+                                "process ended?); the run's results are incomplete",
+                                lost_.front());
+  }
   if (parts_due_ == 0) {
     finish_root();
     return;
@@ -543,6 +553,8 @@ void hub::deliver() {
     request(peers_[s], std::chrono::seconds(120), collect_atom_v)
       .then(
         [this, s](run_result& part) {
+          handed_in_.resize(init_.shards, 0);
+          handed_in_[s] = 1;
           merge(part, s);
           if (--parts_due_ == 0)
             finish_root();

@@ -101,6 +101,8 @@ private:
   /// circulates hub -> node (advance) -> hub (report) without reallocating.
   std::vector<std::vector<sim_event>> spares_;
   std::vector<caf::actor> peers_;             // per shard
+  std::vector<uint32_t> lost_;                // shards that went down
+  std::vector<char> handed_in_;               // shard 0: parts collected
   std::vector<SimTime> promise_in_;           // per shard
   std::vector<SimTime> promise_sent_;         // per shard
   SimTime end_ = SimTime::infinity();

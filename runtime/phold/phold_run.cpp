@@ -11,14 +11,33 @@
 
 namespace kb::phold {
 
+namespace {
+
+void check_time(const char* option, uint64_t ps) {
+  if (ps > max_time_ps)
+    throw std::invalid_argument(fmt::format("{} {}: exceeds {}", option, ps, max_time_reason));
+}
+
+} // namespace
+
 void validate(const params& p) {
   if (p.lps == 0)
     throw std::invalid_argument("--lps must be >= 1");
-  if (p.remote < 0 || p.remote > 1)
-    throw std::invalid_argument("--remote must be within [0, 1]");
+  if (p.lps > max_lps)
+    throw std::invalid_argument(fmt::format(
+      "--lps {}: more than the limit of {} (every LP is an actor, and every shard keeps "
+      "a few words per LP)",
+      p.lps, max_lps));
+  // Written so that NaN fails too (every comparison with NaN is false).
+  if (!(p.remote >= 0 && p.remote <= 1))
+    throw std::invalid_argument(fmt::format("--remote {}: must be a probability within [0, 1]",
+                                            p.remote));
   if (p.lookahead_ps == 0)
     throw std::invalid_argument("--lookahead-ps must be >= 1 (a zero lookahead "
                                 "cannot be synchronised conservatively)");
+  check_time("--lookahead-ps", p.lookahead_ps);
+  check_time("--mean-ps", p.mean_ps);
+  check_time("--end-ps", p.end_ps);
 }
 
 outcome run_actors(const params& p, size_t threads,

@@ -27,7 +27,14 @@ outcome run_actors(const params& p, size_t threads,
 /// PHOLD as a plain single-threaded priority-queue loop (no actors).
 outcome run_sequential(const params& p);
 
-/// Checks parameters; throws std::invalid_argument naming the option.
+/// The most LPs a run may have. The LP mesh is one link class (O(LPs), not
+/// O(LPs^2)), but every LP is an actor and every shard keeps a few words per
+/// node of the run.
+inline constexpr uint32_t max_lps = uint32_t{1} << 20;
+
+/// Checks parameters; throws std::invalid_argument naming the option. Times
+/// (lookahead, mean, end) are bounded by kb::max_time_ps, so every event time
+/// t + lookahead + exponential delay (at most 37 means) stays far below 2^64.
 void validate(const params& p);
 
 } // namespace kb::phold

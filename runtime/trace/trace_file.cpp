@@ -2,6 +2,7 @@
 
 #include "messages/trace.capnp.h"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/report/atomic_file.hpp"
 
 #include <capnp/serialize.h>
 #include <fmt/format.h>
@@ -10,9 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <map>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kb {
@@ -35,13 +36,35 @@ void write_trace_capnp(const std::string& path, const std::vector<std::string>& 
   auto rs = root.initRecords(static_cast<unsigned>(records.size()));
   for (unsigned i = 0; i < records.size(); ++i)
     to_wire(records[i], rs[i]);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    throw std::runtime_error(fmt::format("cannot write trace '{}': {}", path,
-                                         std::strerror(errno)));
-  capnp::writeMessageToFd(fd, msg);
-  ::close(fd);
+  const kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
+  const kj::ArrayPtr<const kj::byte> bytes = words.asBytes();
+  write_file_atomically(path, "trace file",
+                        std::string_view(reinterpret_cast<const char*>(bytes.begin()),
+                                         bytes.size()));
 }
+
+namespace {
+
+/// Reading visits each word of a well-formed trace once; a tighter limit
+/// than that keeps a crafted file (e.g. a huge list of empty structs, which
+/// takes no space on disk) from making us allocate without bound.
+capnp::ReaderOptions trace_reader_options(uint64_t size_bytes) {
+  capnp::ReaderOptions opts;
+  opts.traversalLimitInWords = 2 * (size_bytes / sizeof(capnp::word)) + 1024;
+  return opts;
+}
+
+void read_root(wire::TraceFile::Reader root, std::vector<std::string>& names,
+               std::vector<trace_record>& records) {
+  names.clear();
+  for (auto n : root.getNodes())
+    names.emplace_back(n.cStr());
+  records.clear();
+  for (auto w : root.getRecords())
+    records.push_back(from_wire_record(w));
+}
+
+} // namespace
 
 void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
                       std::vector<trace_record>& records) {
@@ -49,23 +72,35 @@ void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
   if (fd < 0)
     throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path,
                                          std::strerror(errno)));
+  struct stat st {};
+  const uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   try {
-    capnp::ReaderOptions opts;
-    opts.traversalLimitInWords = uint64_t{1} << 40;
-    capnp::StreamFdMessageReader reader(fd, opts);
-    auto root = reader.getRoot<wire::TraceFile>();
-    names.clear();
-    for (auto n : root.getNodes())
-      names.emplace_back(n.cStr());
-    records.clear();
-    for (auto w : root.getRecords())
-      records.push_back(from_wire_record(w));
+    capnp::StreamFdMessageReader reader(fd, trace_reader_options(size));
+    read_root(reader.getRoot<wire::TraceFile>(), names, records);
   } catch (const kj::Exception& e) {
     ::close(fd);
     throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}",
                                          path, e.getDescription().cStr()));
   }
   ::close(fd);
+}
+
+void read_trace_bytes(std::string_view bytes, const std::string& name,
+                      std::vector<std::string>& names, std::vector<trace_record>& records) {
+  if (bytes.size() % sizeof(capnp::word) != 0)
+    throw std::runtime_error(fmt::format(
+      "'{}' is not a kernbench trace file: its size is not a whole number of words", name));
+  // Word-aligned storage for the reader.
+  kj::Array<capnp::word> words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  if (!bytes.empty())
+    std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    capnp::FlatArrayMessageReader reader(words, trace_reader_options(bytes.size()));
+    read_root(reader.getRoot<wire::TraceFile>(), names, records);
+  } catch (const kj::Exception& e) {
+    throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}", name,
+                                         e.getDescription().cStr()));
+  }
 }
 
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
@@ -136,10 +171,9 @@ void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
 void write_trace(const std::string& path, const std::vector<std::string>& names,
                  const std::vector<trace_record>& records) {
   if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
-    std::ofstream out(path);
-    if (!out)
-      throw std::runtime_error(fmt::format("cannot write trace '{}'", path));
-    write_trace_json(out, names, records);
+    atomic_file out(path, "trace file");
+    write_trace_json(out.stream(), names, records);
+    out.commit();
     return;
   }
   write_trace_capnp(path, names, records);

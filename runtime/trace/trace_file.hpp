@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb {
@@ -13,9 +14,13 @@ namespace kb {
 /// Writes a TraceFile: node names by id, then the records in key order.
 void write_trace_capnp(const std::string& path, const std::vector<std::string>& names,
                        const std::vector<trace_record>& records);
-/// Reads a TraceFile written by write_trace_capnp.
+/// Reads a TraceFile written by write_trace_capnp. Throws
+/// std::runtime_error naming the file if it is not one.
 void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
                       std::vector<trace_record>& records);
+/// As read_trace_capnp, from the file's bytes; `name` names it in errors.
+void read_trace_bytes(std::string_view bytes, const std::string& name,
+                      std::vector<std::string>& names, std::vector<trace_record>& records);
 /// Chrome trace-event JSON: one process per PE (or cube node), one thread per
 /// unit lane; engine_start/complete as begin/end slices, the other events as
 /// instants. Times in microseconds with picosecond precision.

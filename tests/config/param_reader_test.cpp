@@ -96,13 +96,32 @@ TEST(param_reader, wrong_type_names_key_and_expected_type) {
             "t.yaml:19: node.p.empty: expected a string, got nothing");
   EXPECT_EQ(config_error_of([&] { (void)r.required<uint64_t>("big"); }),
             "t.yaml:15: node.p.big: value '18446744073709551616' is out of "
-            "range");
+            "range (at most 18446744073709551615)");
 }
 
 TEST(param_reader, uint32_rejects_values_above_32_bits) {
   const param_reader r = reader("node:\n  p:\n    depth: 4294967296\n");
   EXPECT_EQ(config_error_of([&] { (void)r.required<uint32_t>("depth"); }),
-            "t.yaml:3: node.p.depth: value '4294967296' is out of range");
+            "t.yaml:3: node.p.depth: value '4294967296' is out of range (at most 4294967295)");
+}
+
+TEST(param_reader, times_beyond_the_limit_name_the_key_and_the_limit) {
+  const param_reader r = reader("node:\n  p:\n    a_ps: 4611686018427387904\n"
+                                "    b_ns: 281474976710.657\n"
+                                "    c_ps: 99999999999999999999\n"
+                                "    d_cycles: 281474976710657\n"
+                                "    e_ps: 281474976710656\n");
+  const std::string limit = "the limit of 281474976710656 ps (2^48 ps, about 281 s of "
+                            "virtual time; time sums must fit in 64 bits)";
+  EXPECT_EQ(config_error_of([&] { (void)r.latency("a_ps"); }),
+            "t.yaml:3: node.p.a_ps: 4611686018427387904 ps exceeds " + limit);
+  EXPECT_EQ(config_error_of([&] { (void)r.required<SimTime>("b_ns"); }),
+            "t.yaml:4: node.p.b_ns: 281474976710657 ps exceeds " + limit);
+  EXPECT_EQ(config_error_of([&] { (void)r.required<SimTime>("c_ps"); }),
+            "t.yaml:5: node.p.c_ps: 99999999999999999999 ps exceeds " + limit);
+  EXPECT_EQ(config_error_of([&] { (void)r.required<Cycles>("d_cycles"); }),
+            "t.yaml:6: node.p.d_cycles: 281474976710657 cycles exceeds " + limit);
+  EXPECT_EQ(r.required<SimTime>("e_ps"), SimTime{max_time_ps}); // the limit itself is fine
 }
 
 TEST(param_reader, time_units_follow_the_key_suffix) {

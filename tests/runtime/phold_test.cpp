@@ -103,7 +103,7 @@ TEST(Phold, TwoProcessesGiveTheSameDigest) {
 // A worker that never joins is reported, not waited on forever.
 TEST(Phold, MissingWorkerIsReportedAfterTheJoinTimeout) {
   const std::string out = run_cli("--lps 8 --end-ps 10000 --procs 2 --no-spawn");
-  EXPECT_NE(out.find("phold failed: shard(s) 1 did not join within 2 s"), std::string::npos)
+  EXPECT_NE(out.find("kernbench phold: run failed: shard(s) 1 did not join within 2 s"), std::string::npos)
     << out;
 }
 

@@ -329,7 +329,7 @@ TEST(problem_reader, over_capacity_use_from_check_problem) {
 
 TEST(problem_reader, malformed_json) {
   EXPECT_EQ(error_of("{\"resources\": {\"dma\": 1},\n \"ops\": [{\"name\": \"a\"}\n}"),
-            "loop.json:3: malformed YAML: illegal flow end");
+            "loop.json:3: malformed JSON: illegal flow end");
 }
 
 TEST(problem_reader, yaml_error_names_the_line) {

@@ -29,7 +29,8 @@ template <class Result>
 auto checked(const param_reader& r, std::string_view key, const YAML::Node& v,
              std::string_view expected, Result res) {
   if (res.status == scalar_status::range)
-    throw r.error(key, fmt::format("value {} is out of range", describe(v)));
+    throw r.error(key, fmt::format("value {} is out of range (at most {})",
+                                   describe(v), UINT64_MAX));
   if (res.status != scalar_status::ok)
     fail_type(r, key, v, expected);
   return res.value;
@@ -44,12 +45,26 @@ std::string text_of(const param_reader& r, std::string_view key,
   return *text;
 }
 
+[[noreturn]] void fail_time_limit(const param_reader& r, std::string_view key,
+                                  std::string_view value) {
+  throw r.error(key, fmt::format("{} exceeds {}", value, max_time_reason));
+}
+
+/// `t`, or the time-limit error (kb::max_time_ps).
+SimTime bounded(const param_reader& r, std::string_view key, uint64_t t) {
+  if (t > max_time_ps)
+    fail_time_limit(r, key, fmt::format("{} ps", t));
+  return SimTime{t};
+}
+
 SimTime convert_ns(const param_reader& r, std::string_view key,
                    const YAML::Node& v) {
   auto res = parse_fixed(text_of(r, key, v, k_ns), 3);
   if (res.value.negative && res.value.magnitude != 0)
     fail_type(r, key, v, k_ns);
-  return SimTime{checked(r, key, v, k_ns, res).magnitude};
+  if (res.status == scalar_status::range)
+    fail_time_limit(r, key, fmt::format("{} ns", v.Scalar()));
+  return bounded(r, key, checked(r, key, v, k_ns, res).magnitude);
 }
 
 } // namespace
@@ -89,7 +104,8 @@ uint32_t convert_value<uint32_t>(const param_reader& r, std::string_view key,
                                  const YAML::Node& v) {
   const uint64_t x = convert_value<uint64_t>(r, key, v);
   if (x > UINT32_MAX)
-    throw r.error(key, fmt::format("value {} is out of range", describe(v)));
+    throw r.error(key, fmt::format("value {} is out of range (at most {})",
+                                   describe(v), UINT32_MAX));
   return static_cast<uint32_t>(x);
 }
 
@@ -130,7 +146,12 @@ std::string convert_value<std::string>(const param_reader& r,
 template <>
 Cycles convert_value<Cycles>(const param_reader& r, std::string_view key,
                              const YAML::Node& v) {
-  return Cycles{convert_value<uint64_t>(r, key, v)};
+  // Every clock period is >= 1 ps, so a count of cycles is bounded like a
+  // time; the topology checks cycles x clock once the clock is known.
+  const uint64_t n = convert_value<uint64_t>(r, key, v);
+  if (n > max_time_ps)
+    throw r.error(key, fmt::format("{} cycles exceeds {}", n, max_time_reason));
+  return Cycles{n};
 }
 
 template <>
@@ -162,8 +183,10 @@ Bandwidth convert_value<Bandwidth>(const param_reader& r, std::string_view key,
 
 SimTime convert_ps(const param_reader& r, std::string_view key,
                    const YAML::Node& v) {
-  return SimTime{
-      checked(r, key, v, k_ps, parse_uint(text_of(r, key, v, k_ps)))};
+  auto res = parse_uint(text_of(r, key, v, k_ps));
+  if (res.status == scalar_status::range)
+    fail_time_limit(r, key, fmt::format("{} ps", v.Scalar()));
+  return bounded(r, key, checked(r, key, v, k_ps, res));
 }
 
 } // namespace kb::detail

@@ -1,0 +1,51 @@
+#include "tests/cli/cli_support.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace kb::test {
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+} // namespace
+
+std::string temp_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("kb_cli_tests." + std::to_string(::getpid())) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string source_dir() {
+  const char* d = std::getenv("KB_SOURCE_DIR");
+  return d ? d : ".";
+}
+
+cli_result run_kernbench(const std::string& args, const std::string& env,
+                         const std::string& stdout_to) {
+  static int n = 0;
+  const std::string dir = temp_dir("run" + std::to_string(++n));
+  const std::string out = dir + "/out", err = dir + "/err";
+  const std::string cmd = env + " " KB_KERNBENCH_EXE " " + args + " >" + (stdout_to.empty() ? out : stdout_to) + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  cli_result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+} // namespace kb::test

@@ -1,0 +1,25 @@
+#pragma once
+// Runs the kernbench executable as a user would and collects what it says.
+
+#include <string>
+
+namespace kb::test {
+
+struct cli_result {
+  int exit_code = -1; ///< -1: killed by a signal
+  std::string out, err;
+};
+
+/// Runs `env kernbench args` through /bin/sh (so `args` may quote) and
+/// returns its exit code, standard output and standard error. With
+/// `stdout_to`, standard output goes there instead (e.g. /dev/full).
+cli_result run_kernbench(const std::string& args, const std::string& env = "",
+                         const std::string& stdout_to = "");
+
+/// A fresh empty directory under the test's temporary directory.
+std::string temp_dir(const std::string& name);
+
+/// The source tree ($KB_SOURCE_DIR, set by CTest).
+std::string source_dir();
+
+} // namespace kb::test

@@ -1,0 +1,148 @@
+// Options and config values that would overflow time or memory are refused
+// up front with the limit and why; the largest accepted values give the
+// right result (issue 15, items 1 and 2).
+
+#include "runtime/phold/phold_run.hpp"
+#include "tests/cli/cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+
+const std::string k_limit = "the limit of 281474976710656 ps (2^48 ps, about 281 s of virtual "
+                            "time; time sums must fit in 64 bits)";
+
+// -- overflow -----------------------------------------------------------------
+
+TEST(limits, a_lookahead_beyond_the_time_limit_is_refused) {
+  const auto r = run_kernbench("phold --lookahead-ps 4611686018427387904");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --lookahead-ps 4611686018427387904: exceeds " + k_limit +
+                     "\n");
+}
+
+TEST(limits, an_end_time_beyond_the_time_limit_is_refused_in_the_yardstick_too) {
+  const auto r = run_kernbench("phold --sequential --end-ps 18446744073709551615");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --end-ps 18446744073709551615: exceeds " + k_limit + "\n");
+}
+
+TEST(limits, the_largest_times_give_the_engine_the_yardsticks_result) {
+  // Every time at the limit: sums reach ~2^53.5 ps; nothing may wrap.
+  phold::params p;
+  p.lps = 8;
+  p.events_per_lp = 4;
+  p.remote = 0.5;
+  p.lookahead_ps = max_time_ps / 64;
+  p.mean_ps = max_time_ps;
+  p.end_ps = max_time_ps;
+  const auto seq = phold::run_sequential(p);
+  const auto act = phold::run_actors(p, 2);
+  ASSERT_EQ(act.error, "");
+  EXPECT_GT(seq.committed, 8u);
+  EXPECT_EQ(act.committed, seq.committed);
+  EXPECT_EQ(act.digest, seq.digest);
+}
+
+TEST(limits, a_stage_longer_than_the_time_limit_is_refused_before_the_run) {
+  // 2^38 ps cycles: each config value fits, but a 128^3 tile's 2112 GEMM
+  // cycles take 580542139465728 ps.
+  const std::string dir = test::temp_dir("slow_clock");
+  std::ifstream in(test::source_dir() + "/config/topology.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string topo = dir + "/slow.yaml";
+  std::ofstream(topo) << std::regex_replace(text.str(), std::regex("\nclock_period_ps: 1000\n"),
+                                            "\nclock_period_ps: 274877906944\n");
+  const auto r = run_kernbench("run --M 128 --K 128 --N 128 --topology " + topo);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --tile 128 128 128: one gemm stage takes 580542139465728 "
+                   "ps on this machine (" + topo + "), which exceeds " + k_limit + "\n");
+}
+
+// -- NaN and infinities --------------------------------------------------------
+
+TEST(limits, a_nan_probability_is_refused) {
+  const auto r = run_kernbench("phold --remote nan");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --remote nan: must be a probability within [0, 1]\n");
+}
+
+TEST(limits, an_infinite_probability_is_refused) {
+  const auto r = run_kernbench("phold --sequential --remote inf");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --remote inf: must be a probability within [0, 1]\n");
+}
+
+// -- ranges -----------------------------------------------------------------------
+
+TEST(limits, too_many_lps_names_the_limit_and_why) {
+  const auto r = run_kernbench("phold --lps 2000000");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --lps 2000000: more than the limit of 1048576 (every LP "
+                   "is an actor, and every shard keeps a few words per LP)\n");
+}
+
+TEST(limits, too_many_shards_names_the_limit) {
+  const auto r = run_kernbench("phold --shards 5000");
+  EXPECT_EQ(r.exit_code, 105);
+  EXPECT_EQ(r.err, "--shards: Value 5000 not in range 0 to 1024\n"
+                   "Run with --help for more information.\n");
+}
+
+TEST(limits, more_processes_than_lps_is_refused) {
+  const auto r = run_kernbench("phold --lps 2 --procs 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --procs 3: more processes than LPs (--lps 2)\n");
+}
+
+TEST(limits, a_time_key_beyond_the_limit_in_a_topology_names_file_line_and_key) {
+  const std::string dir = test::temp_dir("huge_latency");
+  std::ifstream in(test::source_dir() + "/config/topology.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string topo = dir + "/t.yaml";
+  std::ofstream(topo) << std::regex_replace(text.str(), std::regex("\nclock_period_ps: 1000\n"),
+                                            "\nclock_period_ps: 4611686018427387904\n");
+  const auto r = run_kernbench("run --topology " + topo);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: " + topo +
+                     ":40: clock_period_ps: 4611686018427387904 ps exceeds " + k_limit + "\n");
+}
+
+// -- memory budget --------------------------------------------------------------
+
+TEST(limits, a_phold_mesh_over_the_memory_budget_is_refused_with_the_estimate) {
+  // 65536 LPs x 16 events x 128 B + 65536 LPs x 5120 B = 469,762,048 B.
+  const auto r = run_kernbench("phold --lps 65536", "KB_MEMORY_BUDGET_MB=64");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --lps 65536 --events-per-lp 16 (1048576 initial events) "
+                   "needs about 448.0 MiB of memory, more than the budget of 64.0 MiB "
+                   "(KB_MEMORY_BUDGET_MB)\n");
+}
+
+TEST(limits, tiny_tiles_on_a_large_gemm_are_refused_with_the_estimate) {
+  const auto r = run_kernbench("run --tile 1 1 1", "KB_MEMORY_BUDGET_MB=1024");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --M 1024 --K 1024 --N 1024 --tile 1 1 1 --repeat 1 "
+                   "--pes 1 (1073741824 tiles) needs about 2.2 TiB of memory, more than the "
+                   "budget of 1.0 GiB (KB_MEMORY_BUDGET_MB)\n");
+}
+
+TEST(limits, the_default_budget_is_three_quarters_of_physical_memory) {
+  const auto r = run_kernbench("run --tile 1 1 1 --repeat 1000000 --pes 4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("(3/4 of physical memory; set KB_MEMORY_BUDGET_MB to change it)"),
+            std::string::npos)
+    << r.err;
+}
+
+} // namespace
+} // namespace kb

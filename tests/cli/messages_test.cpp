@@ -1,0 +1,79 @@
+// Messages say what went wrong in the user's terms (issue 15, item 6).
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+
+TEST(messages, kernbench_alone_prints_the_help) {
+  const auto r = run_kernbench("");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "kernbench: a tiled-NPU simulator");
+  for (const char* sub : {"run", "phold", "schedule", "list-components", "--version"})
+    EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
+}
+
+TEST(messages, version_prints_the_version_and_the_git_hash) {
+  const auto r = run_kernbench("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("kernbench 0\\.1\\.0 \\(([0-9a-f]{7,}|unknown)\\)\n")))
+    << r.out;
+}
+
+TEST(messages, a_directory_given_as_the_topology_says_so) {
+  const std::string dir = test::temp_dir("topology_dir");
+  const auto r = run_kernbench("run --topology " + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: " + dir + ": is a directory, not a file\n");
+}
+
+TEST(messages, malformed_json_is_called_json) {
+  const std::string path = test::temp_dir("bad_json") + "/loop.json";
+  std::ofstream(path) << "{\"resources\": {\"dma\": 1},\n \"ops\": [{\"name\": \"a\"}\n}";
+  const auto r = run_kernbench("schedule " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench schedule: " + path + ":3: malformed JSON: illegal flow end\n");
+}
+
+TEST(messages, a_bad_connect_says_what_is_expected) {
+  for (const std::string bad : {"localhost", "localhost:http", ":4242", "h:70000", "h:0"}) {
+    const auto r = run_kernbench("phold --lps 4 --procs 2 --rank 1 --connect " + bad);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "kernbench: error: --connect '" + bad +
+                       "': expected HOST:PORT with a port from 1 to 65535 (e.g. "
+                       "127.0.0.1:4242)\n");
+  }
+}
+
+TEST(messages, a_rank_outside_the_run_is_refused) {
+  const auto r = run_kernbench("phold --lps 4 --procs 2 --rank 2 --connect 127.0.0.1:1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --rank 2: must be below --procs 2\n");
+}
+
+TEST(messages, an_overflowing_latency_is_named_not_reported_as_a_deadlock) {
+  const std::string path = test::temp_dir("huge_link") + "/t.yaml";
+  std::ofstream(path) << "cube:\n"
+                         "  pe_layout: {count: 1}\n"
+                         "  pe_template: {components: {}, links: []}\n"
+                         "  components: {xbar: {impl: xbar_v1}, noc: {impl: noc_v1}}\n"
+                         "  links:\n"
+                         "    - {from: xbar, to: noc, latency_ps: 18446744073709551615}\n";
+  const auto r = run_kernbench("run --topology " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: " + path +
+                     ":6: cube.links[0].latency_ps: 18446744073709551615 ps exceeds the limit "
+                     "of 281474976710656 ps (2^48 ps, about 281 s of virtual time; time sums "
+                     "must fit in 64 bits)\n");
+}
+
+} // namespace
+} // namespace kb
