@@ -5,8 +5,8 @@
 #   scripts/fuzz.sh [SECONDS]      default 20 seconds per target
 #
 # Environment: KB_JOBS (default 2), KB_FUZZ_TARGETS (default: all but
-# fuzz_batch, which finds two known bugs in runtime/engine/protocol.cpp
-# within seconds, tests/fuzz/findings/README.md; add it back once fixed).
+# fuzz_batch, whose two findings are fixed but which has not been run long
+# since; tests/fuzz/findings/README.md).
 # New inputs go to a scratch corpus under build-fuzz/corpus/; the committed
 # seeds are only read. Fails if any target finds a crash, leak, timeout or
 # out-of-memory (the reproducer is left in build-fuzz/). See docs/testing.md.

@@ -6,6 +6,11 @@
 #include "messages/sim.capnp.h"
 
 #include <gtest/gtest.h>
+#include <kj/exception.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace kb {
 namespace {
@@ -64,6 +69,34 @@ TEST(Protocol, MalformedBytesAreAClearError) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("malformed batch"), std::string::npos);
   }
+}
+
+TEST(Protocol, AnEmptyBatchIsAClearError) {
+  try {
+    decode_batch({});
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "malformed batch: empty");
+  }
+}
+
+// 144 bytes found by fuzz_batch: a list of 2^24 empty structs costs nothing
+// on the wire. The traversal limit is proportional to the input, so reading
+// the list is refused instead of reserving 2.4 GB for it.
+TEST(Protocol, ACraftedListCannotAskForMoreThanItsSize) {
+  std::ifstream in(std::string(std::getenv("KB_SOURCE_DIR") ? std::getenv("KB_SOURCE_DIR") : ".") +
+                     "/tests/fuzz/corpus/fuzz_batch/oom-reserve",
+                   std::ios::binary);
+  ASSERT_TRUE(in) << "missing tests/fuzz/corpus/fuzz_batch/oom-reserve";
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(bytes.size(), 144u);
+  bool refused = false;
+  try {
+    (void)decode_batch(bytes);
+  } catch (const kj::Exception& e) {
+    refused = std::string(e.getDescription().cStr()).find("traversal limit") != std::string::npos;
+  }
+  EXPECT_TRUE(refused);
 }
 
 TEST(EventQueue, PopsByTimeThenSenderThenSequence) {
