@@ -11,8 +11,11 @@ namespace kb {
 unit_node::unit_node(caf::actor_config& cfg, node_init init,
                      std::vector<lane_spec> lanes)
   : node(cfg, std::move(init)) {
-  for (auto& l : lanes)
-    lanes_.push_back(lane_state{std::move(l)});
+  for (auto& l : lanes) {
+    lane_state ls;
+    ls.spec = std::move(l);
+    lanes_.push_back(std::move(ls));
+  }
 }
 
 wire::TileToken::Reader unit_node::token(lane_id lane) const {
