@@ -187,7 +187,10 @@ TEST(peer_loss, a_run_that_loses_a_worker_fails_and_writes_no_result) {
             "kernbench run: worker process 1 (pid " + std::to_string(r.worker) +
               ") was killed by signal 9 (Killed) during the run\n")
     << err;
-  EXPECT_NE(err.find("shard 1 stopped"), std::string::npos) << err;
+  // What follows depends on how far the run got: the engine's "shard 1
+  // stopped ... while shard 0 still depended on it", or, if rank 0 was
+  // still waiting for its peers, the monitor's "the run did not end by
+  // itself; ending it". Either way: exit 1 and no result file.
   EXPECT_EQ(::access(json.c_str(), F_OK), -1) << "a result file appeared";
   EXPECT_EQ(::kill(r.worker, 0), -1);
 }
