@@ -122,16 +122,18 @@ split_run start(const std::string& name, const std::vector<std::string>& args = 
   return r;
 }
 
-TEST(peer_loss, when_a_worker_dies_the_parent_ends_within_10_s) {
-  split_run r = start("worker_dies");
-  ASSERT_GT(r.worker, 0);
-  ASSERT_EQ(::kill(r.worker, SIGKILL), 0);
+/// Kills the worker of `r` and checks that the parent `who` ends within
+/// 10 s, exit status 1, its first line naming the worker, nothing left
+/// behind. Returns the parent's stderr.
+std::string kill_worker_and_expect_the_parent_ends(const split_run& r, const std::string& who) {
+  EXPECT_EQ(::kill(r.worker, SIGKILL), 0);
   const auto t0 = clock_type::now();
   const auto status = wait_for(r.parent, std::chrono::seconds(10));
   if (!status) {
     ::kill(r.parent, SIGKILL);
     ::waitpid(r.parent, nullptr, 0);
-    FAIL() << "the parent still runs 10 s after its worker died";
+    ADD_FAILURE() << "the parent still runs 10 s after its worker died";
+    return {};
   }
   EXPECT_LT(clock_type::now() - t0, std::chrono::seconds(10));
   EXPECT_TRUE(WIFEXITED(*status));
@@ -140,10 +142,17 @@ TEST(peer_loss, when_a_worker_dies_the_parent_ends_within_10_s) {
   // The first line names the lost worker, whether the engine noticed the
   // broken connection first or the process monitor did.
   EXPECT_EQ(err.substr(0, err.find('\n') + 1),
-            "kernbench phold: worker process 1 (pid " + std::to_string(r.worker) +
+            who + ": worker process 1 (pid " + std::to_string(r.worker) +
               ") was killed by signal 9 (Killed) during the run\n")
     << err;
   EXPECT_EQ(::kill(r.worker, 0), -1); // reaped: nothing left behind
+  return err;
+}
+
+TEST(peer_loss, when_a_worker_dies_the_parent_ends_within_10_s) {
+  split_run r = start("worker_dies");
+  ASSERT_GT(r.worker, 0);
+  kill_worker_and_expect_the_parent_ends(r, "kernbench phold");
 }
 
 TEST(peer_loss, when_the_parent_dies_the_worker_ends_within_10_s) {
@@ -171,28 +180,12 @@ TEST(peer_loss, a_run_that_loses_a_worker_fails_and_writes_no_result) {
   const std::string json = test::temp_dir("run_worker_dies") + "/result.json";
   split_run r = start("run_worker_dies", run_args(json));
   ASSERT_GT(r.worker, 0);
-  ASSERT_EQ(::kill(r.worker, SIGKILL), 0);
-  const auto t0 = clock_type::now();
-  const auto status = wait_for(r.parent, std::chrono::seconds(10));
-  if (!status) {
-    ::kill(r.parent, SIGKILL);
-    ::waitpid(r.parent, nullptr, 0);
-    FAIL() << "the parent still runs 10 s after its worker died";
-  }
-  EXPECT_LT(clock_type::now() - t0, std::chrono::seconds(10));
-  EXPECT_TRUE(WIFEXITED(*status));
-  EXPECT_EQ(WEXITSTATUS(*status), 1);
-  const std::string err = slurp(r.err_path);
-  EXPECT_EQ(err.substr(0, err.find('\n') + 1),
-            "kernbench run: worker process 1 (pid " + std::to_string(r.worker) +
-              ") was killed by signal 9 (Killed) during the run\n")
-    << err;
-  // What follows depends on how far the run got: the engine's "shard 1
-  // stopped ... while shard 0 still depended on it", or, if rank 0 was
-  // still waiting for its peers, the monitor's "the run did not end by
-  // itself; ending it". Either way: exit 1 and no result file.
+  // What follows the first line depends on how far the run got: the
+  // engine's "shard 1 stopped ... while shard 0 still depended on it", or,
+  // if rank 0 was still waiting for its peers, the monitor's "the run did
+  // not end by itself; ending it". Either way: exit 1 and no result file.
+  kill_worker_and_expect_the_parent_ends(r, "kernbench run");
   EXPECT_EQ(::access(json.c_str(), F_OK), -1) << "a result file appeared";
-  EXPECT_EQ(::kill(r.worker, 0), -1);
 }
 
 } // namespace
