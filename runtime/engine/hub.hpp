@@ -125,6 +125,7 @@ private:
   uint64_t batches_sent_ = 0;     // event-carrying peer batches
   uint64_t batches_recv_ = 0;
   std::unique_ptr<lbts_rounds> rounds_; // shard 0 only
+  bool notice_in_round_ = false;        // a stuck notice came during a round
   caf::response_promise run_rp_;
   std::vector<caf::response_promise> collect_rps_;
 };

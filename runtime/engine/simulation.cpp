@@ -211,17 +211,7 @@ run_result simulation::run(const run_options& opts) {
         }
   }
 
-  // Direct delivery across shards of a run without an end time hangs now
-  // and then in the LBTS quiescence rounds (a ring split over 2 to 4 shards:
-  // about 1 run in 5); until that is found, such runs take mailbox delivery,
-  // which has the same results. Runs whose shards share no link (cubes not
-  // yet joined by UCIe) need no LBTS round and stay direct.
-  bool cut = false;
-  for (const auto& hi : his)
-    for (SimTime t : hi.cut_lookahead)
-      cut = cut || !t.is_infinite();
-  const bool direct =
-    opts.delivery == delivery_mode::direct && !(cut && opts.end.is_infinite());
+  const bool direct = opts.delivery == delivery_mode::direct;
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max<size_t>(1, opts.threads));
