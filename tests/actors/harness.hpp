@@ -4,7 +4,11 @@
 // small cube laid out like config/topology.yaml.
 
 #include "runtime/engine/simulation.hpp"
+#include "runtime/machine/fabric_map.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+
+#include <memory>
+#include <tuple>
 
 #include <optional>
 #include <string>
@@ -52,6 +56,26 @@ private:
   std::vector<uint64_t> head_, tail_;
 };
 
+/// A simulation built node by node, with the fabric routes build_machine
+/// would compute for it: nodes take the fabric role of their last name
+/// segment (xbar, noc: forwarders; hbm, sram, pe_tcm: memories; pe_dma,
+/// client: requesters). Kinds get `fabric()` in their config; the routes
+/// are filled in when the machine runs.
+class test_machine {
+public:
+  void add_node(std::string name, node_factory f);
+  void add_link(const std::string& src, const std::string& dst, SimTime latency,
+                std::optional<Bandwidth> bw = std::nullopt, uint32_t queue_depth = 0);
+  std::shared_ptr<const fabric_map> fabric() const { return fabric_; }
+  run_result run(size_t threads = 1);
+
+private:
+  simulation sim_;
+  std::shared_ptr<fabric_map> fabric_ = std::make_shared<fabric_map>();
+  std::vector<std::string> names_;
+  std::vector<std::tuple<std::string, std::string, SimTime>> links_;
+};
+
 /// What `make_cube` builds: sip0.cube0 with `pes` PEs, each with a
 /// pe_scheduler (a tile_feeder fed `tiles[p]`), pe_dma, pe_fetch_store,
 /// pe_gemm, pe_math and pe_tcm on the default PE wires (1 ns, depth 4), plus
@@ -65,10 +89,10 @@ struct cube_options {
   /// Leave these units out (e.g. "pe_fetch_store"), to provoke errors.
   std::vector<std::string> omit{};
 };
-void make_cube(simulation& sim, const cube_options& o);
+void make_cube(test_machine& sim, const cube_options& o);
 
 /// Runs `sim` with `threads` CAF worker threads.
-run_result run(simulation& sim, size_t threads = 1);
+run_result run(test_machine& sim, size_t threads = 1);
 
 
 // -- stage builders (plan fields the units read) --------------------------
