@@ -60,12 +60,14 @@ TEST(Errors, DmaToAMemoryTheMachineLacksNamesTheAddress) {
             "machine has no such memory");
 }
 
-// The harness cube has no NOC -> PE_TCM links: another PE's TCM is a memory
-// of the machine but no route reaches it.
+// Without NOC <-> PE_TCM links another PE's TCM is a memory of the machine
+// but no route reaches it.
 TEST(Errors, DmaToAnUnreachableTcmNamesBothEnds) {
   const uint64_t tcm = global_address{mem_space::tcm, 0, 0, 1, 0}.encode();
   test_machine sim;
-  make_cube(sim, {.pes = 2, .tiles = {{tile(0, {dma_stage(stage_type::dma_write, 0, tcm, 4096)})}}});
+  make_cube(sim, {.pes = 2,
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_write, 0, tcm, 4096)})}},
+                  .fabric_links = false});
   const run_result r = run(sim);
   EXPECT_THAT(r.error, HasSubstr("a DMA to 0x2000001000000000 (tcm of sip0.cube0.pe1): no "
                                  "route from sip0.cube0.pe0.pe_dma to sip0.cube0.pe1.pe_tcm"));

@@ -129,7 +129,7 @@ void make_cube(test_machine& sim, const cube_options& o) {
   auto omitted = [&](const std::string& name) {
     return std::find(o.omit.begin(), o.omit.end(), name) != o.omit.end();
   };
-  const std::string cube = "sip0.cube0";
+  const std::string& cube = o.cube;
   const auto fab = sim.fabric();
   sim.add_node(cube + ".xbar", make_node_factory<xbar>(xbar::config{.fabric = fab}));
   sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{.fabric = fab}));
@@ -139,12 +139,16 @@ void make_cube(test_machine& sim, const cube_options& o) {
   sim.add_node(cube + ".sram", make_node_factory<sram>(sram::config{.fabric = fab}));
   sim.add_link(cube + ".noc", cube + ".sram", ns(1), Bandwidth::gbps(256), 4);
   sim.add_link(cube + ".sram", cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+  if (o.fabric_links) {
+    sim.add_link(cube + ".noc", cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
+    sim.add_link(cube + ".xbar", cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+  }
   for (uint32_t p = 0; p < o.pes; ++p) {
     std::vector<tile_plan> tiles = p < o.tiles.size() ? o.tiles[p]
                                                       : std::vector<tile_plan>{};
     auto add = [&](const std::string& n, node_factory f) {
       if (!omitted(n))
-        sim.add_node(unit(p, n), std::move(f));
+        sim.add_node(unit(p, n, cube), std::move(f));
     };
     add("pe_scheduler", make_node_factory<tile_feeder>(tiles, o.command));
     add("pe_dma", make_node_factory<pe_dma>(pe_dma::config{.fabric = fab}));
@@ -155,7 +159,7 @@ void make_cube(test_machine& sim, const cube_options& o) {
     add("pe_tcm", make_node_factory<pe_tcm>(pe_tcm::config{.fabric = fab}));
     auto wire = [&](const std::string& a, const std::string& b) {
       if (!omitted(a) && !omitted(b))
-        sim.add_link(unit(p, a), unit(p, b), ns(1), std::nullopt, 4);
+        sim.add_link(unit(p, a, cube), unit(p, b, cube), ns(1), std::nullopt, 4);
     };
     for (const char* u : {"pe_dma", "pe_fetch_store", "pe_gemm", "pe_math"}) {
       wire("pe_scheduler", u);
@@ -171,10 +175,14 @@ void make_cube(test_machine& sim, const cube_options& o) {
     wire("pe_fetch_store", "pe_tcm");
     wire("pe_tcm", "pe_fetch_store");
     if (!omitted("pe_dma")) {
-      sim.add_link(unit(p, "pe_dma"), cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
-      sim.add_link(cube + ".xbar", unit(p, "pe_dma"), ns(1), Bandwidth::gbps(256), 4);
-      sim.add_link(unit(p, "pe_dma"), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
-      sim.add_link(cube + ".noc", unit(p, "pe_dma"), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_dma", cube), cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(cube + ".xbar", unit(p, "pe_dma", cube), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_dma", cube), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(cube + ".noc", unit(p, "pe_dma", cube), ns(1), Bandwidth::gbps(256), 4);
+    }
+    if (o.fabric_links && !omitted("pe_tcm")) {
+      sim.add_link(cube + ".noc", unit(p, "pe_tcm", cube), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_tcm", cube), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
     }
   }
 }
@@ -185,12 +193,19 @@ run_result run(test_machine& sim, size_t threads) { return sim.run(threads); }
 
 // -- stage builders ------------------------------------------------------------
 
-std::string unit(uint32_t pe, const std::string& name) {
-  return "sip0.cube0.pe" + std::to_string(pe) + "." + name;
+void join_nocs(test_machine& sim, const std::string& a, const std::string& b, SimTime latency,
+               Bandwidth bw) {
+  sim.add_link(a + ".noc", b + ".noc", latency, bw, 4);
+  sim.add_link(b + ".noc", a + ".noc", latency, bw, 4);
 }
 
-stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes) {
-  stage s{t, unit(pe, "pe_dma"), {}};
+std::string unit(uint32_t pe, const std::string& name, const std::string& cube) {
+  return cube + ".pe" + std::to_string(pe) + "." + name;
+}
+
+stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
+                const std::string& cube) {
+  stage s{t, unit(pe, "pe_dma", cube), {}};
   s.params.operand = t == stage_type::dma_read ? 'A' : 'C';
   s.params.address = address;
   s.params.rows = 1;

@@ -88,6 +88,10 @@ struct cube_options {
   uint64_t command = 1;
   /// Leave these units out (e.g. "pe_fetch_store"), to provoke errors.
   std::vector<std::string> omit{};
+  std::string cube = "sip0.cube0"; ///< where the cube sits
+  /// NOC <-> XBAR and NOC <-> PE_TCM links (remote traffic to the HBM,
+  /// other PEs' TCMs), 1 ns, 256 GB/s each way.
+  bool fabric_links = true;
 };
 void make_cube(test_machine& sim, const cube_options& o);
 
@@ -97,9 +101,14 @@ run_result run(test_machine& sim, size_t threads = 1);
 
 // -- stage builders (plan fields the units read) --------------------------
 
-/// "sip0.cube0.pe<p>.<unit>".
-std::string unit(uint32_t pe, const std::string& name);
-stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes);
+/// "<cube>.pe<p>.<unit>".
+std::string unit(uint32_t pe, const std::string& name, const std::string& cube = "sip0.cube0");
+stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
+                const std::string& cube = "sip0.cube0");
+
+/// Joins the NOCs of cubes `a` and `b` ("sip0.cube0") by a link pair.
+void join_nocs(test_machine& sim, const std::string& a, const std::string& b, SimTime latency,
+               Bandwidth bw);
 stage tcm_stage(stage_type t, uint32_t pe, uint64_t bytes);
 stage gemm_stage(uint32_t pe, uint32_t tm, uint32_t tk, uint32_t tn);
 stage math_stage(uint32_t pe, std::optional<math_op> op, uint64_t elements);
