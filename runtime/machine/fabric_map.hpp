@@ -1,6 +1,6 @@
 #pragma once
 // Routes of the memory fabric, computed once when the machine is built
-// (DESIGN §4 Fabric, docs/adr/0010-fabric-routes.md).
+// (DESIGN §4 Fabric, docs/adr/0012-fabric-routes.md).
 //
 // Nodes take one of three fabric roles, declared by their kind: a requester
 // (PE_DMA) sends memory requests, a forwarder (XBAR, NOC) passes requests

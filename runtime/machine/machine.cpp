@@ -31,7 +31,11 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
   links.reserve(topo.links.size());
   for (const auto& l : topo.links)
     links.push_back({id_of(l.src), id_of(l.dst), l.latency.ps()});
-  return std::make_shared<const fabric_map>(fabric_map::build(std::move(nodes), std::move(links)));
+  try {
+    return std::make_shared<const fabric_map>(fabric_map::build(std::move(nodes), std::move(links)));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", topo.file, e.what()));
+  }
 }
 
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
