@@ -1,5 +1,7 @@
 #include "runtime/report/run_report.hpp"
 
+#include "runtime/report/fabric_report.hpp"
+
 #include <optional>
 
 #include "runtime/report/json_writer.hpp"
@@ -168,6 +170,7 @@ void write_summary(std::ostream& out, const report_input& in) {
   for (const auto& n : r.nodes)
     if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
       hbm_bytes += figure_or_zero(n, "write_bytes");
+  write_fabric_summary(out, fabric_use_of(r), end);
   uint64_t flops = 0;
   for (const auto& c : in.program)
     flops += flops_of(c) * in.pes.size();
@@ -251,6 +254,8 @@ std::string report_json(const report_input& in) {
     j.end_array().end_object();
   }
   j.end_array();
+  j.key("fabric");
+  write_fabric_json(j, fabric_use_of(r));
   j.key("units").begin_array();
   for (const auto& n : r.nodes) {
     j.begin_object().field("node", n.name).field("events", n.stats.events);
