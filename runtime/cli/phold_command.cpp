@@ -1,5 +1,6 @@
 #include "runtime/cli/phold_command.hpp"
 
+#include "runtime/cli/host_port.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/phold/phold_run.hpp"
@@ -10,7 +11,6 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
-#include <tuple>
 
 namespace kb {
 
@@ -65,19 +65,6 @@ void print(const phold::outcome& o, const phold_cli& c) {
   fmt::print("digest             {:016x}\n", o.digest);
 }
 
-/// "HOST:PORT" of --connect, with the reason when it is not one.
-std::pair<std::string, uint16_t> parse_connect(const std::string& text) {
-  const auto colon = text.rfind(':');
-  const std::string port = colon == std::string::npos ? "" : text.substr(colon + 1);
-  if (colon == std::string::npos || colon == 0 || port.empty() ||
-      port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
-      std::stoul(port) == 0 || std::stoul(port) > 65535)
-    throw std::invalid_argument(fmt::format(
-      "--connect '{}': expected HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:4242)",
-      text));
-  return {text.substr(0, colon), static_cast<uint16_t>(std::stoul(port))};
-}
-
 /// What a run will hold at once, roughly: the initial events, and per LP
 /// its actor, routes and generator.
 void check_phold_memory(const phold_cli& c) {
@@ -109,7 +96,9 @@ int run(const phold_cli& c) {
   std::unique_ptr<process_group> workers;
   if (c.rank > 0) {
     watch_lifeline(fmt::format("kernbench phold (rank {})", c.rank));
-    std::tie(cl.host, cl.port) = parse_connect(c.connect);
+    const host_port rank0 = parse_host_port(c.connect, "--connect");
+    cl.host = rank0.host;
+    cl.port = rank0.port;
   } else if (c.procs > 1) {
     cl.port = c.listen_port;
     workers = std::make_unique<process_group>("kernbench phold");

@@ -20,17 +20,33 @@
 
 namespace kb {
 
+/// Where a worker's output goes (default: this process's).
+struct worker_output {
+  bool stdout_pipe = false; ///< spawn() returns the read end of a pipe
+  std::string stderr_file;  ///< standard error to this file
+};
+
 class process_group {
 public:
-  /// `who` prefixes messages ("kernbench phold").
+  /// `who` prefixes messages ("kernbench phold"). With `watch` off there
+  /// is no monitor: the owner watches the workers some other way (a peer
+  /// connection) and calls `poll` or `wait_all`.
   explicit process_group(std::string who = "kernbench",
-                         std::chrono::milliseconds grace = std::chrono::seconds(5));
+                         std::chrono::milliseconds grace = std::chrono::seconds(5),
+                         bool watch = true);
   process_group(const process_group&) = delete;
   process_group& operator=(const process_group&) = delete;
   ~process_group();
 
-  /// Starts `/proc/self/exe args...` as worker `rank`.
-  void spawn(uint32_t rank, const std::vector<std::string>& args);
+  /// Starts `/proc/self/exe args...` as worker `rank`; returns its pid, and
+  /// with `out.stdout_pipe` the read end of its standard output in `*pipe_fd`
+  /// (the caller closes it).
+  pid_t spawn(uint32_t rank, const std::vector<std::string>& args,
+              const worker_output& out = worker_output{}, int* pipe_fd = nullptr);
+  /// Whether every worker has ended (reaps those that have).
+  bool all_ended();
+  /// Sends SIGTERM to every worker still running.
+  void terminate();
   /// Waits for all workers; returns one line per worker that failed
   /// ("<who>: worker process R (pid P) was killed by signal 9 (Killed) during
   /// the run\n") unless the monitor already printed it.
@@ -51,6 +67,7 @@ private:
 
   std::string who_;
   std::chrono::milliseconds grace_;
+  bool watch_ = true;
   int lifeline_[2] = {-1, -1};
   std::mutex mutex_;
   std::condition_variable cv_;
