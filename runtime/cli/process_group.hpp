@@ -1,13 +1,16 @@
 #pragma once
 // Starts worker processes of a split run (this same executable) and waits
-// for them; a worker that fails is reported by rank and exit status.
+// for them; a worker that fails is reported by rank and exit status. Used
+// for `phold --procs` workers, the local peers of `run --procs`
+// (peer_group) and the part a `kernbench peer` runs (peer_command).
 //
 // No process outlives a lost peer: every worker holds the read end of a
 // "lifeline" pipe whose write end only this process holds, so when it ends
 // (however it dies) the workers see end-of-file and exit
 // (`watch_lifeline`); and a monitor thread here notices a worker that dies
 // early, stops the others and, unless the run ends on its own first, ends
-// this process within `grace` with the worker named.
+// this process within `grace` with the worker named (unless the owner
+// watches its workers itself: `watch` off).
 
 #include <atomic>
 #include <chrono>

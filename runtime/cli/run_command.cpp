@@ -57,6 +57,7 @@ struct run_cli {
   size_t threads = 1;
   std::string delivery = "direct";
   std::string partition = "cube";
+  std::string cut = "auto";
   uint32_t shards = 0;
   std::string json, trace;
   bool trace_hops = false;
@@ -77,7 +78,8 @@ std::vector<std::string> part_args(const run_cli& c) {
                              "--N", std::to_string(c.n), "--dtype", c.dtype_name,
                              "--repeat", std::to_string(c.repeat), "--pes", c.pes,
                              "--threads", std::to_string(c.threads), "--delivery", c.delivery,
-                             "--partition", c.partition, "--shards", std::to_string(c.shards)};
+                             "--partition", c.partition, "--shards", std::to_string(c.shards),
+                             "--cut", c.cut};
   auto add = [&a](const char* opt, const std::string& v) {
     if (!v.empty()) {
       a.emplace_back(opt);
@@ -332,6 +334,9 @@ int run(const run_cli& c) {
   if (!delivery)
     throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
   (void)partition_grouping(c.partition); // a bad name fails before the run
+  const auto cut = parse_cut_unit(c.cut);
+  if (!cut)
+    throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
 
   check_run_memory(c, pes.size());
   // A bad shape or tile is a usage error: check it before building anything.
@@ -363,6 +368,7 @@ int run(const run_cli& c) {
   opts.threads = c.threads;
   opts.delivery = *delivery;
   opts.partition = c.partition;
+  opts.cut = *cut;
   opts.shards = c.shards;
   opts.record = record;
   opts.trace_hops = c.trace_hops;
@@ -394,6 +400,10 @@ int run(const run_cli& c) {
       throw std::invalid_argument(fmt::format(
         "{}: {} processes, but the machine has {} cube(s); a process runs at least one",
         c.procs > 1 ? "--procs" : "--peers", peers->ranks(), cube_count));
+    if (*cut == cut_unit::sip && peers->ranks() > topo.sips)
+      throw std::invalid_argument(fmt::format(
+        "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
+        peers->ranks(), topo.sips));
     peer_job job;
     job.topology = read_text(topo_path, "--topology");
     job.components = read_text(comp_path, "--components");
@@ -511,6 +521,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "whole cubes when there are more processes than SIPs); same results")
     ->capture_default_str()
     ->check(CLI::Range(1, 256));
+  cmd->add_option("--cut", c->cut,
+                  "what a process of a split run takes whole: auto (SIPs when there are at "
+                  "most as many processes as SIPs, else cubes), sip, or cube; same results")
+    ->capture_default_str();
   cmd->add_option("--peers", c->peers,
                   "HOST:PORT,... of `kernbench peer` processes (other hosts): the machine is "
                   "split over this process and one per peer, as with --procs; same results "

@@ -294,10 +294,13 @@ TEST(peer_loss, a_killed_peer_ends_the_run_everywhere_within_10_s) {
     << err;
   EXPECT_NE(first.find(" ps "), std::string::npos) << err;
   EXPECT_EQ(::access(r.json.c_str(), F_OK), -1) << "a result file appeared";
-  // The other peer ends its part too, and (--once) exits with status 1.
+  // The other peer's part ends too, and (--once) so does the peer: status 1
+  // if its part was cut off, 0 if it had finished and handed its results to
+  // rank 0 before rank 0 gave up (its cubes need nothing from the others).
   const auto other = r.a.ended(10s);
   ASSERT_TRUE(other.has_value()) << "the other peer still runs";
-  EXPECT_EQ(WEXITSTATUS(*other), 1);
+  EXPECT_TRUE(WIFEXITED(*other));
+  EXPECT_LE(WEXITSTATUS(*other), 1);
 }
 
 TEST(peer_loss, an_unreachable_peer_ends_the_run_within_10_s) {
