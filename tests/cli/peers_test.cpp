@@ -331,5 +331,27 @@ TEST(peer_loss, an_unreachable_peer_ends_the_run_within_10_s) {
   EXPECT_EQ(::access(r.json.c_str(), F_OK), -1) << "a result file appeared";
 }
 
+TEST(peer_loss, when_the_launcher_dies_every_peer_ends_its_part_within_10_s) {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  peers_run r("launcher_dies");
+  ASSERT_GT(r.launcher, 0);
+  ASSERT_EQ(wait_for(r.launcher, 0ms), std::nullopt) << slurp(r.err_path);
+  const std::vector<pid_t> parts = children_of(r.a.pid);
+  ASSERT_EQ(::kill(r.launcher, SIGKILL), 0);
+  ASSERT_TRUE(wait_for(r.launcher, 5s).has_value());
+  r.launcher = -1;
+  const auto t0 = clock_type::now();
+  for (peer_process* p : {&r.a, &r.b}) {
+    const auto status = p->ended(10s);
+    ASSERT_TRUE(status.has_value()) << "a peer still runs 10 s after its launcher died";
+    EXPECT_EQ(WEXITSTATUS(*status), 1);
+    EXPECT_NE(slurp(p->err_path).find(": lost the launcher 127.0.0.1 ("), std::string::npos)
+      << slurp(p->err_path);
+  }
+  EXPECT_LT(clock_type::now() - t0, 10s);
+  for (pid_t part : parts) // the parts it ran ended with it (reaped by the peer)
+    EXPECT_EQ(::kill(part, 0), -1) << "part " << part << " still runs";
+}
+
 } // namespace
 } // namespace kb
