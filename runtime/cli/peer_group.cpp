@@ -59,6 +59,8 @@ peer_group::~peer_group() {
   if (watcher_.joinable())
     watcher_.join();
   members_.clear(); // closes the connections: remote peers end their parts
+  for (int fd : stdout_fds_)
+    ::close(fd);
 }
 
 void peer_group::add_local(uint32_t count) {
