@@ -8,7 +8,8 @@
 #
 #   bench/phold_side_by_side.sh                  one point, the defaults
 #   bench/phold_side_by_side.sh --lps 4096       override a parameter
-#   bench/phold_side_by_side.sh --sweep          events/LP {16,64} x lookahead {1000,4000}
+#   bench/phold_side_by_side.sh --sweep          LPs {1024,4096,16384,65536} x events/LP {16,64}
+#                                                x lookahead {1000,4000}
 #   R=5 THREADS="1 2 4" bench/phold_side_by_side.sh
 #
 # Parameters (env var / option, default): LPS --lps 1024, REMOTE --remote 0.25,
@@ -16,6 +17,12 @@
 # MEAN_PS --mean-ps 1000, END_PS --end-ps 1000000. Other options (e.g.
 # --seed, --shards, --procs) are passed to every run of the engine and of the
 # yardstick alike, so pass only options both accept.
+# Every row shows median events/s, the set-up + teardown time (the process's
+# wall time outside the event loop: building LPs and links, starting and
+# stopping CAF) and the peak RSS of the process (/usr/bin/time -f %M).
+# In a sweep the end time shrinks as the LP count grows (END_PS x 1024 /
+# LPs) so that every point commits about as many events; the axes can be
+# narrowed with SWEEP_LPS, SWEEP_EPL, SWEEP_LA (space-separated lists).
 # Also: R (repeats, default 3), THREADS (actor thread counts, default "1 2"),
 # KB_BUILD_DIR (default build), KB_SKIP_BUILD=1 (don't run scripts/build.sh).
 set -euo pipefail
@@ -31,6 +38,9 @@ MEAN_PS=${MEAN_PS:-1000}
 END_PS=${END_PS:-1000000}
 R=${R:-3}
 THREADS=${THREADS:-1 2}
+SWEEP_LPS=${SWEEP_LPS:-1024 4096 16384 65536}
+SWEEP_EPL=${SWEEP_EPL:-16 64}
+SWEEP_LA=${SWEEP_LA:-1000 4000}
 SWEEP=0
 EXTRA=()
 EXE=""
@@ -79,34 +89,38 @@ ensure_binary() {
   [[ -x "$EXE" ]] || kb_die "$EXE not found: run scripts/build.sh first"
 }
 
-# One run. $1 = label (seq or tN), $2 = events/lp, $3 = lookahead; appends
-# "label events/s sync/event digest" to $WORK/results.
+# One run. $1 = label (seq or tN), $2 = events/lp, $3 = lookahead, $4 = LPs,
+# $5 = end time; appends "label events/s sync/event digest setup_s rss_kb"
+# to $WORK/results.
 run_one() {
-  local label=$1 epl=$2 la=$3 mode out
+  local label=$1 epl=$2 la=$3 lps=$4 end=$5 mode out rss
   if [[ $label == seq ]]; then mode=(--sequential); else mode=(--threads "${label#t}"); fi
-  out=$("$EXE" phold --lps "$LPS" --remote "$REMOTE" --events-per-lp "$epl" \
-        --lookahead-ps "$la" --mean-ps "$MEAN_PS" --end-ps "$END_PS" \
+  out=$(/usr/bin/time -f "peak_rss_kb %M" "$EXE" phold --lps "$lps" --remote "$REMOTE" \
+        --events-per-lp "$epl" --lookahead-ps "$la" --mean-ps "$MEAN_PS" --end-ps "$end" \
         "${mode[@]}" "${EXTRA[@]}" 2>&1) ||
     { printf '%s\n' "$out" >&2; kb_die "kernbench phold ${mode[*]} failed"; }
   awk -v label="$label" '
-    /^events\/s /        { eps = $2 }
-    /^sync msgs\/event / { sync = $3 }
-    /^digest /           { dig = $2 }
+    /^events\/s /          { eps = $2 }
+    /^sync msgs\/event /   { sync = $3 }
+    /^digest /             { dig = $2 }
+    /^set-up \+ teardown / { setup = $4 }
+    /^peak_rss_kb /        { rss = $2 }
     END {
       if (eps == "" || dig == "") exit 1
-      print label, eps, (sync == "" ? "-" : sync), dig
+      print label, eps, (sync == "" ? "-" : sync), dig, (setup == "" ? 0 : setup), (rss == "" ? 0 : rss)
     }' <<<"$out" >>"$WORK/results" ||
     { printf '%s\n' "$out" >&2; kb_die "could not parse the output of kernbench phold ${mode[*]}"; }
 }
 
 # Runs every configuration R times, interleaved, for one parameter point.
+# $1 = events/lp, $2 = lookahead, $3 = LPs, $4 = end time.
 run_point() {
-  local epl=$1 la=$2 rep label threads
+  local epl=$1 la=$2 lps=$3 end=$4 rep label threads
   read -ra threads <<<"$THREADS"
   : >"$WORK/results"
   for ((rep = 1; rep <= R; rep++)); do
     for label in seq "${threads[@]/#/t}"; do
-      run_one "$label" "$epl" "$la"
+      run_one "$label" "$epl" "$la" "$lps" "$end"
     done
   done
 }
@@ -126,12 +140,12 @@ summarise_point() {
     function row(label, name,   m, s) {
       m = median(eps, label)
       s = label == "seq" ? "-" : sprintf("%.4f", median(sync, label))
-      printf "%s%-22s %14.0f %8.2fx %16s  %s\n", prefix, name, m,
-             (base > 0 ? m / base : 0), s, agree
+      printf "%s%-22s %14.0f %8.2fx %16s %9.3f %9.1f  %s\n", prefix, name, m,
+             (base > 0 ? m / base : 0), s, median(setup, label), median(rss, label) / 1024, agree
     }
     {
       label = $1; n = ++count[label]; eps[label, n] = $2 + 0; sync[label, n] = $3 + 0
-      digests[$4] = 1
+      digests[$4] = 1; setup[label, n] = $5 + 0; rss[label, n] = $6 + 0
     }
     END {
       nd = 0; for (d in digests) { nd++; last = d }
@@ -146,35 +160,41 @@ summarise_point() {
 
 print_header() {
   local prefix=$1
-  printf "%s%-22s %14s %9s %16s  %s\n" "$prefix" configuration "events/s (med)" \
-    "vs seq" "sync msgs/event" "digests agree"
+  printf "%s%-22s %14s %9s %16s %9s %9s  %s\n" "$prefix" configuration "events/s (med)" \
+    "vs seq" "sync msgs/event" "set-up s" "RSS MiB" "digests agree"
 }
 
 params_line() {
   local extra=""
   ((${#EXTRA[@]} == 0)) || extra=" ${EXTRA[*]}"
-  echo "phold: lps=$LPS remote=$REMOTE mean_ps=$MEAN_PS end_ps=$END_PS $*$extra;" \
+  local lps="lps=$LPS "
+  ((SWEEP == 0)) || lps=""
+  echo "phold: ${lps}remote=$REMOTE mean_ps=$MEAN_PS end_ps=$END_PS $*$extra;" \
        "median of R=$R interleaved runs; $(nproc) cores"
 }
 
 run_single() {
   params_line "events_per_lp=$EVENTS_PER_LP lookahead_ps=$LOOKAHEAD_PS"
-  run_point "$EVENTS_PER_LP" "$LOOKAHEAD_PS"
+  run_point "$EVENTS_PER_LP" "$LOOKAHEAD_PS" "$LPS" "$END_PS"
   print_header ""
   summarise_point ""
 }
 
 run_sweep() {
-  local epl la rc status=0
-  params_line "(sweep: events_per_lp x lookahead_ps)"
-  print_header "$(printf '%5s %9s  ' epl lookahead)"
-  for epl in 16 64; do
-    for la in 1000 4000; do
-      run_point "$epl" "$la"
-      rc=0
-      summarise_point "$(printf '%5s %9s  ' "$epl" "$la")" || rc=$?
-      ((rc == 0 || rc == 3)) || return "$rc"
-      ((rc == 0)) || status=3
+  local lps epl la end rc status=0
+  params_line "(sweep: lps x events_per_lp x lookahead_ps; end_ps = $END_PS x 1024 / lps)"
+  print_header "$(printf '%6s %5s %9s %9s  ' lps epl lookahead end_ps)"
+  for lps in $SWEEP_LPS; do
+    end=$((END_PS * 1024 / lps))
+    ((end > 0)) || kb_die "END_PS $END_PS is too small for $lps LPs"
+    for epl in $SWEEP_EPL; do
+      for la in $SWEEP_LA; do
+        run_point "$epl" "$la" "$lps" "$end"
+        rc=0
+        summarise_point "$(printf '%6s %5s %9s %9s  ' "$lps" "$epl" "$la" "$end")" || rc=$?
+        ((rc == 0 || rc == 3)) || return "$rc"
+        ((rc == 0)) || status=3
+      done
     done
   done
   return $status

@@ -6,6 +6,7 @@
 // arguments prints the help and exits 0.
 
 #include "kb_version.hpp"
+#include "runtime/cli/peer_command.hpp"
 #include "runtime/cli/phold_command.hpp"
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/schedule_command.hpp"
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   kb::add_run_command(app, exit_code);
   kb::add_phold_command(app, exit_code);
+  kb::add_peer_command(app, exit_code);
   kb::add_list_components_command(app, exit_code);
   kb::add_schedule_command(app, exit_code);
   if (argc <= 1) {

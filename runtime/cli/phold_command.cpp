@@ -1,5 +1,6 @@
 #include "runtime/cli/phold_command.hpp"
 
+#include "runtime/cli/host_port.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/phold/phold_run.hpp"
@@ -7,10 +8,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
-#include <tuple>
 
 namespace kb {
 
@@ -42,7 +44,7 @@ struct phold_cli {
   std::string delivery = "mailbox";
 };
 
-void print(const phold::outcome& o, const phold_cli& c) {
+void print(const phold::outcome& o, const phold_cli& c, double total_seconds) {
   const double sync_per_event =
     o.committed ? static_cast<double>(o.hub.sync_msgs()) / o.committed : 0.0;
   fmt::print("phold: lps={} events_per_lp={} remote={} lookahead_ps={} "
@@ -52,6 +54,9 @@ void print(const phold::outcome& o, const phold_cli& c) {
              c.sequential ? " (sequential yardstick)" : "");
   fmt::print("committed events   {}\n", o.committed);
   fmt::print("wall time          {:.6f} s\n", o.seconds);
+  // Everything but the event loop: building the LPs and their links,
+  // spawning the actors, starting CAF, and tearing it all down again.
+  fmt::print("set-up + teardown  {:.6f} s\n", std::max(0.0, total_seconds - o.seconds));
   fmt::print("events/s           {:.0f}\n", o.events_per_second());
   fmt::print("remote messages    {}\n", o.remote_msgs);
   if (!c.sequential) {
@@ -63,19 +68,6 @@ void print(const phold::outcome& o, const phold_cli& c) {
     fmt::print("sync msgs/event    {:.4f}\n", sync_per_event);
   }
   fmt::print("digest             {:016x}\n", o.digest);
-}
-
-/// "HOST:PORT" of --connect, with the reason when it is not one.
-std::pair<std::string, uint16_t> parse_connect(const std::string& text) {
-  const auto colon = text.rfind(':');
-  const std::string port = colon == std::string::npos ? "" : text.substr(colon + 1);
-  if (colon == std::string::npos || colon == 0 || port.empty() ||
-      port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
-      std::stoul(port) == 0 || std::stoul(port) > 65535)
-    throw std::invalid_argument(fmt::format(
-      "--connect '{}': expected HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:4242)",
-      text));
-  return {text.substr(0, colon), static_cast<uint16_t>(std::stoul(port))};
 }
 
 /// What a run will hold at once, roughly: the initial events, and per LP
@@ -91,6 +83,10 @@ void check_phold_memory(const phold_cli& c) {
 }
 
 int run(const phold_cli& c) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since_t0 = [&t0] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   if (c.rank >= c.procs)
     throw std::invalid_argument(
       fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
@@ -100,7 +96,8 @@ int run(const phold_cli& c) {
   phold::validate(c.p);
   check_phold_memory(c);
   if (c.sequential) {
-    print(phold::run_sequential(c.p), c);
+    const phold::outcome o = phold::run_sequential(c.p);
+    print(o, c, since_t0());
     return 0;
   }
   cluster_options cl;
@@ -109,7 +106,9 @@ int run(const phold_cli& c) {
   std::unique_ptr<process_group> workers;
   if (c.rank > 0) {
     watch_lifeline(fmt::format("kernbench phold (rank {})", c.rank));
-    std::tie(cl.host, cl.port) = parse_connect(c.connect);
+    const host_port rank0 = parse_host_port(c.connect, "--connect");
+    cl.host = rank0.host;
+    cl.port = rank0.port;
   } else if (c.procs > 1) {
     cl.port = c.listen_port;
     workers = std::make_unique<process_group>("kernbench phold");
@@ -149,7 +148,7 @@ int run(const phold_cli& c) {
     return 1;
   }
   if (c.rank == 0)
-    print(o, c);
+    print(o, c, since_t0());
   return 0;
 }
 

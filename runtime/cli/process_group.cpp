@@ -32,8 +32,8 @@ std::string describe_exit(int status) {
   return fmt::format("ended with wait status {}", status);
 }
 
-process_group::process_group(std::string who, std::chrono::milliseconds grace)
-  : who_(std::move(who)), grace_(grace) {}
+process_group::process_group(std::string who, std::chrono::milliseconds grace, bool watch)
+  : who_(std::move(who)), grace_(grace), watch_(watch) {}
 
 process_group::~process_group() {
   stop_monitor();
@@ -47,7 +47,8 @@ process_group::~process_group() {
       ::close(fd);
 }
 
-void process_group::spawn(uint32_t rank, const std::vector<std::string>& args) {
+pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
+                           const worker_output& out, int* pipe_fd) {
   if (lifeline_[0] < 0 && ::pipe2(lifeline_, O_CLOEXEC) != 0)
     throw std::runtime_error(
       fmt::format("cannot start worker process {}: pipe: {}", rank, std::strerror(errno)));
@@ -69,16 +70,57 @@ void process_group::spawn(uint32_t rank, const std::vector<std::string>& args) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, lifeline_[0], lifeline_fd);
+  int so[2] = {-1, -1};
+  if (out.stdout_pipe) {
+    if (::pipe2(so, O_CLOEXEC) != 0) {
+      posix_spawn_file_actions_destroy(&fa);
+      throw std::runtime_error(
+        fmt::format("cannot start worker process {}: pipe: {}", rank, std::strerror(errno)));
+    }
+    posix_spawn_file_actions_adddup2(&fa, so[1], 1);
+  }
+  if (!out.stderr_file.empty())
+    posix_spawn_file_actions_addopen(&fa, 2, out.stderr_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   const int rc = ::posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
+  if (so[1] >= 0)
+    ::close(so[1]);
+  if (rc != 0) {
+    if (so[0] >= 0)
+      ::close(so[0]);
     throw std::runtime_error(
       fmt::format("cannot start worker process {}: {}", rank, std::strerror(rc)));
+  }
+  if (pipe_fd)
+    *pipe_fd = so[0];
+  else if (so[0] >= 0)
+    ::close(so[0]);
   std::lock_guard lock(mutex_);
   children_.push_back({rank, pid});
-  if (!monitor_.joinable())
+  if (watch_ && !monitor_.joinable())
     monitor_ = std::thread([this] { monitor(); });
+  return pid;
+}
+
+bool process_group::all_ended() {
+  std::lock_guard lock(mutex_);
+  bool ended = true;
+  for (auto& c : children_) {
+    if (c.reaped)
+      continue;
+    if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid)
+      c.reaped = true;
+    else
+      ended = false;
+  }
+  return ended;
+}
+
+void process_group::terminate() {
+  std::lock_guard lock(mutex_);
+  terminate_others(-1);
 }
 
 void process_group::terminate_others(pid_t except) {

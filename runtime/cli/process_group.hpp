@@ -1,13 +1,16 @@
 #pragma once
 // Starts worker processes of a split run (this same executable) and waits
-// for them; a worker that fails is reported by rank and exit status.
+// for them; a worker that fails is reported by rank and exit status. Used
+// for `phold --procs` workers, the local peers of `run --procs`
+// (peer_group) and the part a `kernbench peer` runs (peer_command).
 //
 // No process outlives a lost peer: every worker holds the read end of a
 // "lifeline" pipe whose write end only this process holds, so when it ends
 // (however it dies) the workers see end-of-file and exit
 // (`watch_lifeline`); and a monitor thread here notices a worker that dies
 // early, stops the others and, unless the run ends on its own first, ends
-// this process within `grace` with the worker named.
+// this process within `grace` with the worker named (unless the owner
+// watches its workers itself: `watch` off).
 
 #include <atomic>
 #include <chrono>
@@ -20,17 +23,33 @@
 
 namespace kb {
 
+/// Where a worker's output goes (default: this process's).
+struct worker_output {
+  bool stdout_pipe = false; ///< spawn() returns the read end of a pipe
+  std::string stderr_file;  ///< standard error to this file
+};
+
 class process_group {
 public:
-  /// `who` prefixes messages ("kernbench phold").
+  /// `who` prefixes messages ("kernbench phold"). With `watch` off there
+  /// is no monitor: the owner watches the workers some other way (a peer
+  /// connection) and calls `poll` or `wait_all`.
   explicit process_group(std::string who = "kernbench",
-                         std::chrono::milliseconds grace = std::chrono::seconds(5));
+                         std::chrono::milliseconds grace = std::chrono::seconds(5),
+                         bool watch = true);
   process_group(const process_group&) = delete;
   process_group& operator=(const process_group&) = delete;
   ~process_group();
 
-  /// Starts `/proc/self/exe args...` as worker `rank`.
-  void spawn(uint32_t rank, const std::vector<std::string>& args);
+  /// Starts `/proc/self/exe args...` as worker `rank`; returns its pid, and
+  /// with `out.stdout_pipe` the read end of its standard output in `*pipe_fd`
+  /// (the caller closes it).
+  pid_t spawn(uint32_t rank, const std::vector<std::string>& args,
+              const worker_output& out = worker_output{}, int* pipe_fd = nullptr);
+  /// Whether every worker has ended (reaps those that have).
+  bool all_ended();
+  /// Sends SIGTERM to every worker still running.
+  void terminate();
   /// Waits for all workers; returns one line per worker that failed
   /// ("<who>: worker process R (pid P) was killed by signal 9 (Killed) during
   /// the run\n") unless the monitor already printed it.
@@ -51,6 +70,7 @@ private:
 
   std::string who_;
   std::chrono::milliseconds grace_;
+  bool watch_ = true;
   int lifeline_[2] = {-1, -1};
   std::mutex mutex_;
   std::condition_variable cv_;

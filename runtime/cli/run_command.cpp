@@ -1,5 +1,7 @@
 #include "runtime/cli/run_command.hpp"
 
+#include "runtime/cli/host_port.hpp"
+#include "runtime/cli/peer_group.hpp"
 #include "runtime/cli/process_group.hpp"
 
 #include "actors/builtin_kinds.hpp"
@@ -10,6 +12,7 @@
 #include "runtime/config/impl_registry.hpp"
 #include "runtime/config/print_components.hpp"
 #include "runtime/config/topology_loader.hpp"
+#include "runtime/engine/cross_process.hpp"
 #include "runtime/driver/driver_run.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/plan/plan_error.hpp"
@@ -23,9 +26,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <set>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
+#include <sstream>
 
 namespace kb {
 
@@ -54,35 +59,35 @@ struct run_cli {
   std::string delivery = "direct";
   std::string partition = "cube";
   std::string placement = "local";
+  std::string cut = "auto";
   uint32_t shards = 0;
   std::string json, trace;
   bool trace_hops = false;
   uint32_t procs = 1;
   uint32_t rank = 0;        // workers of a split run
   std::string connect;      // workers: HOST:PORT of rank 0
+  std::string peers;        // HOST:PORT,... of `kernbench peer` processes
+  std::string wire_stats;   // workers: where to leave the cross-process counters
   bool record = false;      // workers: record because rank 0 writes --json/--trace
 };
 
-/// The arguments that make worker `rank` build the same machine and the
-/// same programs as rank 0 (outputs are rank 0's business).
-std::vector<std::string> worker_args(const run_cli& c, uint32_t rank, uint16_t port) {
-  std::vector<std::string> a{"run", "--op", c.op, "--op-kind", c.op_kind,
+/// The options every process of a split run shares: they make each build
+/// the same machine and the same programs (outputs are rank 0's business;
+/// the topology and component files travel as text in the job).
+std::vector<std::string> part_args(const run_cli& c) {
+  std::vector<std::string> a{"--op", c.op, "--op-kind", c.op_kind,
                              "--M", std::to_string(c.m), "--K", std::to_string(c.k),
                              "--N", std::to_string(c.n), "--dtype", c.dtype_name,
                              "--repeat", std::to_string(c.repeat), "--pes", c.pes,
                              "--threads", std::to_string(c.threads), "--delivery", c.delivery,
                              "--partition", c.partition, "--shards", std::to_string(c.shards),
-                             "--placement", c.placement,
-                             "--procs", std::to_string(c.procs), "--rank", std::to_string(rank),
-                             "--connect", fmt::format("127.0.0.1:{}", port)};
+                             "--placement", c.placement, "--cut", c.cut};
   auto add = [&a](const char* opt, const std::string& v) {
     if (!v.empty()) {
       a.emplace_back(opt);
       a.push_back(v);
     }
   };
-  add("--topology", c.topology);
-  add("--components", c.components);
   add("--out-dtype", c.out_dtype_name);
   a.emplace_back("--tile");
   for (auto t : c.tile)
@@ -98,6 +103,29 @@ std::vector<std::string> worker_args(const run_cli& c, uint32_t rank, uint16_t p
   if (!c.json.empty() || !c.trace.empty() || c.record)
     a.emplace_back("--record");
   return a;
+}
+
+std::string read_text(const std::string& path, const char* option) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  if (!in)
+    throw std::invalid_argument(fmt::format("{} {}: cannot read it", option, path));
+  return s.str();
+}
+
+/// What crossed between processes, per simulated microsecond: the figure
+/// that decides whether a split pays (issue 13). Standard output only, so
+/// that --json stays identical for any number of processes.
+void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result& r) {
+  uint64_t end_ps = 0;
+  for (const auto& n : r.nodes)
+    end_ps = std::max(end_ps, n.stats.last_event_ps);
+  const double us = end_ps * 1e-6;
+  fmt::print("\ncross-process: {} processes, {} batches, {} events, {} bytes (Cap'n Proto); "
+             "per simulated us: {:.1f} batches, {:.1f} events, {:.0f} bytes\n",
+             ranks, w.msgs, w.events, w.bytes, us > 0 ? w.msgs / us : 0.0,
+             us > 0 ? w.events / us : 0.0, us > 0 ? w.bytes / us : 0.0);
 }
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -302,6 +330,9 @@ int run(const run_cli& c) {
   if (!delivery)
     throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
   (void)partition_grouping(c.partition); // a bad name fails before the run
+  const auto cut = parse_cut_unit(c.cut);
+  if (!cut)
+    throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
 
   check_run_memory(c, pes.size());
   const auto how = parse_placement(c.placement);
@@ -344,45 +375,76 @@ int run(const run_cli& c) {
   opts.threads = c.threads;
   opts.delivery = *delivery;
   opts.partition = c.partition;
+  opts.cut = *cut;
   opts.shards = c.shards;
   opts.record = record;
   opts.trace_hops = c.trace_hops;
   opts.cluster.ranks = c.procs;
   opts.cluster.rank = c.rank;
-  std::unique_ptr<process_group> workers;
+  std::unique_ptr<peer_group> peers;
   if (c.rank > 0) {
-    const auto colon = c.connect.rfind(':');
-    unsigned long port = 0;
-    size_t used = 0;
-    if (colon != std::string::npos) {
-      try {
-        port = std::stoul(c.connect.substr(colon + 1), &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-    }
-    if (colon == std::string::npos || used == 0 || colon + 1 + used != c.connect.size() ||
-        port == 0 || port > 65535)
-      throw std::invalid_argument(fmt::format("--connect {}: expected HOST:PORT", c.connect));
-    opts.cluster.host = c.connect.substr(0, colon);
-    opts.cluster.port = static_cast<uint16_t>(port);
+    if (c.rank >= c.procs)
+      throw std::invalid_argument(
+        fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
+    const host_port rank0 = parse_host_port(c.connect, "--connect");
+    opts.cluster.host = rank0.host;
+    opts.cluster.port = rank0.port;
     watch_lifeline(fmt::format("kernbench run (rank {})", c.rank));
-  } else if (c.procs > 1) {
-    workers = std::make_unique<process_group>("kernbench run");
-    opts.cluster.on_listening = [&](uint16_t port) {
-      for (uint32_t r = 1; r < c.procs; ++r)
-        workers->spawn(r, worker_args(c, r, port));
-    };
+  } else if (c.procs > 1 || !c.peers.empty()) {
+    // The other ranks are peers: started here (--procs) or on other hosts
+    // (--peers); from here on both take the same path.
+    if (c.procs > 1 && !c.peers.empty())
+      throw std::invalid_argument(fmt::format(
+        "--procs {} with --peers: give one or the other (--peers runs one process per peer "
+        "besides this one)", c.procs));
+    peers = std::make_unique<peer_group>("kernbench run");
+    if (c.procs > 1)
+      peers->add_local(c.procs - 1);
+    else
+      peers->add_remote(parse_host_ports(c.peers, "--peers"));
+    const uint32_t cube_count = topo.sips * topo.cubes_per_sip;
+    if (peers->ranks() > cube_count)
+      throw std::invalid_argument(fmt::format(
+        "{}: {} processes, but the machine has {} cube(s); a process runs at least one",
+        c.procs > 1 ? "--procs" : "--peers", peers->ranks(), cube_count));
+    if (*cut == cut_unit::sip && peers->ranks() > topo.sips)
+      throw std::invalid_argument(fmt::format(
+        "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
+        peers->ranks(), topo.sips));
+    peer_job job;
+    job.topology = read_text(topo_path, "--topology");
+    job.components = read_text(comp_path, "--components");
+    job.args = part_args(c);
+    try {
+      peers->connect(std::move(job));
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(c.procs > 1 ? std::string(e.what())
+                                              : fmt::format("--peers: {}", e.what()));
+    }
+    opts.cluster.ranks = peers->ranks();
+    opts.cluster.on_listening = [&](uint16_t port) { peers->go(port); };
   }
   driver_run dr = run_driver(std::move(topo), programs, opts);
   const topology_spec& machine = dr.topology;
-  const std::string worker_err = workers ? workers->wait_all() : std::string{};
-  if (!dr.error.empty() || !worker_err.empty()) {
-    fmt::print(stderr, "kernbench run: {}{}\n", dr.error, worker_err);
+  peer_group::outcome parts;
+  if (peers)
+    parts = peers->finish(dr.error.empty() ? std::chrono::seconds(60) : std::chrono::seconds(5));
+  if (!dr.error.empty() || !parts.error.empty()) {
+    fmt::print(stderr, "{}", parts.error);
+    if (!dr.error.empty())
+      fmt::print(stderr, "kernbench run{}: {}\n",
+                 c.rank > 0 ? fmt::format(" (rank {})", c.rank) : "", dr.error);
     return 1;
   }
-  if (c.rank > 0)
-    return 0; // rank 0 reports for the whole run
+  if (c.rank > 0) {
+    // Rank 0 reports for the whole run; the peer hands these to it.
+    const auto& w = cross_process();
+    if (!c.wire_stats.empty())
+      write_file_atomically(c.wire_stats, "--wire-stats file",
+                            fmt::format("{} {} {}\n", w.batches.load(), w.events.load(),
+                                        w.bytes.load()));
+    return 0;
+  }
   const run_result& result = dr.result;
 
   rep.topology_file = topo_path;
@@ -402,6 +464,12 @@ int run(const run_cli& c) {
   rep.names = dr.names;
   rep.records = std::move(dr.records);
   write_summary(std::cout, rep);
+  if (peers) {
+    wire_totals w = parts.wire;
+    const auto& mine = cross_process();
+    w += {mine.batches.load(), mine.events.load(), mine.bytes.load()};
+    print_cross_process(w, opts.cluster.ranks, result);
+  }
   if (!c.json.empty())
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
@@ -466,6 +534,17 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "whole cubes when there are more processes than SIPs); same results")
     ->capture_default_str()
     ->check(CLI::Range(1, 256));
+  cmd->add_option("--cut", c->cut,
+                  "what a process of a split run takes whole: auto (SIPs when there are at "
+                  "most as many processes as SIPs, else cubes), sip, or cube; same results")
+    ->capture_default_str();
+  cmd->add_option("--peers", c->peers,
+                  "HOST:PORT,... of `kernbench peer` processes (other hosts): the machine is "
+                  "split over this process and one per peer, as with --procs; same results "
+                  "(docs/distributed.md)");
+  cmd->add_option("--wire-stats", c->wire_stats, "where a worker leaves its cross-process "
+                                                 "counters (peer processes)")
+    ->group("");
   cmd->add_option("--rank", c->rank, "this process's rank (set for the worker processes)")
     ->group("");
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");

@@ -13,13 +13,24 @@
 
 namespace kb {
 
-uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes) {
+std::optional<cut_unit> parse_cut_unit(std::string_view s) {
+  if (s == "auto")
+    return cut_unit::automatic;
+  if (s == "sip")
+    return cut_unit::sip;
+  if (s == "cube")
+    return cut_unit::cube;
+  return std::nullopt;
+}
+
+uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes,
+                    cut_unit unit) {
   unsigned sip = 0, cube = 0;
   const std::string n(name);
   const int got = std::sscanf(n.c_str(), "sip%u.cube%u", &sip, &cube);
   if (got < 1 || sip >= sips)
     return 0;
-  if (ranks <= sips)
+  if (unit == cut_unit::sip || (unit == cut_unit::automatic && ranks <= sips))
     return static_cast<uint32_t>(uint64_t{sip} * ranks / sips);
   if (got < 2 || cube >= cubes)
     return static_cast<uint32_t>(uint64_t{sip} * cubes * ranks / (uint64_t{sips} * cubes));
@@ -77,8 +88,12 @@ driver_run run_driver(topology_spec topology,
       throw std::invalid_argument(fmt::format(
         "--procs {}: the machine has {} cube(s); a process runs at least one", o.cluster.ranks,
         sips * cubes));
-    sim.set_partition([sips, cubes](const std::string& name, uint32_t ranks) {
-      return process_of(name, ranks, sips, cubes);
+    if (o.cut == cut_unit::sip && o.cluster.ranks > sips)
+      throw std::invalid_argument(fmt::format(
+        "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
+        o.cluster.ranks, sips));
+    sim.set_partition([sips, cubes, cut = o.cut](const std::string& name, uint32_t ranks) {
+      return process_of(name, ranks, sips, cubes, cut);
     });
   }
   if (o.record || o.trace_hops)

@@ -9,6 +9,8 @@
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +27,16 @@ struct driver_run {
   std::string error;
 };
 
+/// What a process of a split run takes whole (`kernbench run --cut`).
+enum class cut_unit {
+  automatic, ///< whole SIPs when there are at most as many processes as SIPs, else whole cubes
+  sip,       ///< whole SIPs (at most one process per SIP)
+  cube,      ///< whole cubes
+};
+
+/// "auto" / "sip" / "cube"; nullopt for anything else.
+std::optional<cut_unit> parse_cut_unit(std::string_view s);
+
 /// How to run: engine knobs that never change results.
 struct driver_options {
   size_t threads = 1;
@@ -35,14 +47,19 @@ struct driver_options {
   bool trace_hops = false;        ///< also every message hop
   /// A run split over processes: this process's rank, and how to find rank
   /// 0 (ranks 1..N-1) or where to listen (rank 0). Each process takes whole
-  /// SIPs (whole cubes when there are more processes than SIPs).
+  /// SIPs (whole cubes when there are more processes than SIPs), or what
+  /// `cut` says.
   cluster_options cluster;
+  cut_unit cut = cut_unit::automatic;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`
-/// SIPs with `cubes` cubes each: whole SIPs in id order when ranks <= sips,
-/// else whole cubes; nodes outside any SIP run on rank 0.
-uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes);
+/// SIPs with `cubes` cubes each: whole SIPs in id order (`cut_unit::sip`,
+/// or automatic when ranks <= sips), else whole cubes in id order,
+/// balanced; nodes outside any SIP run on rank 0. With `cut_unit::sip`
+/// ranks must not exceed sips (run_driver refuses it).
+uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes,
+                    cut_unit unit = cut_unit::automatic);
 
 driver_run run_driver(const std::string& topology_file,
                       const std::string& components_file,

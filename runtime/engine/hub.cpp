@@ -284,6 +284,7 @@ void hub::step_direct() {
   if (loop_->run(safe, loop_budget, err) > 0) {
     ++stats_.windows;
     last_window_ = loop_->last_time() + ps(1);
+    note_reached(last_window_);
     stuck_ = false;
     stuck_repeats_ = 0;
   }
@@ -375,6 +376,7 @@ void hub::try_advance(SimTime local) {
   stuck_repeats_ = 0;
   ++stats_.windows;
   last_window_ = w;
+  note_reached(w);
   size_t keep = 0;
   for (size_t k = 0; k < live_.size(); ++k) {
     const node_id id = live_[k];

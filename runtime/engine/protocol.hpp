@@ -7,6 +7,7 @@
 // Their `inspect` serialises through Cap'n Proto (messages/sim.capnp), so what
 // crosses a process boundary is the Cap'n Proto encoding.
 
+#include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/event.hpp"
 #include "runtime/engine/lbts_rounds.hpp"
 #include "runtime/engine/stats.hpp"
@@ -46,8 +47,10 @@ event_batch decode_batch(const std::vector<char>& bytes);
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event_batch& x) {
   std::vector<char> bytes;
-  if constexpr (Inspector::reads_state)
-    bytes = encode_batch(x);
+  if constexpr (Inspector::reads_state) {
+    bytes = encode_batch(x); // only for a batch that leaves the process
+    count_batch_out(x.events.size(), bytes.size());
+  }
   auto load = caf::meta::load_callback([&]() -> caf::error {
     x = decode_batch(bytes);
     return caf::none;

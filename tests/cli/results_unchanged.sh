@@ -3,7 +3,8 @@
 # expected files byte for byte, for every engine setting that must not change
 # results: --threads 1/2/4 x --delivery direct/mailbox x --partition
 # cube/sip/pe (docs/adr/0009-shard-loop.md), and --procs 2/4 x --threads 1/2
-# (also the trace file) on the multi-SIP machine.
+# (also the trace file) on the multi-SIP machine, and --peers over two
+# `kernbench peer` processes on 127.0.0.2 and 127.0.0.3 (3 processes).
 #
 # The expected files of the single-cube cases were written by kernbench
 # before the shard loop existed (commit fbbb8ab, the mailbox engine); the
@@ -76,6 +77,42 @@ for name in two_sips_all_pes two_sips_remote_sip; do
       cmp -s "$tmp/split.trace" "$tmp/one.trace" || { echo "TRACE DIFFERS $name --procs $procs --threads $threads"; failed=1; }
     done
   done
+done
+# A multi-host run emulated on loopback addresses: two `kernbench peer`
+# processes on 127.0.0.2 and 127.0.0.3 (ports chosen by the system, read
+# from their first line) and `run --peers`: the same JSON and trace again.
+start_peer() { # $1 = address, $2 = name
+  "$kb" peer --listen "$1:0" --once >"$tmp/$2.out" 2>"$tmp/$2.err" &
+  pids+=($!)
+}
+peer_address() { # $1 = name; prints the peer's HOST:PORT once it listens
+  for _ in $(seq 100); do
+    if grep -q '^kernbench peer: listening on ' "$tmp/$1.out" 2>/dev/null; then
+      sed -n 's/^kernbench peer: listening on //p' "$tmp/$1.out"
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "peer $1 did not start: $(cat "$tmp/$1.err")" >&2
+  return 1
+}
+for threads in 1 2; do
+  pids=()
+  start_peer 127.0.0.2 peer2
+  start_peer 127.0.0.3 peer3
+  if p2=$(peer_address peer2) && p3=$(peer_address peer3) &&
+     timeout 120 "$kb" run "${args[@]}" --peers "$p2,$p3" --threads "$threads" \
+       --json "$tmp/peers.json" --trace "$tmp/peers.trace" >"$tmp/log" 2>&1 &&
+     wait "${pids[@]}"; then
+    runs=$((runs + 1))
+    cmp -s "$tmp/peers.json" "$dir/$name.json" || { echo "DIFFERS $name --peers $p2,$p3 --threads $threads"; failed=1; }
+    cmp -s "$tmp/peers.trace" "$tmp/one.trace" || { echo "TRACE DIFFERS $name --peers $p2,$p3 --threads $threads"; failed=1; }
+  else
+    echo "FAIL $name --peers ${p2:-?},${p3:-?} --threads $threads:"
+    cat "$tmp/log" "$tmp/peer2.err" "$tmp/peer3.err" 2>/dev/null
+    kill "${pids[@]}" 2>/dev/null || true
+    failed=1
+  fi
 done
 echo "$runs runs compared with ${#cases[@]} expected files"
 exit $failed

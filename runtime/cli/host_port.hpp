@@ -1,0 +1,27 @@
+#pragma once
+// HOST:PORT arguments of the command line (`--connect`, `--listen`,
+// `--peers`): parsed once, with errors that name the option.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct host_port {
+  std::string host;
+  uint16_t port = 0;
+  std::string text() const; ///< "HOST:PORT" ("[::1]:PORT" for IPv6)
+};
+
+/// Parses "HOST:PORT" (IPv6 as "[ADDR]:PORT"). The port is 1..65535, or
+/// 0..65535 with `port_zero_ok` (0: any free port). Throws
+/// std::invalid_argument naming `option`.
+host_port parse_host_port(const std::string& text, const std::string& option,
+                          bool port_zero_ok = false);
+
+/// A comma-separated list of HOST:PORT (ports 1..65535), at least one,
+/// no duplicates. Throws std::invalid_argument naming `option`.
+std::vector<host_port> parse_host_ports(const std::string& text, const std::string& option);
+
+} // namespace kb
