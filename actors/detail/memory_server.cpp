@@ -70,7 +70,7 @@ void memory_server_node::on_message(sim_event& ev) {
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
   if (is_read) {
-    const memory_reply r = server_.read(ev.t, tag.length);
+    const memory_reply r = serve_read(ev.t, ev.arg0, tag.length);
     m.kind = kind_of(pipe_kind::mem_data);
     m.bytes = tag.length;
     m.head = r.head;
@@ -80,11 +80,20 @@ void memory_server_node::on_message(sim_event& ev) {
       throw std::runtime_error(fmt::format(
         "{}: write to {} carries {} bytes but its tag says {}", node_name(),
         describe_address(ev.arg0), ev.bytes, tag.length));
-    const memory_reply r = server_.write(ev.t, ev.tail, tag.length);
+    const memory_reply r = serve_write(ev.t, ev.tail, ev.arg0, tag.length);
     m.kind = kind_of(pipe_kind::mem_ack);
     m.head = r.head;
   }
   send_on(back, std::move(m));
+}
+
+memory_reply memory_server_node::serve_read(SimTime head, uint64_t, uint64_t length) {
+  return server_.read(head, length);
+}
+
+memory_reply memory_server_node::serve_write(SimTime head, SimTime tail, uint64_t,
+                                             uint64_t length) {
+  return server_.write(head, tail, length);
 }
 
 void memory_server_node::on_finish() {

@@ -75,6 +75,13 @@ protected:
   /// Whether `ev` is a memory request (mem_read / mem_write).
   static bool is_request(const sim_event& ev);
 
+  /// Serves a read of `length` bytes at `address` whose head arrived at
+  /// `head`, or a write whose tail arrives at `tail`; by default the one
+  /// FIFO server (a per-channel model overrides both).
+  virtual memory_reply serve_read(SimTime head, uint64_t address, uint64_t length);
+  virtual memory_reply serve_write(SimTime head, SimTime tail, uint64_t address,
+                                   uint64_t length);
+
 private:
   void check_address(uint64_t address);
 

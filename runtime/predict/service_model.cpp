@@ -22,8 +22,8 @@ service_model::service_model(const topology_spec& topo, const kind_registry& kin
       throw std::invalid_argument(
         fmt::format("{}: no node '{}' for the II prediction", topo.file, id));
     auto fn = kinds.service_time(*n, ctx);
-    if (!fn)
-      throw std::invalid_argument(fmt::format(
+    if (!fn) // a limit of the prediction, not bad input: the II is "not modelled"
+      throw std::domain_error(fmt::format(
         "{}: kind '{}' of node '{}' declares no service time for the II prediction", topo.file,
         n->kind, id));
     return std::move(*fn);

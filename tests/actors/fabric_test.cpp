@@ -9,6 +9,7 @@
 // xfer(32 KiB): 64 ns at 512 GB/s, 128 ns at 256, 327.68 ns at 100. The
 // feeder's token reaches the DMA at t0 = 1 ns; the request leaves at 9.
 
+#include "actors/hbm_ctrl_channels.hpp"
 #include "runtime/address.hpp"
 #include "runtime/machine/fabric_map.hpp"
 #include "tests/actors/harness.hpp"
@@ -121,6 +122,60 @@ TEST(Fabric, AMachineWithoutTheUcieLinkIsABuildError) {
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("no route from sip0.cube0.pe0.pe_dma to sip0.cube1.hbm"));
   }
+}
+
+// Per-channel HBM: 4 channels of 128 GB/s (512 / 4), 32 KiB granules, so a
+// 32 KiB read at offset 0 is on channel 0, at 32 KiB on channel 1, at
+// 128 KiB on channel 0 again; xfer(32 KiB, 128 GB/s) = 256 ns. Both
+// requests reach the HBM at 13 (pe0 first in key order).
+// Different channels: both s = 13, head 113, tail 13+256+100 = 369.
+//   hbm->xbar (512): pe0 s = 113, tail max(177, 369) -> 114/370; pe1
+//   s = max(113, F 369), tail max(433, 369) = 433 -> 370/434. XBAR +2:
+//   pe0 116/372, pe1 372/436. xbar->pe_dma (256): pe0 s = 116, tail
+//   max(244, 372) -> 373 = t0 + 372; pe1 s = 372, tail max(500, 436) ->
+//   501 = t0 + 500.
+// Same channel: pe1 s = 269 (channel 0 free), head 369, tail 625;
+//   hbm->xbar s = 369, tail max(433, 625) -> 370/626; XBAR 372/628;
+//   pe_dma s = 372, tail max(500, 628) -> 629 = t0 + 628.
+run_result run_channels(uint64_t pe1_offset) {
+  test_machine sim;
+  make_cube(sim, {.pes = 2,
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, 0, kib32)})},
+                            {tile(0, {dma_stage(stage_type::dma_read, 1, pe1_offset, kib32)})}},
+                  .hbm_channels = 4,
+                  .hbm_granule = kib32});
+  return run(sim);
+}
+
+TEST(HbmChannels, TwoReadsOnDifferentChannelsAreServedTogether) {
+  const run_result r = run_channels(kib32);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(figure_of(r, unit(0, "pe_dma"), "read.busy_ps"), 372000u);
+  EXPECT_EQ(figure_of(r, unit(1, "pe_dma"), "read.busy_ps"), 500000u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.hbm", "ch0.busy_ps"), 256000u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.hbm", "ch1.busy_ps"), 256000u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.hbm", "busy_ps"), 128000u); // mean of 4 channels
+}
+
+TEST(HbmChannels, TwoReadsOnOneChannelQueue) {
+  const run_result r = run_channels(4 * kib32);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(figure_of(r, unit(0, "pe_dma"), "read.busy_ps"), 372000u);
+  EXPECT_EQ(figure_of(r, unit(1, "pe_dma"), "read.busy_ps"), 628000u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.hbm", "ch0.busy_ps"), 512000u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.hbm", "ch1.busy_ps"), 0u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.hbm", "requests"), 2u);
+}
+
+// Granule 256, 4 channels: a round of all channels is 1 KiB.
+TEST(HbmChannels, BytesOfARequestPerChannel) {
+  // [100, 1300): ch0 gets [100, 256) and [1024, 1280) = 156 + 256; ch1 gets
+  // [256, 512) and [1280, 1300) = 256 + 20; ch2 [512, 768); ch3 [768, 1024).
+  EXPECT_EQ(hbm_ctrl_channels::bytes_on(100, 1200, 0, 4, 256), 412u);
+  EXPECT_EQ(hbm_ctrl_channels::bytes_on(100, 1200, 1, 4, 256), 276u);
+  EXPECT_EQ(hbm_ctrl_channels::bytes_on(100, 1200, 2, 4, 256), 256u);
+  EXPECT_EQ(hbm_ctrl_channels::bytes_on(100, 1200, 3, 4, 256), 256u);
+  EXPECT_EQ(hbm_ctrl_channels::bytes_on(uint64_t{5} << 30, 1 << 20, 3, 8, 4096), 131072u);
 }
 
 // Routes: shortest by link latency, ties to the lowest next-hop id; a node

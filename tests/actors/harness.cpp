@@ -1,6 +1,7 @@
 #include "tests/actors/harness.hpp"
 
 #include "actors/hbm_ctrl.hpp"
+#include "actors/hbm_ctrl_channels.hpp"
 #include "actors/noc.hpp"
 #include "actors/pe_dma.hpp"
 #include "actors/pe_fetch_store.hpp"
@@ -132,7 +133,11 @@ void make_cube(test_machine& sim, const cube_options& o) {
   const std::string& cube = o.cube;
   const auto fab = sim.fabric();
   sim.add_node(cube + ".xbar", make_node_factory<xbar>(xbar::config{.fabric = fab}));
-  sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{.fabric = fab}));
+  if (o.hbm_channels)
+    sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl_channels>(hbm_ctrl_channels::config{
+                                  .channels = o.hbm_channels, .granule = o.hbm_granule, .fabric = fab}));
+  else
+    sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{.fabric = fab}));
   sim.add_link(cube + ".xbar", cube + ".hbm", ns(1), Bandwidth::gbps(512), 4);
   sim.add_link(cube + ".hbm", cube + ".xbar", ns(1), Bandwidth::gbps(512), 4);
   sim.add_node(cube + ".noc", make_node_factory<noc>(noc::config{.fabric = fab}));

@@ -92,6 +92,10 @@ struct cube_options {
   /// NOC <-> XBAR and NOC <-> PE_TCM links (remote traffic to the HBM,
   /// other PEs' TCMs), 1 ns, 256 GB/s each way.
   bool fabric_links = true;
+  /// > 0: the HBM is hbm_ctrl_channels_v1 with this many channels and
+  /// granule (same total bandwidth and latency as the default).
+  uint32_t hbm_channels = 0;
+  uint64_t hbm_granule = 256;
 };
 void make_cube(test_machine& sim, const cube_options& o);
 

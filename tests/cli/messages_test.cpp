@@ -98,5 +98,30 @@ TEST(messages, a_machine_without_its_ucie_link_names_the_unreachable_pair) {
     << r.err;
 }
 
+// Channels are a key of the per-channel impl; the aggregated one refuses
+// them naming the file, line and key, and the per-channel one runs.
+TEST(messages, hbm_channels_need_the_per_channel_impl) {
+  const std::string dir = test::temp_dir("hbm_channels");
+  auto write_with = [&](const std::string& name, const std::string& hbm) {
+    std::ifstream in(test::source_dir() + "/config/topology.yaml");
+    std::ofstream out(dir + "/" + name);
+    for (std::string line; std::getline(in, line);)
+      out << (line.find("    hbm: {kind: hbm_ctrl") == 0 ? "    hbm: " + hbm : line) << "\n";
+    return dir + "/" + name;
+  };
+  const std::string agg = write_with(
+    "agg.yaml", "{kind: hbm_ctrl, impl: hbm_ctrl_v1, bandwidth_gbps: 512, latency_ns: 100, channels: 4}");
+  auto r = run_kernbench("run --topology " + agg + " --M 128 --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(agg + ":"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cube.components.hbm.channels: hbm_ctrl_v1 is the aggregated model"),
+            std::string::npos)
+    << r.err;
+  const std::string ch = write_with("ch.yaml", "{kind: hbm_ctrl, impl: hbm_ctrl_channels_v1, "
+                                               "bandwidth_gbps: 512, latency_ns: 100, channels: 8}");
+  r = run_kernbench("run --topology " + ch + " --M 128 --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 } // namespace
 } // namespace kb

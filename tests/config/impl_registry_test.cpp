@@ -13,7 +13,7 @@ using test::data_path;
 
 TEST(impl_registry, default_file_maps_impls_to_kinds) {
   const impl_registry reg = test::default_registry();
-  EXPECT_EQ(reg.size(), 13u);
+  EXPECT_EQ(reg.size(), 14u);
   const impl_entry* gemm = reg.find("pe_gemm_v1");
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->kind, "pe_gemm");
@@ -25,6 +25,7 @@ TEST(impl_registry, default_file_maps_impls_to_kinds) {
   EXPECT_NE(gemm->where.line, 0u);
   ASSERT_NE(reg.find("hbm_ctrl_v1"), nullptr);
   EXPECT_EQ(reg.find("hbm_ctrl_v1")->kind, "hbm_ctrl");
+  EXPECT_EQ(reg.of_kind("hbm_ctrl").size(), 2u); // aggregated and per channel
   EXPECT_EQ(reg.find("pe_gemm_v9"), nullptr);
   const auto mmu = reg.of_kind("pe_mmu");
   ASSERT_EQ(mmu.size(), 1u);

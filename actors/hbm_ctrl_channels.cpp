@@ -1,0 +1,93 @@
+#include "actors/hbm_ctrl_channels.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kb {
+
+hbm_ctrl_channels::config hbm_ctrl_channels::read_config(const param_reader& p,
+                                                         const machine_context& ctx) {
+  config c;
+  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
+  c.latency = p.required<SimTime>("latency_ns");
+  c.channels = p.required<uint32_t>("channels");
+  c.granule = p.required<uint64_t>("interleave_bytes");
+  c.fabric = ctx.fabric;
+  if (c.channels == 0 || c.channels > 1024)
+    throw p.error("channels", "must be from 1 to 1024");
+  if (c.granule == 0 || c.granule > global_address::max_offset)
+    throw p.error("interleave_bytes", "must be from 1 byte to 64 GiB");
+  if (c.bandwidth.mbps / c.channels == 0)
+    throw p.error("bandwidth_gbps", fmt::format("{} MB/s over {} channels leaves a channel "
+                                                "less than 1 MB/s",
+                                                c.bandwidth.mbps, c.channels));
+  return c;
+}
+
+hbm_ctrl_channels::hbm_ctrl_channels(caf::actor_config& cfg, node_init init, config c)
+  : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency}, c.fabric), cfg_(c) {
+  const detail::memory_timing per{Bandwidth{c.bandwidth.mbps / c.channels}, c.latency};
+  ch_.assign(c.channels, detail::memory_server(per));
+}
+
+uint64_t hbm_ctrl_channels::bytes_on(uint64_t offset, uint64_t length, uint32_t ch,
+                                     uint32_t channels, uint64_t granule) {
+  // Bytes of [0, x) on channel ch: whole rounds of all channels, then the
+  // part of the last round that falls in ch's granule.
+  auto below = [&](uint64_t x) {
+    const uint64_t round = granule * channels;
+    const uint64_t rem = x % round, start = uint64_t{ch} * granule;
+    return x / round * granule + (rem > start ? std::min(rem - start, granule) : 0);
+  };
+  return below(offset + length) - below(offset);
+}
+
+detail::memory_reply hbm_ctrl_channels::serve_read(SimTime head, uint64_t address,
+                                                   uint64_t length) {
+  const uint64_t offset = global_address::decode(address).offset;
+  detail::memory_reply out{SimTime::infinity(), SimTime::zero()};
+  for (uint32_t c = 0; c < cfg_.channels; ++c) {
+    const uint64_t b = bytes_on(offset, length, c, cfg_.channels, cfg_.granule);
+    if (b == 0)
+      continue;
+    const detail::memory_reply r = ch_[c].read(head, b);
+    out.head = std::min(out.head, r.head);
+    out.tail = std::max(out.tail, r.tail);
+  }
+  if (length == 0) // an empty read: served by its address's channel
+    out = ch_[offset / cfg_.granule % cfg_.channels].read(head, 0);
+  read_bytes_ += length;
+  ++requests_;
+  return out;
+}
+
+detail::memory_reply hbm_ctrl_channels::serve_write(SimTime head, SimTime tail,
+                                                    uint64_t address, uint64_t length) {
+  const uint64_t offset = global_address::decode(address).offset;
+  SimTime ack = SimTime::zero();
+  for (uint32_t c = 0; c < cfg_.channels; ++c) {
+    const uint64_t b = bytes_on(offset, length, c, cfg_.channels, cfg_.granule);
+    if (b != 0)
+      ack = std::max(ack, ch_[c].write(head, tail, b).head);
+  }
+  if (length == 0)
+    ack = ch_[offset / cfg_.granule % cfg_.channels].write(head, tail, 0).head;
+  write_bytes_ += length;
+  ++requests_;
+  return {ack, ack};
+}
+
+void hbm_ctrl_channels::on_finish() {
+  uint64_t busy = 0;
+  for (uint32_t c = 0; c < cfg_.channels; ++c) {
+    add_figure(fmt::format("ch{}.busy_ps", c), ch_[c].busy_ps());
+    busy += ch_[c].busy_ps();
+  }
+  add_figure("busy_ps", busy / cfg_.channels);
+  add_figure("read_bytes", read_bytes_);
+  add_figure("write_bytes", write_bytes_);
+  add_figure("requests", requests_);
+}
+
+} // namespace kb
