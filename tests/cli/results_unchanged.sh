@@ -3,7 +3,8 @@
 # expected files byte for byte, for every engine setting that must not change
 # results: --threads 1/2/4 x --delivery direct/mailbox x --partition
 # cube/sip/pe (docs/adr/0009-shard-loop.md), and --procs 2/4 x --threads 1/2
-# (also the trace file) on the multi-SIP machine, and --peers over two
+# (also the trace file) on the multi-SIP machine, the 1,024-PE machine on
+# 1/2/4 threads, and --peers over two
 # `kernbench peer` processes on 127.0.0.2 and 127.0.0.3 (3 processes).
 #
 # The expected files of the single-cube cases were written by kernbench
@@ -113,6 +114,18 @@ for threads in 1 2; do
     kill "${pids[@]}" 2>/dev/null || true
     failed=1
   fi
+done
+# The 1,024-PE machine, every PE reading B from the neighbouring cube over
+# UCIe: the same JSON on 1, 2 and 4 threads (compared with each other: the
+# file is too large to commit).
+big=(--topology config/scale/4sip_4cube_64pe.yaml --pes all --M 128 --K 128 --N 128 --placement remote-cube)
+for threads in 1 2 4; do
+  if ! "$kb" run "${big[@]}" --threads "$threads" --json "$tmp/big.$threads.json" >"$tmp/log" 2>&1; then
+    echo "FAIL 1024 PEs --threads $threads:"; cat "$tmp/log"; failed=1; continue
+  fi
+  runs=$((runs + 1))
+  [[ $threads == 1 ]] || cmp -s "$tmp/big.1.json" "$tmp/big.$threads.json" ||
+    { echo "DIFFERS 1024 PEs --threads $threads vs 1"; failed=1; }
 done
 echo "$runs runs compared with ${#cases[@]} expected files"
 exit $failed
