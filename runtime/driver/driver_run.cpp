@@ -81,9 +81,15 @@ driver_run run_driver(topology_spec topology,
       return process_of(name, ranks, sips, cubes);
     });
   }
-  if (o.record || o.trace_hops)
-    sim.set_recorder_factory([hops = o.trace_hops](const std::string&) {
-      return std::make_shared<trace_recorder>(hops);
+  if (o.record || o.trace_hops || o.progress)
+    sim.set_recorder_factory([hops = o.trace_hops, record = o.record || o.trace_hops,
+                              progress = o.progress](const std::string&) {
+      std::shared_ptr<recorder> rec;
+      if (record)
+        rec = std::make_shared<trace_recorder>(hops);
+      if (progress)
+        rec = std::make_shared<progress_recorder>(progress, std::move(rec));
+      return rec;
     });
   run_options opts;
   opts.threads = o.threads;

@@ -6,6 +6,7 @@
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/pipeline/driver_program.hpp"
+#include "runtime/trace/progress_recorder.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <map>
@@ -37,6 +38,9 @@ struct driver_options {
   /// 0 (ranks 1..N-1) or where to listen (rank 0). Each process takes whole
   /// SIPs (whole cubes when there are more processes than SIPs).
   cluster_options cluster;
+  /// Set: every node counts its events, tiles and commands here (for a
+  /// heartbeat; runtime/trace/progress_recorder.hpp). Never changes results.
+  std::shared_ptr<progress_counters> progress;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`
