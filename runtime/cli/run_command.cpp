@@ -58,7 +58,7 @@ struct run_cli {
   std::string delivery = "direct";
   std::string partition = "cube";
   uint32_t shards = 0;
-  std::string json, trace, csv;
+  std::string json, trace, csv, trace_stream;
   std::vector<std::string> set; ///< --set KEY=VALUE on the topology
   bool quiet = false;
   bool trace_hops = false;
@@ -362,6 +362,13 @@ int run(const run_cli& c) {
   opts.trace_hops = c.trace_hops;
   opts.cluster.ranks = c.procs;
   opts.cluster.rank = c.rank;
+  if (!c.trace_stream.empty()) {
+    if (c.procs > 1)
+      throw std::invalid_argument(
+        "--trace-stream: not with --procs > 1 (the workers' nodes record in other processes; "
+        "use --trace)");
+    opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, c.trace_hops);
+  }
   std::unique_ptr<heartbeat> beat;
   if (!c.quiet && c.rank == 0) {
     opts.progress = std::make_shared<progress_counters>();
@@ -429,6 +436,8 @@ int run(const run_cli& c) {
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
     write_trace(c.trace, rep.names, rep.records);
+  if (opts.stream)
+    opts.stream->finish(rep.names);
   if (!c.csv.empty())
     append_csv_row(c.csv, "--csv file", run_csv_header(),
                    run_csv_fields(rep, compute_metrics(rep)));
@@ -492,6 +501,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                 "no progress line on standard error (a run longer than ~2 s prints one "
                 "every ~2 s; results are the same either way)");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
+  cmd->add_option("--trace-stream", c->trace_stream,
+                  "write the trace while the run goes, in constant memory, as a Cap'n Proto "
+                  "stream (`kernbench trace convert` makes Chrome/Perfetto JSON of it, "
+                  "`kernbench trace stats` sums it up)");
   cmd->add_option("--procs", c->procs,
                   "processes the machine is split over on this host (whole SIPs each, "
                   "whole cubes when there are more processes than SIPs); same results")
