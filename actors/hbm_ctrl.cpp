@@ -13,16 +13,17 @@ kind_doc hbm_ctrl::doc() {
 }
 
 hbm_ctrl::config hbm_ctrl::read_config(const param_reader& p,
-                                       const machine_context&) {
+                                       const machine_context& ctx) {
   config c;
   c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
   c.latency = p.required<SimTime>("latency_ns");
+  c.fabric = ctx.fabric;
   return c;
 }
 
 hbm_ctrl::hbm_ctrl(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
-                       mem_space::hbm) {}
+                       std::move(c.fabric)) {}
 
 service_time_fn hbm_ctrl::service_time(const config& c, const machine_context&) {
   return [c](const service_request& r) {

@@ -16,7 +16,9 @@ public:
   struct config {
     Bandwidth bandwidth = Bandwidth::gbps(512);
     SimTime latency = ns(100); ///< added to every reply
+    std::shared_ptr<const fabric_map> fabric;
   };
+  static constexpr fabric_kind fabric{fabric_role::memory, mem_space::hbm};
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): an idle HBM starts at the head; a read's data

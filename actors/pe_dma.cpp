@@ -21,8 +21,9 @@ constexpr uint16_t tail_timer = kind_of(pipe_kind::timer) + 1;
 kind_doc pe_dma::doc() {
   return {"pe_dma",
           "DMA engine: a read and a write channel of capacity 1 each; setup, "
-          "then the request over the XBAR (HBM of the own cube) or the NOC "
-          "(SRAM of the own cube); busy until the data tail / the write ack",
+          "then the request toward the owning memory by the fabric routes "
+          "(XBAR for the own HBM, NOC for the rest); busy until the data tail / "
+          "the write ack",
           {{"dma_setup_cycles", "cycles", "8",
             "paid by every DMA stage before its request leaves"}}};
 }
@@ -32,36 +33,35 @@ pe_dma::config pe_dma::read_config(const param_reader& p,
   config c;
   c.setup = p.required<Cycles>("dma_setup_cycles");
   c.clock = ctx.clock;
+  c.fabric = ctx.fabric;
   return c;
 }
 
 pe_dma::pe_dma(caf::actor_config& cfg, node_init init, config c)
   : unit_node(cfg, std::move(init),
               {{"read", stage_type::dma_read}, {"write", stage_type::dma_write}}),
-    cfg_(c), cube_(detail::cube_of(node_name())), cube_id_(detail::cube_id_of(cube_)) {}
+    cfg_(c), port_(c.fabric) {}
 
 void pe_dma::begin_stage(lane_id lane, wire::Stage::Reader) {
   schedule(now() + cfg_.clock.to_time(cfg_.setup), setup_timer, lane);
 }
 
 uint32_t pe_dma::egress_for(uint64_t address, lane_id lane) {
-  const global_address a = global_address::decode(address);
-  if (a.space == mem_space::hbm && cube_id_.holds(a)) {
-    if (!xbar_link_)
-      xbar_link_ = link_to(cube_ + ".xbar");
-    return *xbar_link_;
+  auto fail = [&](const std::string& why) {
+    auto t = token(lane);
+    throw std::runtime_error(fmt::format("{}: tile {} (command {}): a DMA to {}: {}", node_name(),
+                                         t.getTile(), t.getCommand(),
+                                         detail::describe_address(address), why));
+  };
+  const std::optional<node_id> memory = port_.map().memory_of(address);
+  if (!memory)
+    fail("the machine has no such memory");
+  try {
+    return port_.link_toward(id(), *memory, [this](node_id n) { return find_link_to(n); });
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
   }
-  if (a.space == mem_space::sram && cube_id_.holds(a)) {
-    if (!noc_link_)
-      noc_link_ = link_to(cube_ + ".noc");
-    return *noc_link_;
-  }
-  auto t = token(lane);
-  throw std::runtime_error(fmt::format(
-    "{}: tile {} (command {}): a DMA to {} is not modelled yet (reachable: "
-    "the HBM of {} through the XBAR and its SRAM through the NOC)",
-    node_name(), t.getTile(), t.getCommand(), detail::describe_address(address),
-    cube_));
+  return 0; // not reached: fail() throws
 }
 
 void pe_dma::send_request(lane_id lane) {

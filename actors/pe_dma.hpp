@@ -1,13 +1,14 @@
 #pragma once
 
-#include "actors/detail/names.hpp"
 // PE_DMA: the PE's DMA engine (DESIGN §4). Two channels of capacity 1 that
 // run concurrently: "read" serves DMA_READ stages, "write" serves DMA_WRITE.
-// Every stage first pays `dma_setup_cycles`, then sends its request over the
-// egress link: HBM addresses of the PE's own cube go to `<cube>.xbar`, SRAM
-// addresses of its own cube to `<cube>.noc`; other cubes (UCIe) and TCMs are
-// not modelled yet. A read holds its channel until the data's tail arrives,
-// a write until its ack arrives.
+// Every stage first pays `dma_setup_cycles`, then sends its request toward
+// the memory that owns the address by the fabric routes: the own cube's HBM
+// through the XBAR; SRAM, other PEs' TCMs, other cubes and SIPs through the
+// NOC (whichever egress the shortest route takes). A read holds its channel
+// until the data's tail arrives, a write until its ack arrives.
+
+#include "actors/detail/fabric_port.hpp"
 
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
@@ -25,7 +26,9 @@ public:
   struct config {
     Cycles setup{8}; ///< paid by every DMA stage before its request leaves
     sim_clock clock{};
+    std::shared_ptr<const fabric_map> fabric;
   };
+  static constexpr fabric_kind fabric{fabric_role::requester};
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): the request leaves after the setup.
@@ -40,16 +43,14 @@ protected:
 private:
   /// Sends the current stage's request of `lane` (its setup is over).
   void send_request(lane_id lane);
-  /// The egress link for `address`; throws for paths not modelled yet.
+  /// The egress link toward the memory of `address`; throws naming the
+  /// tile for an address no memory owns or no route reaches.
   uint32_t egress_for(uint64_t address, lane_id lane);
   /// A mem_data / mem_ack arrived for `lane`.
   void on_reply(lane_id lane, sim_event& ev);
 
   config cfg_;
-  std::string cube_;
-  detail::cube_id cube_id_;
-  std::optional<uint32_t> xbar_link_;
-  std::optional<uint32_t> noc_link_;
+  detail::fabric_port port_;
   /// Per lane: a request is out and its reply not yet in.
   bool waiting_[2] = {false, false};
 };

@@ -14,23 +14,35 @@ kind_doc pe_tcm::doc() {
           "scratchpad: serves fetch/store requests one at a time, FIFO, for "
           "xfer(bytes, bandwidth) each",
           {{"bandwidth_gbps", "GB/s", "512",
-            "fetch/store bandwidth between TCM and register file"}}};
+            "fetch/store bandwidth between TCM and register file"},
+           {"dma_bandwidth_gbps", "GB/s", "512",
+            "bandwidth of the DMA port that serves other PEs' DMA reads and writes"},
+           {"dma_latency_ns", "ns", "0", "access latency of the DMA port, added to every reply"}}};
 }
 
 pe_tcm::config pe_tcm::read_config(const param_reader& p,
-                                   const machine_context&) {
+                                   const machine_context& ctx) {
   config c;
   c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
+  c.dma_bandwidth = p.required<Bandwidth>("dma_bandwidth_gbps");
+  c.dma_latency = p.required<SimTime>("dma_latency_ns");
+  c.fabric = ctx.fabric;
   return c;
 }
 
 pe_tcm::pe_tcm(caf::actor_config& cfg, node_init init, config c)
-  : node(cfg, std::move(init)), cfg_(c) {}
+  : memory_server_node(cfg, std::move(init), {c.dma_bandwidth, c.dma_latency}, c.fabric,
+                       "dma_"),
+    cfg_(std::move(c)) {}
 
 void pe_tcm::on_message(sim_event& ev) {
+  if (is_request(ev)) { // the DMA port
+    memory_server_node::on_message(ev);
+    return;
+  }
   if (ev.kind != kind_of(pipe_kind::tcm_request))
     throw std::runtime_error(fmt::format(
-      "{}: unexpected message kind {} (expected tcm_request)", node_name(),
+      "{}: unexpected message kind {} (expected tcm_request, mem_read or mem_write)", node_name(),
       ev.kind));
   const auto back = find_link_to(ev.src);
   if (!back)
@@ -51,6 +63,7 @@ void pe_tcm::on_message(sim_event& ev) {
 }
 
 void pe_tcm::on_finish() {
+  memory_server_node::on_finish();
   add_figure("busy_ps", busy_ps_);
   add_figure("bytes", bytes_);
   add_figure("requests", requests_);

@@ -3,8 +3,13 @@
 // Serves tcm_request messages one at a time, FIFO in arrival-key order, no
 // credits: s = max(arrival, free); free = s + xfer(bytes, bandwidth); the
 // tcm_reply (bytes and lane echoed) leaves at `free` back to the sender.
-// DMA traffic does not touch this model (the TCM is dual-ported).
+// The TCM is dual-ported: DMA traffic from other PEs (mem_read / mem_write
+// over the NOC, ADR-0014 D1 "other memory domains") is served by a second,
+// independent FIFO memory server at `dma_bandwidth_gbps` plus
+// `dma_latency_ns` (figures dma_busy_ps, dma_read_bytes, ...), and does not
+// contend with fetch/store.
 
+#include "actors/detail/memory_server.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
@@ -13,11 +18,15 @@
 
 namespace kb {
 
-class pe_tcm final : public node {
+class pe_tcm final : public detail::memory_server_node {
 public:
   struct config {
     Bandwidth bandwidth = Bandwidth::gbps(512);
+    Bandwidth dma_bandwidth = Bandwidth::gbps(512);
+    SimTime dma_latency = SimTime::zero();
+    std::shared_ptr<const fabric_map> fabric;
   };
+  static constexpr fabric_kind fabric{fabric_role::memory, mem_space::tcm};
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): an idle TCM replies xfer(bytes) after the request arrives.

@@ -10,15 +10,16 @@ kind_doc sram::doc() {
            {"latency_ns", "ns", "20", "access latency added to every reply"}}};
 }
 
-sram::config sram::read_config(const param_reader& p, const machine_context&) {
+sram::config sram::read_config(const param_reader& p, const machine_context& ctx) {
   config c;
   c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
   c.latency = p.required<SimTime>("latency_ns");
+  c.fabric = ctx.fabric;
   return c;
 }
 
 sram::sram(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
-                       mem_space::sram) {}
+                       std::move(c.fabric)) {}
 
 } // namespace kb

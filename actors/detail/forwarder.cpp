@@ -10,9 +10,8 @@
 namespace kb::detail {
 
 forwarder_node::forwarder_node(caf::actor_config& cfg, node_init init,
-                               SimTime latency)
-  : node(cfg, std::move(init)), latency_(latency), cube_(cube_of(node_name())),
-    cube_id_(cube_id_of(cube_)) {}
+                               SimTime latency, std::shared_ptr<const fabric_map> fabric)
+  : node(cfg, std::move(init)), latency_(latency), port_(std::move(fabric)) {}
 
 void forwarder_node::on_message(sim_event& ev) {
   const auto kind = static_cast<pipe_kind>(ev.kind);
@@ -20,26 +19,21 @@ void forwarder_node::on_message(sim_event& ev) {
   case pipe_kind::mem_read:
   case pipe_kind::mem_write:
     ++requests_;
-    forward(request_link(global_address::decode(ev.arg0)), ev);
+    forward(port_.memory_of(ev.arg0, node_name()), ev);
     return;
   case pipe_kind::mem_data:
-  case pipe_kind::mem_ack: {
-    const node_id requester = mem_tag::unpack(ev.arg1).requester;
-    const auto l = find_link_to(requester);
-    if (!l)
-      throw std::runtime_error(fmt::format(
-        "{}: no link to the requester (node #{}) of the reply for {}",
-        node_name(), requester, describe_address(ev.arg0)));
+  case pipe_kind::mem_ack:
     ++replies_;
-    forward(*l, ev);
+    forward(mem_tag::unpack(ev.arg1).requester, ev);
     return;
-  }
   default:
     on_other(ev);
   }
 }
 
-void forwarder_node::forward(uint32_t link, const sim_event& ev) {
+void forwarder_node::forward(node_id toward, const sim_event& ev) {
+  const uint32_t link =
+    port_.link_toward(id(), toward, [this](node_id n) { return find_link_to(n); });
   outgoing m;
   m.kind = ev.kind;
   m.head = now() + latency_;

@@ -38,16 +38,22 @@ memory_reply memory_server::write(SimTime head, SimTime tail, uint64_t length) {
 // -- memory_server_node --------------------------------------------------------
 
 memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,
-                                       memory_timing timing, mem_space space)
-  : node(cfg, std::move(init)), server_(timing), space_(space),
-    cube_(cube_of(node_name())), cube_id_(cube_id_of(cube_)) {}
+                                       memory_timing timing,
+                                       std::shared_ptr<const fabric_map> fabric,
+                                       std::string figure_prefix)
+  : node(cfg, std::move(init)), server_(timing), port_(std::move(fabric)),
+    prefix_(std::move(figure_prefix)) {}
 
-void memory_server_node::check_address(uint64_t address) const {
-  const global_address a = global_address::decode(address);
-  if (a.space != space_ || !cube_id_.holds(a))
-    throw std::runtime_error(fmt::format(
-      "{} serves {} of {} only, but got a request for address {}", node_name(),
-      to_string(space_), cube_, describe_address(address)));
+bool memory_server_node::is_request(const sim_event& ev) {
+  return ev.kind == kind_of(pipe_kind::mem_read) || ev.kind == kind_of(pipe_kind::mem_write);
+}
+
+void memory_server_node::check_address(uint64_t address) {
+  const node_id owner = port_.memory_of(address, node_name());
+  if (owner != id())
+    throw std::runtime_error(fmt::format("{} got a request for address {}, which {} serves",
+                                         node_name(), describe_address(address),
+                                         port_.map().name(owner)));
 }
 
 void memory_server_node::on_message(sim_event& ev) {
@@ -57,12 +63,9 @@ void memory_server_node::on_message(sim_event& ev) {
       "{}: unexpected message kind {} (expected mem_read or mem_write)",
       node_name(), ev.kind));
   check_address(ev.arg0);
-  const auto back = find_link_to(ev.src);
-  if (!back)
-    throw std::runtime_error(fmt::format(
-      "{}: no link back to the sender (node #{}) of a request for {}",
-      node_name(), ev.src, describe_address(ev.arg0)));
   const mem_tag tag = mem_tag::unpack(ev.arg1);
+  const uint32_t back =
+    port_.link_toward(id(), tag.requester, [this](node_id n) { return find_link_to(n); });
   outgoing m;
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
@@ -81,14 +84,14 @@ void memory_server_node::on_message(sim_event& ev) {
     m.kind = kind_of(pipe_kind::mem_ack);
     m.head = r.head;
   }
-  send_on(*back, std::move(m));
+  send_on(back, std::move(m));
 }
 
 void memory_server_node::on_finish() {
-  add_figure("busy_ps", server_.busy_ps());
-  add_figure("read_bytes", server_.read_bytes());
-  add_figure("write_bytes", server_.write_bytes());
-  add_figure("requests", server_.requests());
+  add_figure(prefix_ + "busy_ps", server_.busy_ps());
+  add_figure(prefix_ + "read_bytes", server_.read_bytes());
+  add_figure(prefix_ + "write_bytes", server_.write_bytes());
+  add_figure(prefix_ + "requests", server_.requests());
 }
 
 } // namespace kb::detail

@@ -5,6 +5,7 @@
 // node behaviour both kinds inherit (serve mem_read / mem_write, reply to
 // the sender).
 
+#include "actors/detail/fabric_port.hpp"
 #include "actors/detail/names.hpp"
 #include "runtime/address.hpp"
 #include "runtime/engine/node.hpp"
@@ -58,25 +59,28 @@ private:
   uint64_t requests_ = 0;
 };
 
-/// A node that serves mem_read / mem_write for addresses of `space` in its
-/// own cube and replies (mem_data / mem_ack) over the link back to the
-/// sender. Figures: busy_ps, read_bytes, write_bytes, requests.
+/// A node that serves mem_read / mem_write for the addresses it owns (by
+/// the fabric's address map) and sends each reply (mem_data / mem_ack)
+/// toward the requester named in its mem_tag by the fabric routes.
+/// Figures: <prefix>busy_ps, read_bytes, write_bytes, requests.
 class memory_server_node : public node {
 public:
-  memory_server_node(caf::actor_config& cfg, node_init init,
-                     memory_timing timing, mem_space space);
+  memory_server_node(caf::actor_config& cfg, node_init init, memory_timing timing,
+                     std::shared_ptr<const fabric_map> fabric, std::string figure_prefix = {});
 
 protected:
   void on_message(sim_event& ev) override;
   void on_finish() override;
 
+  /// Whether `ev` is a memory request (mem_read / mem_write).
+  static bool is_request(const sim_event& ev);
+
 private:
-  void check_address(uint64_t address) const;
+  void check_address(uint64_t address);
 
   memory_server server_;
-  mem_space space_;
-  std::string cube_;
-  cube_id cube_id_;
+  fabric_port port_;
+  std::string prefix_;
 };
 
 } // namespace kb::detail

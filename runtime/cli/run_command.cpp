@@ -6,6 +6,7 @@
 #include "actors/builtin_kinds.hpp"
 #include "runtime/predict/service_model.hpp"
 #include "runtime/address.hpp"
+#include "runtime/host/placement.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/config/impl_registry.hpp"
 #include "runtime/config/components_json.hpp"
@@ -57,6 +58,7 @@ struct run_cli {
   size_t threads = 1;
   std::string delivery = "direct";
   std::string partition = "cube";
+  std::string placement = "local";
   uint32_t shards = 0;
   std::string json, trace, csv, trace_stream;
   std::vector<std::string> set; ///< --set KEY=VALUE on the topology
@@ -77,6 +79,7 @@ std::vector<std::string> worker_args(const run_cli& c, uint32_t rank, uint16_t p
                              "--repeat", std::to_string(c.repeat), "--pes", c.pes,
                              "--threads", std::to_string(c.threads), "--delivery", c.delivery,
                              "--partition", c.partition, "--shards", std::to_string(c.shards),
+                             "--placement", c.placement,
                              "--procs", std::to_string(c.procs), "--rank", std::to_string(rank),
                              "--connect", fmt::format("127.0.0.1:{}", port)};
   auto add = [&a](const char* opt, const std::string& v) {
@@ -137,30 +140,29 @@ pe_place place_of(const std::string& prefix) {
   return p;
 }
 
-/// Offset `off` of the HBM of the PE's own cube.
-uint64_t own_hbm(const pe_place& p, uint64_t off) {
-  return global_address{mem_space::hbm, p.sip, p.cube, 0, off}.encode();
+/// Bytes of each operand of one command (4 KiB pages; a MATH command has
+/// no B).
+operand_sizes sizes_of(const run_cli& c) {
+  const dtype in = dtype_or_throw(c.dtype_name, "--dtype");
+  const dtype out =
+    c.out_dtype_name.empty() ? in : dtype_or_throw(c.out_dtype_name, "--out-dtype");
+  const uint64_t eb = dtype_bytes(in), ob = dtype_bytes(out);
+  if (c.op == "math")
+    return {align_up(uint64_t{c.m} * c.n * eb, 4096), 0, align_up(uint64_t{c.m} * c.n * ob, 4096)};
+  return {align_up(uint64_t{c.m} * c.k * eb, 4096), align_up(uint64_t{c.k} * c.n * eb, 4096),
+          align_up(uint64_t{c.m} * c.n * ob, 4096)};
 }
 
-/// One command for the PE `prefix`, with its own A/B/C regions in its
-/// cube's HBM (the PE's index in the cube picks the region).
-pe_command make_command(const run_cli& c, const std::string& prefix) {
-  const pe_place place = place_of(prefix);
-  const uint32_t p = place.pe;
+/// One command for the PE `prefix` on the operands the host placed for it.
+pe_command make_command(const run_cli& c, const std::string& prefix,
+                        const operand_addresses& at) {
   const dtype in = dtype_or_throw(c.dtype_name, "--dtype");
   const std::optional<dtype> out =
     c.out_dtype_name.empty() ? std::nullopt
                              : std::optional<dtype>{dtype_or_throw(c.out_dtype_name, "--out-dtype")};
-  const uint64_t eb = dtype_bytes(in), ob = dtype_bytes(out.value_or(in));
   if (c.op == "gemm") {
     if (c.tile.size() != 3)
       throw std::invalid_argument("--tile takes TM TK TN for --op gemm");
-    const uint64_t a = align_up(uint64_t{c.m} * c.k * eb, 4096);
-    const uint64_t b = align_up(uint64_t{c.k} * c.n * eb, 4096);
-    const uint64_t cc = align_up(uint64_t{c.m} * c.n * ob, 4096);
-    const uint64_t region = align_up(a + b + cc, 1u << 20);
-    if (region * (p + 1) > global_address::max_offset)
-      throw std::invalid_argument("the operands of all PEs of a cube do not fit in its 64 GiB of HBM");
     gemm_plan_args g;
     g.m = c.m;
     g.k = c.k;
@@ -170,9 +172,9 @@ pe_command make_command(const run_cli& c, const std::string& prefix) {
     g.tile_n = c.tile[2];
     g.in_dtype = in;
     g.out_dtype = out;
-    g.a_addr = own_hbm(place, region * p);
-    g.b_addr = own_hbm(place, region * p + a);
-    g.c_addr = own_hbm(place, region * p + a + b);
+    g.a_addr = at.a;
+    g.b_addr = at.b;
+    g.c_addr = at.c;
     g.pe_prefix = prefix;
     g.a_pinned = c.a_pinned;
     g.b_pinned = c.b_pinned;
@@ -199,11 +201,6 @@ pe_command make_command(const run_cli& c, const std::string& prefix) {
     auto op = parse_math_op(c.op_kind);
     if (!op)
       throw std::invalid_argument(fmt::format("--op-kind '{}': unknown op", c.op_kind));
-    const uint64_t s = align_up(uint64_t{c.m} * c.n * eb, 4096);
-    const uint64_t d = align_up(uint64_t{c.m} * c.n * ob, 4096);
-    const uint64_t region = align_up(s + d, 1u << 20);
-    if (region * (p + 1) > global_address::max_offset)
-      throw std::invalid_argument("the operands of all PEs of a cube do not fit in its 64 GiB of HBM");
     math_plan_args m;
     m.m = c.m;
     m.n = c.n;
@@ -212,8 +209,8 @@ pe_command make_command(const run_cli& c, const std::string& prefix) {
     m.op = *op;
     m.in_dtype = in;
     m.out_dtype = out;
-    m.src_addr = own_hbm(place, region * p);
-    m.dst_addr = own_hbm(place, region * p + s);
+    m.src_addr = at.a;
+    m.dst_addr = at.c;
     m.pe_prefix = prefix;
     return m;
   }
@@ -328,9 +325,20 @@ int run(const run_cli& c) {
   (void)partition_grouping(c.partition); // a bad name fails before the run
 
   check_run_memory(c, pes.size());
+  const auto how = parse_placement(c.placement);
+  if (!how)
+    throw std::invalid_argument(fmt::format(
+      "--placement {}: expected local, remote-cube, remote-sip, sram or interleaved", c.placement));
+  std::vector<pe_site> sites;
+  for (const auto& pe : pes) {
+    const pe_place pl = place_of(pe);
+    sites.push_back({pl.sip, pl.cube, pl.pe});
+  }
+  const std::vector<operand_addresses> operands =
+    place_operands(sites, sizes_of(c), *how, topo.sips, topo.cubes_per_sip);
   // A bad shape or tile is a usage error: check it before building anything.
   try {
-    const pe_command first = make_command(c, pes[0]);
+    const pe_command first = make_command(c, pes[0], operands[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
       check_stage_times(c, topo, pes[0], generate_gemm_plan(*g));
     else if (auto* m = std::get_if<math_plan_args>(&first))
@@ -347,7 +355,7 @@ int run(const run_cli& c) {
     const pe_place place = place_of(pes[p]);
     cubes.emplace(place.sip, place.cube);
     for (uint32_t r = 0; r < c.repeat; ++r)
-      prog->commands.push_back(make_command(c, pes[p]));
+      prog->commands.push_back(make_command(c, pes[p], operands[p]));
     if (p == 0)
       rep.program = prog->commands;
     programs[pes[p]] = prog;
@@ -483,6 +491,12 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--partition", c->partition,
                   "what a shard never splits: cube (default), sip, or pe (cuts the 1 ns "
                   "PE-XBAR links; for experiments); same results")
+    ->capture_default_str();
+  cmd->add_option("--placement", c->placement,
+                  "where the host puts each PE's operands: local (own cube's HBM), "
+                  "remote-cube (B in the neighbouring cube's HBM), remote-sip (B in the "
+                  "next SIP's), sram (B in the own cube's SRAM), interleaved (A, B, C in "
+                  "different cubes' HBMs)")
     ->capture_default_str();
   cmd->add_option("--shards", c->shards,
                   "shards (0: one per thread, at most one per partition group)")

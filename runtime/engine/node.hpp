@@ -141,7 +141,7 @@ protected:
 private:
   friend class shard_loop;
   // -- driven by the shard's loop (direct delivery, shard_loop.hpp) --
-  void attach(shard_loop* loop) { loop_ = loop; }
+  void attach_loop(shard_loop* loop) { loop_ = loop; }
   void direct_start();
   void direct_handle(sim_event& ev);
 

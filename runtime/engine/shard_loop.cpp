@@ -25,7 +25,7 @@ std::string shard_loop::start() {
   for (node* n : nodes_) {
     if (!n)
       continue;
-    n->attach(this);
+    n->attach_loop(this);
     try {
       n->direct_start();
     } catch (const std::exception& e) {

@@ -77,7 +77,8 @@ std::vector<std::string> simulation::names() const {
 
 void simulation::validate() const {
   for (size_t i = 0; i < links_.size(); ++i) {
-    const auto& [src, dst] = link_names_[i];
+    const std::string& src = link_names_[i].first;
+    const std::string& dst = link_names_[i].second;
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument(fmt::format("link {} -> {}: {}", src, dst, what));
     };

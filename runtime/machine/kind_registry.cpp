@@ -65,4 +65,9 @@ std::optional<service_time_fn> kind_registry::service_time(const node_spec& spec
   return it->second(spec.params, per_node);
 }
 
+fabric_kind kind_registry::fabric_of(std::string_view kind) const {
+  auto it = fabric_.find(kind);
+  return it == fabric_.end() ? fabric_kind{} : it->second;
+}
+
 } // namespace kb

@@ -13,11 +13,14 @@
 //   T(caf::actor_config&, node_init, config);
 // and, if its service enters the II prediction (ADR-0007):
 //   static service_time_fn service_time(const config&, const machine_context&);
+// and, if it takes part in the memory fabric (runtime/machine/fabric_map):
+//   static constexpr fabric_kind fabric{fabric_role::forwarder};
 
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/simulation.hpp"
+#include "runtime/machine/fabric_map.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
 
@@ -48,6 +51,8 @@ public:
         return T::service_time(T::read_config(p, ctx), ctx);
       };
     }
+    if constexpr (requires { T::fabric; })
+      fabric_[T::doc().kind] = T::fabric;
   }
 
   const kind_catalog& catalog() const { return catalog_; }
@@ -59,6 +64,9 @@ public:
   /// node's own parameters; nullopt when it declares none.
   std::optional<service_time_fn> service_time(const node_spec& spec,
                                               const machine_context& ctx) const;
+
+  /// The kind's role on the memory fabric (none unless it declares one).
+  fabric_kind fabric_of(std::string_view kind) const;
 
 private:
   void add_impl(const std::string& impl, kind_doc doc, factory_maker maker);
@@ -72,6 +80,7 @@ private:
   using service_maker =
     std::function<service_time_fn(const param_reader&, const machine_context&)>;
   std::map<std::string, service_maker, std::less<>> services_; ///< by impl
+  std::map<std::string, fabric_kind, std::less<>> fabric_;     ///< by kind
 };
 
 } // namespace kb

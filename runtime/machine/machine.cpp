@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kb {
@@ -14,8 +15,34 @@ machine_context context_of(const topology_spec& topo) {
   return ctx;
 }
 
+std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
+                                               const kind_registry& kinds) {
+  std::vector<fabric_node> nodes;
+  nodes.reserve(topo.nodes.size());
+  for (const auto& n : topo.nodes)
+    nodes.push_back({n.id, kinds.fabric_of(n.kind)});
+  // Node ids are positions in topo.nodes (sorted by id): find by name.
+  auto id_of = [&](const std::string& name) {
+    auto it = std::lower_bound(topo.nodes.begin(), topo.nodes.end(), name,
+                               [](const node_spec& a, const std::string& b) { return a.id < b; });
+    return static_cast<node_id>(it - topo.nodes.begin());
+  };
+  std::vector<fabric_link> links;
+  links.reserve(topo.links.size());
+  for (const auto& l : topo.links)
+    links.push_back({id_of(l.src), id_of(l.dst), l.latency.ps()});
+  try {
+    return std::make_shared<const fabric_map>(fabric_map::build(std::move(nodes), std::move(links)));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", topo.file, e.what()));
+  }
+}
+
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
-                   const machine_context& ctx, simulation& sim) {
+                   const machine_context& given, simulation& sim) {
+  machine_context ctx = given;
+  if (!ctx.fabric)
+    ctx.fabric = build_fabric(topo, kinds);
   for (const auto& n : topo.nodes)
     sim.add_node(n.id, kinds.make(n, ctx));
   for (const auto& l : topo.links)

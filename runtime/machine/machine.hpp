@@ -11,7 +11,13 @@
 
 namespace kb {
 
-/// Adds every node and link of `topo` to `sim`.
+/// The fabric routes of `topo` (roles from the kinds); throws
+/// std::invalid_argument naming a requester/memory pair without a route.
+std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
+                                               const kind_registry& kinds);
+
+/// Adds every node and link of `topo` to `sim`; the nodes see the fabric
+/// routes (build_fabric) in their context.
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& ctx, simulation& sim);
 

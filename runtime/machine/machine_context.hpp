@@ -14,6 +14,7 @@ namespace kb {
 
 struct driver_program; // runtime/machine/driver_program.hpp
 struct topology_spec; // runtime/config/topology_spec.hpp
+class fabric_map;     // runtime/machine/fabric_map.hpp
 
 struct machine_context {
   sim_clock clock{1000};
@@ -27,6 +28,9 @@ struct machine_context {
   /// Shared: the context is copied for every node built.
   using program_map = std::map<std::string, std::shared_ptr<const driver_program>>;
   std::shared_ptr<const program_map> programs;
+  /// Routes of the memory fabric (set by build_machine before any node is
+  /// made); fabric kinds keep the pointer.
+  std::shared_ptr<const fabric_map> fabric;
 };
 
 } // namespace kb

@@ -1,5 +1,7 @@
 #include "runtime/report/run_report.hpp"
 
+#include "runtime/report/fabric_report.hpp"
+
 #include <optional>
 
 #include "runtime/report/json_writer.hpp"
@@ -146,6 +148,7 @@ void write_summary(std::ostream& out, const report_input& in) {
                  f.value, end ? 100.0 * busy / end : 0.0);
     }
   }
+  write_fabric_summary(out, fabric_use_of(r), end);
   const run_metrics m = compute_metrics(in);
   const double secs = end * 1e-12;
   const uint64_t events = m.events, flops = m.flops, hbm_bytes = m.hbm_bytes;
@@ -227,6 +230,8 @@ std::string report_json(const report_input& in) {
     j.end_array().end_object();
   }
   j.end_array();
+  j.key("fabric");
+  write_fabric_json(j, fabric_use_of(r));
   j.key("units").begin_array();
   for (const auto& n : r.nodes) {
     j.begin_object().field("node", n.name).field("events", n.stats.events);

@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 
 run_result run_one_pe(std::vector<tile_plan> tiles,
                       std::vector<std::string> omit = {}) {
-  simulation sim;
+  test_machine sim;
   make_cube(sim, {.pes = 1, .tiles = {std::move(tiles)}, .omit = std::move(omit)});
   return run(sim);
 }
@@ -48,30 +48,35 @@ TEST(Errors, MathStageWithAnUnknownOpNamesTheTile) {
                                  "unknown (9) op"));
 }
 
-// The request would leave after the setup, at 9 ns.
-TEST(Errors, DmaToAnotherCubesHbmIsNotModelledYet) {
+// The request would leave after the setup, at 9 ns; the machine (one cube)
+// has no sip0.cube1.
+TEST(Errors, DmaToAMemoryTheMachineLacksNamesTheAddress) {
   const uint64_t remote = global_address{mem_space::hbm, 0, 1, 0, 0x1000}.encode();
   run_result r =
     run_one_pe({tile(0, {dma_stage(stage_type::dma_read, 0, remote, 4096)})});
   EXPECT_EQ(r.error,
             "sip0.cube0.pe0.pe_dma at t=9000 ps: sip0.cube0.pe0.pe_dma: tile 0 "
-            "(command 1): a DMA to 0x100000001000 (hbm of sip0.cube1) is not "
-            "modelled yet (reachable: the HBM of sip0.cube0 through the XBAR "
-            "and its SRAM through the NOC)");
+            "(command 1): a DMA to 0x100000001000 (hbm of sip0.cube1): the "
+            "machine has no such memory");
 }
 
-TEST(Errors, DmaToATcmIsNotModelledYet) {
+// Without NOC <-> PE_TCM links another PE's TCM is a memory of the machine
+// but no route reaches it.
+TEST(Errors, DmaToAnUnreachableTcmNamesBothEnds) {
   const uint64_t tcm = global_address{mem_space::tcm, 0, 0, 1, 0}.encode();
-  run_result r =
-    run_one_pe({tile(0, {dma_stage(stage_type::dma_write, 0, tcm, 4096)})});
-  EXPECT_THAT(r.error, HasSubstr("a DMA to 0x2000001000000000 (tcm of "
-                                 "sip0.cube0.pe1) is not modelled yet"));
+  test_machine sim;
+  make_cube(sim, {.pes = 2,
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_write, 0, tcm, 4096)})}},
+                  .fabric_links = false});
+  const run_result r = run(sim);
+  EXPECT_THAT(r.error, HasSubstr("a DMA to 0x2000001000000000 (tcm of sip0.cube0.pe1): no "
+                                 "route from sip0.cube0.pe0.pe_dma to sip0.cube0.pe1.pe_tcm"));
 }
 
 // A message to a kind without behaviour names the sender.
 template <class Kind>
 run_result message_to(const std::string& name) {
-  simulation sim;
+  test_machine sim;
   sim.add_node("sip0.cube0.pe0.pe_dma",
                make_node_factory<mem_client>(uint64_t{0}, 64u, false));
   sim.add_node(name, make_node_factory<Kind>(typename Kind::config{}));

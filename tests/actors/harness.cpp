@@ -78,36 +78,88 @@ void mem_client::on_finish() {
 
 // -- make_cube -----------------------------------------------------------------
 
-void make_cube(simulation& sim, const cube_options& o) {
+// -- test_machine --------------------------------------------------------------
+
+void test_machine::add_node(std::string name, node_factory f) {
+  names_.push_back(name);
+  sim_.add_node(std::move(name), std::move(f));
+}
+
+void test_machine::add_link(const std::string& src, const std::string& dst, SimTime latency,
+                            std::optional<Bandwidth> bw, uint32_t queue_depth) {
+  links_.emplace_back(src, dst, latency);
+  sim_.add_link(src, dst, latency, bw, queue_depth);
+}
+
+run_result test_machine::run(size_t threads) {
+  std::vector<std::string> sorted = names_; // node ids follow name order
+  std::sort(sorted.begin(), sorted.end());
+  auto id_of = [&](const std::string& n) {
+    return static_cast<node_id>(std::lower_bound(sorted.begin(), sorted.end(), n) -
+                                sorted.begin());
+  };
+  std::vector<fabric_node> nodes;
+  for (const auto& n : sorted) {
+    const std::string last = n.substr(n.rfind('.') + 1);
+    fabric_kind k;
+    if (last == "xbar" || last == "noc")
+      k = {fabric_role::forwarder};
+    else if (last == "hbm")
+      k = {fabric_role::memory, mem_space::hbm};
+    else if (last == "sram")
+      k = {fabric_role::memory, mem_space::sram};
+    else if (last == "pe_tcm")
+      k = {fabric_role::memory, mem_space::tcm};
+    else if (last == "pe_dma" || last == "client")
+      k = {fabric_role::requester};
+    nodes.push_back({n, k});
+  }
+  std::vector<fabric_link> links;
+  for (const auto& [a, b, lat] : links_)
+    links.push_back({id_of(a), id_of(b), lat.ps()});
+  *fabric_ = fabric_map::build(std::move(nodes), std::move(links));
+  run_options opts;
+  opts.threads = threads;
+  return sim_.run(opts);
+}
+
+// -- make_cube -----------------------------------------------------------------
+
+void make_cube(test_machine& sim, const cube_options& o) {
   auto omitted = [&](const std::string& name) {
     return std::find(o.omit.begin(), o.omit.end(), name) != o.omit.end();
   };
-  const std::string cube = "sip0.cube0";
-  sim.add_node(cube + ".xbar", make_node_factory<xbar>(xbar::config{}));
-  sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{}));
+  const std::string& cube = o.cube;
+  const auto fab = sim.fabric();
+  sim.add_node(cube + ".xbar", make_node_factory<xbar>(xbar::config{.fabric = fab}));
+  sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{.fabric = fab}));
   sim.add_link(cube + ".xbar", cube + ".hbm", ns(1), Bandwidth::gbps(512), 4);
   sim.add_link(cube + ".hbm", cube + ".xbar", ns(1), Bandwidth::gbps(512), 4);
-  sim.add_node(cube + ".noc", make_node_factory<noc>(noc::config{}));
-  sim.add_node(cube + ".sram", make_node_factory<sram>(sram::config{}));
+  sim.add_node(cube + ".noc", make_node_factory<noc>(noc::config{.fabric = fab}));
+  sim.add_node(cube + ".sram", make_node_factory<sram>(sram::config{.fabric = fab}));
   sim.add_link(cube + ".noc", cube + ".sram", ns(1), Bandwidth::gbps(256), 4);
   sim.add_link(cube + ".sram", cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+  if (o.fabric_links) {
+    sim.add_link(cube + ".noc", cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
+    sim.add_link(cube + ".xbar", cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+  }
   for (uint32_t p = 0; p < o.pes; ++p) {
     std::vector<tile_plan> tiles = p < o.tiles.size() ? o.tiles[p]
                                                       : std::vector<tile_plan>{};
     auto add = [&](const std::string& n, node_factory f) {
       if (!omitted(n))
-        sim.add_node(unit(p, n), std::move(f));
+        sim.add_node(unit(p, n, cube), std::move(f));
     };
     add("pe_scheduler", make_node_factory<tile_feeder>(tiles, o.command));
-    add("pe_dma", make_node_factory<pe_dma>(pe_dma::config{}));
+    add("pe_dma", make_node_factory<pe_dma>(pe_dma::config{.fabric = fab}));
     add("pe_fetch_store", make_node_factory<pe_fetch_store>(pe_fetch_store::config{}));
     const pe_gemm::config gemm_cfg; // defaults (R = C = 32, 1 GHz)
     add("pe_gemm", make_node_factory<pe_gemm>(gemm_cfg));
     add("pe_math", make_node_factory<pe_math>(pe_math::config{}));
-    add("pe_tcm", make_node_factory<pe_tcm>(pe_tcm::config{}));
+    add("pe_tcm", make_node_factory<pe_tcm>(pe_tcm::config{.fabric = fab}));
     auto wire = [&](const std::string& a, const std::string& b) {
       if (!omitted(a) && !omitted(b))
-        sim.add_link(unit(p, a), unit(p, b), ns(1), std::nullopt, 4);
+        sim.add_link(unit(p, a, cube), unit(p, b, cube), ns(1), std::nullopt, 4);
     };
     for (const char* u : {"pe_dma", "pe_fetch_store", "pe_gemm", "pe_math"}) {
       wire("pe_scheduler", u);
@@ -123,30 +175,37 @@ void make_cube(simulation& sim, const cube_options& o) {
     wire("pe_fetch_store", "pe_tcm");
     wire("pe_tcm", "pe_fetch_store");
     if (!omitted("pe_dma")) {
-      sim.add_link(unit(p, "pe_dma"), cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
-      sim.add_link(cube + ".xbar", unit(p, "pe_dma"), ns(1), Bandwidth::gbps(256), 4);
-      sim.add_link(unit(p, "pe_dma"), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
-      sim.add_link(cube + ".noc", unit(p, "pe_dma"), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_dma", cube), cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(cube + ".xbar", unit(p, "pe_dma", cube), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_dma", cube), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(cube + ".noc", unit(p, "pe_dma", cube), ns(1), Bandwidth::gbps(256), 4);
+    }
+    if (o.fabric_links && !omitted("pe_tcm")) {
+      sim.add_link(cube + ".noc", unit(p, "pe_tcm", cube), ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_tcm", cube), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
     }
   }
 }
 
-run_result run(simulation& sim, size_t threads) {
-  run_options opts;
-  opts.threads = threads;
-  return sim.run(opts);
-}
+run_result run(test_machine& sim, size_t threads) { return sim.run(threads); }
 
 
 
 // -- stage builders ------------------------------------------------------------
 
-std::string unit(uint32_t pe, const std::string& name) {
-  return "sip0.cube0.pe" + std::to_string(pe) + "." + name;
+void join_nocs(test_machine& sim, const std::string& a, const std::string& b, SimTime latency,
+               Bandwidth bw) {
+  sim.add_link(a + ".noc", b + ".noc", latency, bw, 4);
+  sim.add_link(b + ".noc", a + ".noc", latency, bw, 4);
 }
 
-stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes) {
-  stage s{t, unit(pe, "pe_dma"), {}};
+std::string unit(uint32_t pe, const std::string& name, const std::string& cube) {
+  return cube + ".pe" + std::to_string(pe) + "." + name;
+}
+
+stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
+                const std::string& cube) {
+  stage s{t, unit(pe, "pe_dma", cube), {}};
   s.params.operand = t == stage_type::dma_read ? 'A' : 'C';
   s.params.address = address;
   s.params.rows = 1;

@@ -4,7 +4,11 @@
 // small cube laid out like config/topology.yaml.
 
 #include "runtime/engine/simulation.hpp"
+#include "runtime/machine/fabric_map.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+
+#include <memory>
+#include <tuple>
 
 #include <optional>
 #include <string>
@@ -52,6 +56,26 @@ private:
   std::vector<uint64_t> head_, tail_;
 };
 
+/// A simulation built node by node, with the fabric routes build_machine
+/// would compute for it: nodes take the fabric role of their last name
+/// segment (xbar, noc: forwarders; hbm, sram, pe_tcm: memories; pe_dma,
+/// client: requesters). Kinds get `fabric()` in their config; the routes
+/// are filled in when the machine runs.
+class test_machine {
+public:
+  void add_node(std::string name, node_factory f);
+  void add_link(const std::string& src, const std::string& dst, SimTime latency,
+                std::optional<Bandwidth> bw = std::nullopt, uint32_t queue_depth = 0);
+  std::shared_ptr<const fabric_map> fabric() const { return fabric_; }
+  run_result run(size_t threads = 1);
+
+private:
+  simulation sim_;
+  std::shared_ptr<fabric_map> fabric_ = std::make_shared<fabric_map>();
+  std::vector<std::string> names_;
+  std::vector<std::tuple<std::string, std::string, SimTime>> links_;
+};
+
 /// What `make_cube` builds: sip0.cube0 with `pes` PEs, each with a
 /// pe_scheduler (a tile_feeder fed `tiles[p]`), pe_dma, pe_fetch_store,
 /// pe_gemm, pe_math and pe_tcm on the default PE wires (1 ns, depth 4), plus
@@ -64,18 +88,27 @@ struct cube_options {
   uint64_t command = 1;
   /// Leave these units out (e.g. "pe_fetch_store"), to provoke errors.
   std::vector<std::string> omit{};
+  std::string cube = "sip0.cube0"; ///< where the cube sits
+  /// NOC <-> XBAR and NOC <-> PE_TCM links (remote traffic to the HBM,
+  /// other PEs' TCMs), 1 ns, 256 GB/s each way.
+  bool fabric_links = true;
 };
-void make_cube(simulation& sim, const cube_options& o);
+void make_cube(test_machine& sim, const cube_options& o);
 
 /// Runs `sim` with `threads` CAF worker threads.
-run_result run(simulation& sim, size_t threads = 1);
+run_result run(test_machine& sim, size_t threads = 1);
 
 
 // -- stage builders (plan fields the units read) --------------------------
 
-/// "sip0.cube0.pe<p>.<unit>".
-std::string unit(uint32_t pe, const std::string& name);
-stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes);
+/// "<cube>.pe<p>.<unit>".
+std::string unit(uint32_t pe, const std::string& name, const std::string& cube = "sip0.cube0");
+stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
+                const std::string& cube = "sip0.cube0");
+
+/// Joins the NOCs of cubes `a` and `b` ("sip0.cube0") by a link pair.
+void join_nocs(test_machine& sim, const std::string& a, const std::string& b, SimTime latency,
+               Bandwidth bw);
 stage tcm_stage(stage_type t, uint32_t pe, uint64_t bytes);
 stage gemm_stage(uint32_t pe, uint32_t tm, uint32_t tk, uint32_t tn);
 stage math_stage(uint32_t pe, std::optional<math_op> op, uint64_t elements);

@@ -24,7 +24,7 @@ std::vector<uint64_t> ns_of(std::vector<uint64_t> v) {
 }
 
 run_result run_one_pe(std::vector<tile_plan> tiles, size_t threads = 1) {
-  simulation sim;
+  test_machine sim;
   make_cube(sim, {.pes = 1, .tiles = {std::move(tiles)}});
   return run(sim, threads);
 }
@@ -126,7 +126,7 @@ TEST(PeDma, LocalSramReadGoesOverTheNoc) {
 //   (its own link): s = 180, tail max(180+128, 244) = 308 -> tail 309.
 // Tile-done: pe0 246, pe1 310.
 run_result run_contention(size_t threads) {
-  simulation sim;
+  test_machine sim;
   make_cube(sim, {.pes = 2,
                   .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, hbm_a, kib32)})},
                             {tile(0, {dma_stage(stage_type::dma_read, 1, hbm_b, kib32)})}}});

@@ -15,7 +15,7 @@ namespace {
 using namespace kb::test;
 
 run_result run_one_pe(std::vector<tile_plan> tiles) {
-  simulation sim;
+  test_machine sim;
   make_cube(sim, {.pes = 1, .tiles = {std::move(tiles)}});
   return run(sim);
 }

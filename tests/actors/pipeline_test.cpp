@@ -36,7 +36,7 @@ pipeline_plan one_tile_gemm() {
 TEST(Pipeline, GemmTileReproducesTheWorkedExample) {
   const pipeline_plan plan = one_tile_gemm();
   ASSERT_EQ(plan.tiles.size(), 1u);
-  simulation sim;
+  test_machine sim;
   make_cube(sim, {.pes = 1, .tiles = {plan.tiles}});
   run_result r = run(sim);
   ASSERT_EQ(r.error, "");
@@ -61,7 +61,7 @@ TEST(Pipeline, GemmTileIsTheSameOnOneAndFourThreads) {
   std::vector<uint64_t> first;
   for (int rep = 0; rep < 3; ++rep)
     for (size_t threads : {1u, 4u}) {
-      simulation sim;
+      test_machine sim;
       make_cube(sim, {.pes = 1, .tiles = {plan.tiles}});
       run_result r = run(sim, threads);
       ASSERT_EQ(r.error, "");

@@ -75,5 +75,25 @@ TEST(messages, an_overflowing_latency_is_named_not_reported_as_a_deadlock) {
                      "must fit in 64 bits)\n");
 }
 
+// A multi-cube machine whose cubes are not joined by UCIe: refused when it
+// is built, naming the file and the first pair without a route.
+TEST(messages, a_machine_without_its_ucie_link_names_the_unreachable_pair) {
+  const std::string path = test::temp_dir("no_ucie") + "/machine.yaml";
+  {
+    std::ifstream in(test::source_dir() + "/config/scale/2sip_2cube_4pe.yaml");
+    std::ofstream out(path);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("{from: cube0.noc, to: cube1.noc") == std::string::npos)
+        out << line << "\n";
+  }
+  const auto r = run_kernbench("run --topology " + path + " --pes all --M 128 --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("kernbench: error: " + path +
+                          ": no route from sip0.cube0.pe0.pe_dma to sip0.cube1.hbm: ",
+                        0),
+            0u)
+    << r.err;
+}
+
 } // namespace
 } // namespace kb

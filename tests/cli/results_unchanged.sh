@@ -7,7 +7,8 @@
 #
 # The expected files of the single-cube cases were written by kernbench
 # before the shard loop existed (commit fbbb8ab, the mailbox engine); the
-# multi-SIP case by --delivery mailbox --threads 1. Regenerate a file only
+# multi-SIP cases by --delivery mailbox --threads 1 (two_sips_remote_sip when
+# the fabric arrived: every PE reads B from the other SIP's HBM). Regenerate a file only
 # for a change that is meant to change results, and say so in the commit.
 #
 # Usage (from the repository root): tests/cli/results_unchanged.sh KERNBENCH
@@ -23,6 +24,7 @@ cases=(
   "math_exp_4pe|--topology config/topology.yaml --pes 4 --op math --op-kind exp --M 512 --N 512 --tile 128 128"
   "gemm_ragged_epilogue_4pe|--topology config/topology.yaml --pes 4 --M 200 --K 384 --N 300 --epilogue relu:output_tile --epilogue add:k_tile --repeat 2"
   "two_sips_all_pes|--topology config/scale/2sip_2cube_4pe.yaml --pes all --M 256 --K 256 --N 256"
+  "two_sips_remote_sip|--topology config/scale/2sip_2cube_4pe.yaml --pes all --M 256 --K 256 --N 256 --placement remote-sip"
 )
 
 failed=0
@@ -54,23 +56,25 @@ for c in "${cases[@]}"; do
   done
 done
 # Split over processes (whole SIPs, then whole cubes, per process): the same
-# JSON, and the same Cap'n Proto trace as one process.
-name=two_sips_all_pes
-read -r -a args <<<"--topology config/scale/2sip_2cube_4pe.yaml --pes all --M 256 --K 256 --N 256"
-"$kb" run "${args[@]}" --trace "$tmp/one.trace" >/dev/null
-for procs in 2 4; do
-  for threads in 1 2; do
-    out="$tmp/$name.procs$procs.$threads.json"
-    if ! timeout 120 "$kb" run "${args[@]}" --procs "$procs" --threads "$threads" --json "$out" \
-         --trace "$tmp/split.trace" >"$tmp/log" 2>&1; then
-      echo "FAIL $name --procs $procs --threads $threads:"
-      cat "$tmp/log"
-      failed=1
-      continue
-    fi
-    runs=$((runs + 1))
-    cmp -s "$out" "$dir/$name.json" || { echo "DIFFERS $name --procs $procs --threads $threads"; failed=1; }
-    cmp -s "$tmp/split.trace" "$tmp/one.trace" || { echo "TRACE DIFFERS $name --procs $procs --threads $threads"; failed=1; }
+# JSON, and the same Cap'n Proto trace as one process; with remote-sip every
+# B operand crosses the processes.
+for name in two_sips_all_pes two_sips_remote_sip; do
+  for c in "${cases[@]}"; do [[ ${c%%|*} == "$name" ]] && read -r -a args <<<"${c#*|}"; done
+  "$kb" run "${args[@]}" --trace "$tmp/one.trace" >/dev/null
+  for procs in 2 4; do
+    for threads in 1 2; do
+      out="$tmp/$name.procs$procs.$threads.json"
+      if ! timeout 120 "$kb" run "${args[@]}" --procs "$procs" --threads "$threads" --json "$out" \
+           --trace "$tmp/split.trace" >"$tmp/log" 2>&1; then
+        echo "FAIL $name --procs $procs --threads $threads:"
+        cat "$tmp/log"
+        failed=1
+        continue
+      fi
+      runs=$((runs + 1))
+      cmp -s "$out" "$dir/$name.json" || { echo "DIFFERS $name --procs $procs --threads $threads"; failed=1; }
+      cmp -s "$tmp/split.trace" "$tmp/one.trace" || { echo "TRACE DIFFERS $name --procs $procs --threads $threads"; failed=1; }
+    done
   done
 done
 echo "$runs runs compared with ${#cases[@]} expected files"

@@ -102,7 +102,10 @@ TEST_F(default_topology, nodes_carry_kind_impl_and_params) {
 }
 
 TEST_F(default_topology, fabric_links_have_design_latency_and_bandwidth) {
-  EXPECT_EQ(spec().links.size(), 4u * 21u + 30u);
+  // 21 PE wires per PE; per PE 8 fabric links (DMA <-> XBAR, DMA <-> NOC,
+  // NOC <-> CPU, NOC <-> TCM), and 8 of the cube (XBAR <-> HBM, NOC <->
+  // SRAM, M_CPU <-> NOC, NOC <-> XBAR).
+  EXPECT_EQ(spec().links.size(), 4u * 21u + 4u * 8u + 8u);
   for (int p = 0; p < 4; ++p) {
     const std::string dma = "sip0.cube0.pe" + std::to_string(p) + ".pe_dma";
     for (const link_spec* l :
@@ -126,6 +129,13 @@ TEST_F(default_topology, fabric_links_have_design_latency_and_bandwidth) {
   EXPECT_NE(launch.where.line, 0u);
   EXPECT_EQ(spec().find_link("sip0.cube0.pe0.pe_dma", "sip0.cube0.hbm"),
             nullptr);
+  for (const link_spec* l : {&link("sip0.cube0.noc", "sip0.cube0.xbar"),
+                             &link("sip0.cube0.xbar", "sip0.cube0.noc"),
+                             &link("sip0.cube0.noc", "sip0.cube0.pe3.pe_tcm"),
+                             &link("sip0.cube0.pe3.pe_tcm", "sip0.cube0.noc")}) {
+    EXPECT_EQ(l->latency, ns(1));
+    EXPECT_EQ(l->bandwidth, Bandwidth::gbps(256));
+  }
 }
 
 TEST_F(default_topology, pe_wires_are_the_default_wires_at_one_cycle) {

@@ -1,0 +1,87 @@
+#pragma once
+// Routes of the memory fabric, computed once when the machine is built
+// (DESIGN §4 Fabric, docs/adr/0012-fabric-routes.md).
+//
+// Nodes take one of three fabric roles, declared by their kind: a requester
+// (PE_DMA) sends memory requests, a forwarder (XBAR, NOC) passes requests
+// and replies on, a memory (HBM, SRAM, TCM) serves them. A route is a path
+// whose inner nodes are all forwarders; from every node to every requester
+// and memory it is the shortest by total link latency, ties to the lowest
+// next-hop node id. Each node keeps only "destination range -> next hop"
+// rows: node ids are assigned in id order, so everything behind one UCIe
+// port is one row, and a node's table has a handful of rows however large
+// the machine is.
+//
+// A memory is found from an address (ADR-0003): space, SIP, cube and, for
+// TCM, PE. A requester or memory that cannot reach one that it must (every
+// requester each HBM and SRAM, every memory each requester) is a build-time
+// error naming both ends.
+
+#include "runtime/address.hpp"
+#include "runtime/engine/event.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb {
+
+enum class fabric_role : uint8_t { none, requester, forwarder, memory };
+
+/// What a node kind is on the fabric (a kind declares it as
+/// `static constexpr fabric_kind fabric{...}`; see kind_registry).
+struct fabric_kind {
+  fabric_role role = fabric_role::none;
+  mem_space space = mem_space::hbm; ///< for a memory
+};
+
+/// One node as the fabric sees it (index = node id).
+struct fabric_node {
+  std::string name;
+  fabric_kind kind;
+};
+
+/// One directed link.
+struct fabric_link {
+  node_id src = no_node;
+  node_id dst = no_node;
+  uint64_t latency_ps = 0;
+};
+
+class fabric_map {
+public:
+  fabric_map() = default;
+  /// Computes every route; throws std::invalid_argument naming the first
+  /// requester/memory pair (in id order) without a route.
+  static fabric_map build(std::vector<fabric_node> nodes, std::vector<fabric_link> links);
+
+  /// The memory node that owns `address`, if the machine has one.
+  std::optional<node_id> memory_of(uint64_t address) const;
+  /// The next node on the route from `from` to `to`, if there is a route.
+  std::optional<node_id> next_hop(node_id from, node_id to) const;
+  /// Total link latency of the route (for reports and tests).
+  std::optional<uint64_t> route_latency_ps(node_id from, node_id to) const;
+  /// Node name, for messages.
+  const std::string& name(node_id id) const { return nodes_.at(id).name; }
+  size_t size() const { return nodes_.size(); }
+  /// Rows of `from`'s route table (a measure of its size).
+  size_t rows(node_id from) const { return tables_.at(from).size(); }
+
+private:
+  struct row {
+    node_id first, last; ///< destination ids, inclusive
+    node_id next;
+  };
+  std::vector<fabric_node> nodes_;
+  std::vector<std::vector<row>> tables_; ///< per node, rows by `first`
+  std::vector<uint8_t> is_dest_;         ///< requester or memory
+  std::vector<std::vector<std::pair<node_id, uint64_t>>> out_latency_;
+  std::vector<std::pair<uint64_t, node_id>> memories_; ///< address key -> node
+};
+
+/// "no route from A to B: ..." for errors raised where a route is used.
+std::string no_route_message(const fabric_map& f, node_id from, node_id to);
+
+} // namespace kb
