@@ -124,3 +124,21 @@ TEST(list_components, json_lists_kinds_impls_and_keys) {
 
 } // namespace
 } // namespace kb
+
+namespace kb {
+namespace {
+
+TEST(help, every_subcommand_gives_an_example) {
+  for (const std::string cmd : {"run", "phold", "schedule", "list-components", "sweep",
+                                "trace", "trace convert", "trace stats"}) {
+    const auto r = test::run_kernbench(cmd + " --help");
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    const size_t at = r.out.find("Example");
+    ASSERT_NE(at, std::string::npos) << cmd << ":\n" << r.out;
+    EXPECT_NE(r.out.find("kernbench " + cmd.substr(0, cmd.find(' ')), at), std::string::npos)
+      << cmd;
+  }
+}
+
+} // namespace
+} // namespace kb
