@@ -28,6 +28,19 @@ std::vector<std::string> keys_of(const YAML::Node& m) {
   return out;
 }
 
+std::string where(const std::string& path) {
+  return path.empty() ? std::string("the topology") : path;
+}
+
+/// The keys of `m`, and those of its `components` (which a key may skip).
+std::string has(const YAML::Node& m) {
+  std::string out = fmt::format("{}", fmt::join(keys_of(m), ", "));
+  const YAML::Node comps = child_of(m, "components");
+  if (comps.IsDefined() && comps.IsMap())
+    out += fmt::format("; components: {}", fmt::join(keys_of(comps), ", "));
+  return out;
+}
+
 std::vector<std::string> split_dots(const std::string& key) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -74,18 +87,16 @@ void apply_override(YAML::Node& doc, const yaml_override& o, const std::string& 
       step = "components." + segs[i];
     }
     if (!next.IsDefined() || !next.IsMap())
-      throw std::invalid_argument(fmt::format(
-        "{} {}: no key '{}' in {} (it has: {})", opt, o.key, segs[i],
-        path.empty() ? std::string("the topology") : path, fmt::join(keys_of(cur), ", ")));
+      throw std::invalid_argument(fmt::format("{} {}: no key '{}' in {} (it has: {})", opt,
+                                              o.key, segs[i], where(path), has(cur)));
     path += (path.empty() ? "" : ".") + step;
     cur.reset(next);
   }
   const std::string& last = segs.back();
   const bool component = child_of(cur, "impl").IsDefined();
   if (!child_of(cur, last).IsDefined() && !component)
-    throw std::invalid_argument(fmt::format(
-      "{} {}: no key '{}' in {} (it has: {})", opt, o.key, last,
-      path.empty() ? std::string("the topology") : path, fmt::join(keys_of(cur), ", ")));
+    throw std::invalid_argument(
+      fmt::format("{} {}: no key '{}' in {} (it has: {})", opt, o.key, last, where(path), has(cur)));
   cur[last] = value;
 }
 
