@@ -95,8 +95,8 @@ void apply_override(YAML::Node& doc, const yaml_override& o, const std::string& 
   const std::string& last = segs.back();
   const bool component = child_of(cur, "impl").IsDefined();
   if (!child_of(cur, last).IsDefined() && !component)
-    throw std::invalid_argument(
-      fmt::format("{} {}: no key '{}' in {} (it has: {})", opt, o.key, last, where(path), has(cur)));
+    throw std::invalid_argument(fmt::format("{} {}: no key '{}' in {} (it has: {})", opt, o.key,
+                                            last, where(path), has(cur)));
   cur[last] = value;
 }
 

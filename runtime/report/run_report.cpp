@@ -253,7 +253,11 @@ std::string report_json(const report_input& in) {
     .field("events", m.events);
   j.key("busiest_units").begin_array();
   for (const auto& u : m.busiest)
-    j.begin_object().field("unit", u.unit).field("busy_ps", u.busy_ps).field("utilisation", u.util).end_object();
+    j.begin_object()
+      .field("unit", u.unit)
+      .field("busy_ps", u.busy_ps)
+      .field("utilisation", u.util)
+      .end_object();
   j.end_array().end_object();
   j.end_object();
   return j.str();

@@ -83,7 +83,8 @@ void trace_reader::fail(const std::string& why) const {
 trace_reader::trace_reader(std::string path) : path_(std::move(path)) {
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    throw std::runtime_error(fmt::format("cannot read trace '{}': {}", path_, std::strerror(errno)));
+    throw std::runtime_error(
+      fmt::format("cannot read trace '{}': {}", path_, std::strerror(errno)));
   struct stat st {};
   size_ = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   bool stream = false;

@@ -11,6 +11,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 namespace kb {
 namespace {
@@ -22,6 +26,28 @@ std::string slurp(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// Peak RSS (KiB) of `kernbench args...`, run with stdout to /dev/null.
+long peak_rss_kib(const std::vector<std::string>& args) {
+  std::vector<std::string> all{KB_KERNBENCH_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!std::freopen("/dev/null", "w", stdout))
+      ::_exit(127);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return ru.ru_maxrss;
 }
 
 const std::string k_run = "run --quiet --pes 4 --M 256 --K 384 --N 256 --repeat 2";
@@ -78,6 +104,27 @@ TEST(trace_stream, a_truncated_stream_is_refused_and_nothing_is_written) {
             std::string::npos)
     << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o.json"));
+}
+
+// 450,000 trace records (a 4096x4096x2048 GEMM with every hop): streamed,
+// the run needs no more memory than without a trace; held in memory until
+// the end (--trace), about 120 MiB more.
+TEST(trace_stream, streaming_a_large_trace_takes_no_more_memory_than_no_trace) {
+  const std::string dir = test::temp_dir("stream_rss");
+  const std::vector<std::string> run{"run", "--quiet", "--M", "4096", "--K", "4096", "--N", "2048"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = run;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return peak_rss_kib(a);
+  };
+  const long none = with({});
+  const long streamed = with({"--trace-hops", "--trace-stream", dir + "/s.trace"});
+  const long in_memory = with({"--trace-hops", "--trace", dir + "/m.capnp"});
+  EXPECT_LT(streamed, none + 20 * 1024) << "no trace " << none << " KiB";
+  EXPECT_GT(in_memory, streamed + 60 * 1024) << "streamed " << streamed << " KiB";
+  EXPECT_LT(streamed, 200 * 1024);
+  const auto r = run_kernbench("trace stats " + dir + "/s.trace --top 1");
+  EXPECT_NE(r.out.find("trace: 449540 records"), std::string::npos) << r.out;
 }
 
 TEST(trace_stream, a_split_run_cannot_stream) {
