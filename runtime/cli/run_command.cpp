@@ -380,8 +380,13 @@ int run(const run_cli& c) {
   std::unique_ptr<heartbeat> beat;
   if (!c.quiet && c.rank == 0) {
     opts.progress = std::make_shared<progress_counters>();
-    const uint64_t commands = uint64_t{c.repeat} * pes.size();
-    beat = std::make_unique<heartbeat>("kernbench run", opts.progress,
+    // A split run's heartbeat counts what this process (rank 0) simulates.
+    const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
+      return process_of(pe, c.procs, topo.sips, topo.cubes_per_sip) == 0;
+    });
+    const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
+    beat = std::make_unique<heartbeat>(c.procs > 1 ? "kernbench run (rank 0)" : "kernbench run",
+                                       opts.progress,
                                        progress_totals{tiles_per_command(c) * commands, commands},
                                        heartbeat_interval());
   }
