@@ -2,6 +2,8 @@
 // summary row, the progress heartbeat appears on a long run and not with
 // --quiet without changing results, `list-components --json`.
 
+#include "runtime/cli/heartbeat.hpp"
+#include "runtime/report/csv_row.hpp"
 #include "tests/cli/cli_support.hpp"
 
 #include <gtest/gtest.h>
@@ -122,11 +124,6 @@ TEST(list_components, json_lists_kinds_impls_and_keys) {
   EXPECT_NE(r.out.find("\"name\": \"mac_rows\""), std::string::npos);
 }
 
-} // namespace
-} // namespace kb
-
-namespace kb {
-namespace {
 
 TEST(help, every_subcommand_gives_an_example) {
   for (const std::string cmd : {"run", "phold", "schedule", "list-components", "sweep",
@@ -138,6 +135,27 @@ TEST(help, every_subcommand_gives_an_example) {
     EXPECT_NE(r.out.find("kernbench " + cmd.substr(0, cmd.find(' ')), at), std::string::npos)
       << cmd;
   }
+}
+
+
+TEST(heartbeat, the_line_gives_time_rate_commands_and_time_left) {
+  progress_counters c;
+  c.max_time_ps = 1234567890;
+  c.tiles_ready = 250;
+  c.commands_done = 1;
+  EXPECT_EQ(progress_line("kernbench run", 4.04, 2.5e6, 50, c, {1000, 4}),
+            "kernbench run: 4.0 s: simulated 1234.567 us, 2.50 M events/s, 1/4 commands done, "
+            "25% of tiles, about 15 s left");
+  const std::string stalled = progress_line("x", 2, 0, 0, c, {1000, 4});
+  EXPECT_EQ(stalled.substr(stalled.find("25%")), "25% of tiles, time left not known yet");
+}
+
+TEST(csv_row, fields_with_commas_and_quotes_are_quoted_and_split_back) {
+  const std::vector<std::string> f{"a", "b,c", "say \"hi\"", ""};
+  EXPECT_EQ(csv_line(f), "a,\"b,c\",\"say \"\"hi\"\"\",\n");
+  std::string line = csv_line(f);
+  line.pop_back();
+  EXPECT_EQ(csv_split(line), f);
 }
 
 } // namespace
