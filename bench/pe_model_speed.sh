@@ -9,11 +9,14 @@
 #   bench/pe_model_speed.sh              all three cases, R=5
 #   R=3 CASES="one_pe" bench/pe_model_speed.sh
 #
-# Cases (CASES, default all three):
+# Cases (CASES, default all four):
 #   one_pe    one PE, 2048^3 f16 GEMM in 128^3 tiles (4,096 tiles), 1 thread
 #   cube64    64 PEs of one cube, 512^3 f16 GEMM each, 2 threads
 #   pes1024   4 SIPs x 4 cubes x 64 PEs (config/scale/4sip_4cube_64pe.yaml),
 #             512^3 f16 GEMM per PE, --pes all, 1 and 2 threads
+#   remote1024  the same with --placement remote-cube: every PE reads its B
+#             operand from the neighbouring cube's HBM over UCIe (issue 11's
+#             goal), 1 and 2 threads
 # Each case runs --delivery direct and --delivery mailbox (the lookahead
 # windows of advance/report messages, the engine before ADR-0009) side by
 # side; pes1024 runs mailbox on 1 thread only (it is slow).
@@ -24,7 +27,7 @@ KB_SCRIPT=pe-bench
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 R=${R:-5}
-CASES=${CASES:-one_pe cube64 pes1024}
+CASES=${CASES:-one_pe cube64 pes1024 remote1024}
 [[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
 
 cd "$KB_ROOT"
@@ -41,7 +44,8 @@ case_args() {
     one_pe) echo "--M 2048 --K 2048 --N 2048 --tile 128 128 128 --dtype f16" ;;
     cube64) echo "--topology config/scale/1sip_4cube_64pe.yaml --pes 64 --M 512 --K 512 --N 512" ;;
     pes1024) echo "--topology config/scale/4sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512" ;;
-    *) kb_die "unknown case '$1' (one_pe, cube64, pes1024)" ;;
+    remote1024) echo "--topology config/scale/4sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512 --placement remote-cube" ;;
+    *) kb_die "unknown case '$1' (one_pe, cube64, pes1024, remote1024)" ;;
   esac
 }
 # case name -> configurations "delivery:threads"
@@ -50,6 +54,7 @@ case_configs() {
     one_pe) echo "direct:1 mailbox:1" ;;
     cube64) echo "direct:2 mailbox:2" ;;
     pes1024) echo "direct:1 direct:2 mailbox:1" ;;
+    remote1024) echo "direct:1 direct:2" ;;
   esac
 }
 
