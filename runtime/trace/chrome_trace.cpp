@@ -92,8 +92,10 @@ void chrome_trace_writer::add(const trace_record& r) {
 }
 
 void chrome_trace_writer::flow(int pid, uint64_t tid, const trace_record& r) {
-  // A flow from the sender's track (when sent) to lane 0 of the receiver
-  // (when its head arrives), named by command and tile like the slices.
+  // A flow from the sender's track (when sent; bound to the slice open
+  // there) to lane 0 of the receiver (when its head arrives; bound, as a
+  // flow end without "bp", to the next slice there: the stage that serves
+  // it), named by command and tile like the slices.
   const auto to = pids_.find(parent(r.peer));
   if (r.peer >= names_.size() || to == pids_.end())
     return;
@@ -104,7 +106,7 @@ void chrome_trace_writer::flow(int pid, uint64_t tid, const trace_record& r) {
              id, pid, tid, ps_to_us(r.t), r.tag.context, r.tag.item);
   sep();
   fmt::print(out_,
-             R"({{"ph":"f","bp":"e","cat":"hop","id":{},"pid":{},"tid":{},"ts":{},"name":"c{} t{}"}})",
+             R"({{"ph":"f","cat":"hop","id":{},"pid":{},"tid":{},"ts":{},"name":"c{} t{}"}})",
              id, to->second, uint64_t{r.peer} * 8, ps_to_us(r.arrival), r.tag.context,
              r.tag.item);
 }
