@@ -67,7 +67,7 @@ for c in $CASES; do
     for cfg in $configs; do
       d=${cfg%%:*} t=${cfg##*:}
       log="$WORK/$c.$d.$t.$r"
-      /usr/bin/time -f "%e %M" -o "$log.time" "$EXE" run "${args[@]}" --delivery "$d" \
+      /usr/bin/time -f "%e %M" -o "$log.time" "$EXE" run --quiet "${args[@]}" --delivery "$d" \
         --threads "$t" --json "$log.json" >"$log.out" 2>"$log.err" ||
         { echo "FAILED: kernbench run ${args[*]} --delivery $d --threads $t"; cat "$log.err"; exit 1; }
     done

@@ -30,3 +30,16 @@ struct TraceFile {
   nodes   @0 :List(Text);
   records @1 :List(TraceRecord);
 }
+
+# A streamed trace (`kernbench run --trace-stream`): a sequence of messages,
+# each a TraceStreamPart: first a header, then chunks of one node's records
+# in that node's order (seq), written while the run goes, chunks of
+# different nodes interleaved; last the node names. `kernbench trace
+# convert` merges the chunks into key order.
+struct TraceStreamPart {
+  union {
+    chunk  @0 :TraceChunk;
+    nodes  @1 :List(Text);
+    header @2 :Text;      # "kernbench trace stream 1"
+  }
+}

@@ -17,6 +17,7 @@ readonly KB_PACKAGES=(
   libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
+  python3 python3-matplotlib   # `kernbench sweep --plot` (scripts/plot_sweep.py)
 )
 
 is_installed() {

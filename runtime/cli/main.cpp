@@ -10,6 +10,8 @@
 #include "runtime/cli/phold_command.hpp"
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/schedule_command.hpp"
+#include "runtime/cli/sweep_command.hpp"
+#include "runtime/cli/trace_command.hpp"
 #include "runtime/report/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
   kb::add_peer_command(app, exit_code);
   kb::add_list_components_command(app, exit_code);
   kb::add_schedule_command(app, exit_code);
+  kb::add_sweep_command(app, exit_code);
+  kb::add_trace_command(app, exit_code);
   if (argc <= 1) {
     std::cout << app.help();
     return check_stdout(0);

@@ -193,6 +193,9 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
                 "starting them");
   cmd->add_flag("--sequential", c->sequential,
                 "run the sequential yardstick instead of the actors");
+  cmd->footer("Examples:\n"
+              "  kernbench phold --lps 1024 --events-per-lp 64 --threads 2\n"
+              "  kernbench phold --lps 1024 --sequential   # the sequential yardstick");
   cmd->callback([c, &exit_code] { exit_code = run(*c); });
   return cmd;
 }

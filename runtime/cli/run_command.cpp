@@ -1,5 +1,6 @@
 #include "runtime/cli/run_command.hpp"
 
+#include "runtime/cli/heartbeat.hpp"
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/peer_group.hpp"
 #include "runtime/cli/process_group.hpp"
@@ -10,13 +11,17 @@
 #include "runtime/host/placement.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/config/impl_registry.hpp"
+#include "runtime/config/components_json.hpp"
 #include "runtime/config/print_components.hpp"
 #include "runtime/config/topology_loader.hpp"
+#include "runtime/config/yaml_override.hpp"
+#include "runtime/config/yaml_source.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/driver/driver_run.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/plan/plan_error.hpp"
 #include "runtime/report/atomic_file.hpp"
+#include "runtime/report/csv_row.hpp"
 #include "runtime/report/run_report.hpp"
 #include "runtime/trace/trace_file.hpp"
 
@@ -61,7 +66,9 @@ struct run_cli {
   std::string placement = "local";
   std::string cut = "auto";
   uint32_t shards = 0;
-  std::string json, trace;
+  std::string json, trace, csv, trace_stream;
+  std::vector<std::string> set; ///< --set KEY=VALUE on the topology
+  bool quiet = false;
   bool trace_hops = false;
   uint32_t procs = 1;
   uint32_t rank = 0;        // workers of a split run
@@ -94,6 +101,8 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.push_back(std::to_string(t));
   for (const auto& e : c.epilogue)
     add("--epilogue", e);
+  for (const auto& o : c.set)
+    add("--set", o);
   if (c.a_pinned)
     a.emplace_back("--a-pinned");
   if (c.b_pinned)
@@ -309,8 +318,20 @@ int run(const run_cli& c) {
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
   const std::string comp_path = c.components.empty() ? dir + "/components.yaml" : c.components;
   // PE prefixes come from the topology; load it once to pick the PEs.
-  topology_spec topo = load_topology(topo_path, load_impl_registry(comp_path),
-                                           builtin_kinds().catalog());
+  YAML::Node doc = load_yaml_file(topo_path);
+  for (const auto& o : c.set)
+    apply_override(doc, parse_override(o));
+  const impl_registry impls = load_impl_registry(comp_path);
+  topology_spec topo = [&] {
+    try {
+      return parse_topology(doc, topo_path, impls, builtin_kinds().catalog());
+    } catch (const config_error& e) {
+      if (c.set.empty())
+        throw;
+      throw std::invalid_argument(
+        fmt::format("{} (after --set {})", e.what(), fmt::join(c.set, " --set ")));
+    }
+  }();
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
     unsigned long count = 0;
@@ -381,6 +402,13 @@ int run(const run_cli& c) {
   opts.trace_hops = c.trace_hops;
   opts.cluster.ranks = c.procs;
   opts.cluster.rank = c.rank;
+  if (!c.trace_stream.empty()) {
+    if (c.procs > 1 || !c.peers.empty())
+      throw std::invalid_argument(
+        "--trace-stream: not with --procs > 1 or --peers (the other processes' nodes record "
+        "there; use --trace)");
+    opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, c.trace_hops);
+  }
   std::unique_ptr<peer_group> peers;
   if (c.rank > 0) {
     if (c.rank >= c.procs)
@@ -424,7 +452,21 @@ int run(const run_cli& c) {
     opts.cluster.ranks = peers->ranks();
     opts.cluster.on_listening = [&](uint16_t port) { peers->go(port); };
   }
+  std::unique_ptr<heartbeat> beat;
+  if (!c.quiet && c.rank == 0) {
+    opts.progress = std::make_shared<progress_counters>();
+    // A split run's heartbeat counts what this process (rank 0) simulates.
+    const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
+      return process_of(pe, opts.cluster.ranks, topo.sips, topo.cubes_per_sip, *cut) == 0;
+    });
+    const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
+    beat = std::make_unique<heartbeat>(opts.cluster.ranks > 1 ? "kernbench run (rank 0)" : "kernbench run",
+                                       opts.progress,
+                                       progress_totals{tiles_per_command(c) * commands, commands},
+                                       heartbeat_interval());
+  }
   driver_run dr = run_driver(std::move(topo), programs, opts);
+  beat.reset();
   const topology_spec& machine = dr.topology;
   peer_group::outcome parts;
   if (peers)
@@ -448,6 +490,7 @@ int run(const run_cli& c) {
   const run_result& result = dr.result;
 
   rep.topology_file = topo_path;
+  rep.overrides = c.set;
   rep.pes = pes;
   rep.threads = c.threads;
   rep.clock_period_ps = machine.clock_period_ps;
@@ -474,6 +517,11 @@ int run(const run_cli& c) {
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
     write_trace(c.trace, rep.names, rep.records);
+  if (opts.stream)
+    opts.stream->finish(rep.names);
+  if (!c.csv.empty())
+    append_csv_row(c.csv, "--csv file", run_csv_header(),
+                   run_csv_fields(rep, compute_metrics(rep)));
   return 0;
 }
 
@@ -527,8 +575,23 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "shards (0: one per thread, at most one per partition group)")
     ->capture_default_str()
     ->check(CLI::Range(0, 4096));
-  cmd->add_option("--json", c->json, "write the results as JSON");
+  cmd->add_option("--set", c->set,
+                  "override a topology key before the machine is built, KEY=VALUE (dotted "
+                  "path; a `components` level may be left out), e.g. "
+                  "cube.pe_template.pe_gemm.mac_rows=64; repeatable")
+    ->allow_extra_args(false);
+  cmd->add_option("--json", c->json,
+                  "write the results as JSON (schema: docs/results-schema.md)");
+  cmd->add_option("--csv", c->csv,
+                  "append one summary row to this CSV file (header first if it is new)");
+  cmd->add_flag("--quiet", c->quiet,
+                "no progress line on standard error (a run longer than ~2 s prints one "
+                "every ~2 s; results are the same either way)");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
+  cmd->add_option("--trace-stream", c->trace_stream,
+                  "write the trace while the run goes, in constant memory, as a Cap'n Proto "
+                  "stream (`kernbench trace convert` makes Chrome/Perfetto JSON of it, "
+                  "`kernbench trace stats` sums it up)");
   cmd->add_option("--procs", c->procs,
                   "processes the machine is split over on this host (whole SIPs each, "
                   "whole cubes when there are more processes than SIPs); same results")
@@ -551,19 +614,34 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
   cmd->add_flag("--trace-hops", c->trace_hops,
                 "also trace every message hop (send, arrival, src, dst, kind, tile)");
+  cmd->footer("Examples:\n"
+              "  kernbench run --M 2048 --K 2048 --N 2048 --json out.json\n"
+              "  kernbench run --set cube.pe_template.pe_gemm.mac_rows=64 --csv runs.csv\n"
+              "  kernbench run --pes all --trace run.json   # open in ui.perfetto.dev");
   cmd->callback([c, &exit_code] { exit_code = run(*c); });
   return cmd;
 }
 
 CLI::App* add_list_components_command(CLI::App& app, int& exit_code) {
-  auto comps = std::make_shared<std::string>();
+  struct list_cli {
+    std::string components;
+    bool json = false;
+  };
+  auto l = std::make_shared<list_cli>();
   auto* cmd = app.add_subcommand("list-components",
                                  "print every node kind, its impls and its config keys");
-  cmd->add_option("--components", *comps, "component registry YAML");
-  cmd->callback([comps, &exit_code] {
+  cmd->add_option("--components", l->components, "component registry YAML");
+  cmd->add_flag("--json", l->json,
+                "print JSON instead of text (schema: docs/results-schema.md)");
+  cmd->footer("Example:\n  kernbench list-components --json > components.json");
+  cmd->callback([l, &exit_code] {
     const std::string path =
-      comps->empty() ? default_config_dir() + "/components.yaml" : *comps;
-    print_components(std::cout, builtin_kinds().catalog(), load_impl_registry(path));
+      l->components.empty() ? default_config_dir() + "/components.yaml" : l->components;
+    const impl_registry impls = load_impl_registry(path);
+    if (l->json)
+      std::cout << components_json(builtin_kinds().catalog(), impls);
+    else
+      print_components(std::cout, builtin_kinds().catalog(), impls);
     exit_code = 0;
   });
   return cmd;

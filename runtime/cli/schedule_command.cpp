@@ -32,6 +32,8 @@ CLI::App* add_schedule_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--strategy", args->strategy, "auto | serial | cost")
     ->check(CLI::IsMember({"auto", "serial", "cost"}));
   cmd->add_option("--json", args->json_out, "also write the result as JSON to this file");
+  cmd->footer("Example:\n"
+              "  kernbench schedule examples/schedule/gemm_mainloop.json --json schedule.json");
   cmd->callback([args, &exit_code] {
     sched::problem p;
     try {

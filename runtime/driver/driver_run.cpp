@@ -96,9 +96,17 @@ driver_run run_driver(topology_spec topology,
       return process_of(name, ranks, sips, cubes, cut);
     });
   }
-  if (o.record || o.trace_hops)
-    sim.set_recorder_factory([hops = o.trace_hops](const std::string&) {
-      return std::make_shared<trace_recorder>(hops);
+  if (o.record || o.trace_hops || o.progress || o.stream)
+    sim.set_recorder_factory([hops = o.trace_hops, record = o.record,
+                              progress = o.progress, stream = o.stream](const std::string&) {
+      std::shared_ptr<recorder> rec;
+      if (record || (hops && !stream))
+        rec = std::make_shared<trace_recorder>(hops);
+      if (stream)
+        rec = std::make_shared<stream_recorder>(stream, std::move(rec));
+      if (progress)
+        rec = std::make_shared<progress_recorder>(progress, std::move(rec));
+      return rec;
     });
   run_options opts;
   opts.threads = o.threads;

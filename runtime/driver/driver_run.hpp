@@ -6,6 +6,8 @@
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/pipeline/driver_program.hpp"
+#include "runtime/trace/progress_recorder.hpp"
+#include "runtime/trace/trace_stream.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <map>
@@ -51,6 +53,12 @@ struct driver_options {
   /// `cut` says.
   cluster_options cluster;
   cut_unit cut = cut_unit::automatic;
+  /// Set: every node counts its events, tiles and commands here (for a
+  /// heartbeat; runtime/trace/progress_recorder.hpp). Never changes results.
+  std::shared_ptr<progress_counters> progress;
+  /// Set: every node streams its trace records here while the run goes
+  /// (runtime/trace/trace_stream.hpp), besides `record`'s in-memory ones.
+  std::shared_ptr<trace_stream_writer> stream;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`

@@ -138,6 +138,8 @@ void node::dispatch(sim_event& ev) {
   now_ = ev.t;
   ++stats_.events;
   stats_.last_event_ps = now_.ps();
+  if (rec_ && stats_.events % recorder::progress_batch == 0)
+    rec_->events(recorder::progress_batch, now_);
   if (ev.kind == static_cast<uint16_t>(engine_kind::credit)) {
     on_credit(ev);
     return;

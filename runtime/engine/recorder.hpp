@@ -45,6 +45,11 @@ public:
                    const service_tag& tag) {
     (void)t, (void)node, (void)peer, (void)arrival, (void)tag;
   }
+  /// Progress: the node has handled `n` more events, the last at `now`.
+  /// Called every `progress_batch` events (for a heartbeat; never changes
+  /// results).
+  virtual void events(uint64_t n, SimTime now) { (void)n, (void)now; }
+  static constexpr uint64_t progress_batch = 4096;
   /// Whether this recorder wants every message hop.
   virtual bool wants_hops() const { return false; }
   /// The records so far, serialised; called once at the end.

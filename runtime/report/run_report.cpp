@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "runtime/report/json_writer.hpp"
+#include "runtime/report/run_metrics.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -19,23 +20,6 @@
 namespace kb {
 
 namespace {
-
-uint64_t flops_of(const pe_command& c) {
-  if (auto* g = std::get_if<gemm_plan_args>(&c))
-    return 2ull * g->m * g->n * g->k;
-  if (auto* m = std::get_if<math_plan_args>(&c))
-    return uint64_t{m->m} * m->n;
-  return 0;
-}
-
-uint64_t end_ps(const run_result& r) {
-  uint64_t e = 0;
-  for (const auto& n : r.nodes)
-    e = std::max(e, n.stats.last_event_ps);
-  return e;
-}
-
-
 
 std::string ns_str(uint64_t ps) {
   return ps % 1000 == 0 ? fmt::format("{}", ps / 1000)
@@ -156,7 +140,6 @@ void write_summary(std::ostream& out, const report_input& in) {
       fmt::print(out, "  {:<36} {:>14} ns over {} tiles\n", s->name,
                  ns_str(figure_or_zero(*s, "feeder.stall_ps")), figure_or_zero(*s, "tiles_fed"));
   fmt::print(out, "\nbytes over each link\n");
-  uint64_t hbm_bytes = 0;
   for (const auto& n : r.nodes) {
     for (const auto& f : n.figures) {
       if (f.name.rfind("link:", 0) != 0 || f.name.size() < 6 ||
@@ -166,25 +149,13 @@ void write_summary(std::ostream& out, const report_input& in) {
       const uint64_t busy = figure_or_zero(n, "link:" + dst + ".busy_ps");
       fmt::print(out, "  {:<28} -> {:<28} {:>14} B  busy {:>5.1f}%\n", n.name, dst,
                  f.value, end ? 100.0 * busy / end : 0.0);
-      if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
-        hbm_bytes += f.value; // read data leaving HBM
     }
   }
-  for (const auto& n : r.nodes)
-    if (n.name.size() > 4 && n.name.substr(n.name.size() - 4) == ".hbm")
-      hbm_bytes += figure_or_zero(n, "write_bytes");
   write_fabric_summary(out, fabric_use_of(r), end);
-  uint64_t flops = 0;
-  for (const auto& c : in.program)
-    flops += flops_of(c) * in.pes.size();
+  const run_metrics m = compute_metrics(in);
   const double secs = end * 1e-12;
-  const double peak_flops = 2.0 * in.mac_rows * in.mac_cols * (1e12 / in.clock_period_ps) *
-                            in.pes.size();
-  const double peak_bw = in.hbm_mbps * 1e6 * in.cubes;
-  uint64_t events = 0;
-  for (const auto& n : r.nodes)
-    events += n.stats.events;
-  const double wall = r.hub.run_wall_ns * 1e-9;
+  const uint64_t events = m.events, flops = m.flops, hbm_bytes = m.hbm_bytes;
+  const double peak_flops = m.peak_flops, peak_bw = m.peak_hbm_bps, wall = m.wall_s;
   fmt::print(out, "\nengine: {} events in {:.3f} s wall ({:.0f} events/s), {} windows, "
                   "{:.2f} sync messages per event\n",
              events, wall, wall > 0 ? events / wall : 0.0, r.hub.windows,
@@ -219,7 +190,12 @@ std::string report_json(const report_input& in) {
   }
   json_writer j;
   j.begin_object();
+  j.field("schema_version", report_schema_version);
   j.field("topology", in.topology_file);
+  j.key("set").begin_array();
+  for (const auto& o : in.overrides)
+    j.value(o);
+  j.end_array();
   j.field("end_ps", end_ps(r));
   j.key("program").begin_array();
   for (const auto& c : in.program)
@@ -282,6 +258,24 @@ std::string report_json(const report_input& in) {
     j.end_object().end_object();
   }
   j.end_array();
+  const run_metrics m = compute_metrics(in);
+  j.key("summary").begin_object()
+    .field("max_latency_ps", m.max_latency_ps)
+    .field("flops", m.flops)
+    .field("achieved_flop_per_s", m.achieved_flops)
+    .field("peak_flop_per_s", m.peak_flops)
+    .field("hbm_bytes", m.hbm_bytes)
+    .field("achieved_hbm_bytes_per_s", m.achieved_hbm_bps)
+    .field("peak_hbm_bytes_per_s", m.peak_hbm_bps)
+    .field("events", m.events);
+  j.key("busiest_units").begin_array();
+  for (const auto& u : m.busiest)
+    j.begin_object()
+      .field("unit", u.unit)
+      .field("busy_ps", u.busy_ps)
+      .field("utilisation", u.util)
+      .end_object();
+  j.end_array().end_object();
   j.end_object();
   return j.str();
 }

@@ -13,8 +13,13 @@
 
 namespace kb {
 
+/// `schema_version` of the JSON results (docs/results-schema.md): raised on
+/// any change a reader would notice.
+inline constexpr uint64_t report_schema_version = 1;
+
 struct report_input {
   std::string topology_file;
+  std::vector<std::string> overrides;  ///< `--set KEY=VALUE`, in order
   std::vector<std::string> pes;        ///< PE prefixes that ran the driver
   std::vector<pe_command> program;     ///< commands each PE issued
   size_t threads = 1;

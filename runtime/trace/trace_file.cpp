@@ -1,5 +1,7 @@
 #include "runtime/trace/trace_file.hpp"
 
+#include "runtime/trace/chrome_trace.hpp"
+
 #include "messages/trace.capnp.h"
 #include "runtime/plan/pipeline_plan.hpp"
 #include "runtime/report/atomic_file.hpp"
@@ -11,20 +13,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <map>
+#include <set>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace kb {
 
-namespace {
-
-std::string ps_to_us(SimTime t) {
-  return fmt::format("{}.{:06d}", t.ps() / 1000000, t.ps() % 1000000);
-}
-
-} // namespace
 
 void write_trace_capnp(const std::string& path, const std::vector<std::string>& names,
                        const std::vector<trace_record>& records) {
@@ -105,67 +100,13 @@ void read_trace_bytes(std::string_view bytes, const std::string& name,
 
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
                       const std::vector<trace_record>& records) {
-  // pid: the node's parent (PE or cube); tid: node id * 8 + lane.
-  std::map<std::string, int> pids;
-  auto parent = [&](node_id n) {
-    const std::string& name = n < names.size() ? names[n] : "?";
-    return name.substr(0, name.rfind('.'));
-  };
+  std::set<node_id> nodes;
   for (const auto& r : records)
-    pids.emplace(parent(r.node), 0);
-  int next = 1;
-  for (auto& [name, pid] : pids)
-    pid = next++;
-  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  bool first = true;
-  auto sep = [&] {
-    if (!first)
-      out << ",\n";
-    first = false;
-  };
-  for (const auto& [name, pid] : pids) {
-    sep();
-    fmt::print(out, R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"{}"}}}})",
-               pid, name);
-  }
-  std::map<std::pair<int, uint64_t>, bool> threads;
-  for (const auto& r : records) {
-    const int pid = pids[parent(r.node)];
-    const uint64_t tid = uint64_t{r.node} * 8 + r.tag.lane;
-    if (!threads[{pid, tid}]) {
-      threads[{pid, tid}] = true;
-      sep();
-      const std::string& name = r.node < names.size() ? names[r.node] : "?";
-      fmt::print(out,
-                 R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}/{}"}}}})",
-                 pid, tid, name.substr(name.rfind('.') + 1), r.tag.lane);
-    }
-    sep();
-    const std::string ts = ps_to_us(r.t);
-    const auto what = static_cast<stage_type>(r.tag.what);
-    switch (r.kind) {
-      case trace_kind::engine_start:
-        fmt::print(out,
-                   R"({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"{} c{} t{}","args":{{"command":{},"tile":{},"bytes":{}}}}})",
-                   pid, tid, ts, to_string(what), r.tag.context, r.tag.item,
-                   r.tag.context, r.tag.item, r.tag.bytes);
-        break;
-      case trace_kind::engine_complete:
-        fmt::print(out, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
-        break;
-      case trace_kind::message_hop:
-        fmt::print(out,
-                   R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"hop k{} -> {}","args":{{"arrival_us":{},"command":{},"tile":{},"bytes":{}}}}})",
-                   pid, tid, ts, r.tag.what, r.peer < names.size() ? names[r.peer] : "?",
-                   ps_to_us(r.arrival), r.tag.context, r.tag.item, r.tag.bytes);
-        break;
-      default:
-        fmt::print(out,
-                   R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{},"item":{}}}}})",
-                   pid, tid, ts, to_string(r.kind), r.tag.context, r.tag.item);
-    }
-  }
-  out << "\n]}\n";
+    nodes.insert(r.node);
+  chrome_trace_writer w(out, names, nodes);
+  for (const auto& r : records)
+    w.add(r);
+  w.finish();
 }
 
 void write_trace(const std::string& path, const std::vector<std::string>& names,

@@ -92,7 +92,7 @@ struct split_run {
 /// A long `kernbench run` split over two processes (one SIP each).
 std::vector<std::string> run_args(const std::string& json) {
   return {"run", "--topology", std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/scale/2sip_2cube_4pe.yaml",
-          "--pes", "all", "--repeat", "200", "--procs", "2", "--json", json};
+          "--pes", "all", "--repeat", "200", "--procs", "2", "--quiet", "--json", json};
 }
 
 /// Starts the run with stderr to a file, and returns once the worker runs.

@@ -243,7 +243,7 @@ struct peers_run {
     const std::string dir = test::temp_dir(name);
     json = dir + "/result.json";
     err_path = dir + "/err";
-    launcher = spawn({"run", "--topology", k_machine, "--pes", "all", "--repeat", "40",
+    launcher = spawn({"run", "--quiet", "--topology", k_machine, "--pes", "all", "--repeat", "40",
                       "--peers", a.addr.text() + "," + b.addr.text(), "--json", json},
                      err_path, nullptr);
     std::this_thread::sleep_for(3s); // let the run get going

@@ -1,0 +1,127 @@
+#include "runtime/report/csv_row.hpp"
+
+#include "runtime/report/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kb {
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos)
+    return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"')
+      out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i)
+      out += ',';
+    out += csv_field(fields[i]);
+  }
+  return out + "\n";
+}
+
+std::vector<std::string> csv_split(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> run_csv_header() {
+  return {"topology",          "set",
+          "program",           "pes",
+          "end_ps",            "max_latency_ps",
+          "flops",             "achieved_flop_per_s",
+          "peak_flop_per_s",   "flop_utilisation",
+          "hbm_bytes",         "achieved_hbm_bytes_per_s",
+          "peak_hbm_bytes_per_s", "hbm_utilisation",
+          "busiest_unit_1",    "busiest_utilisation_1",
+          "busiest_unit_2",    "busiest_utilisation_2",
+          "busiest_unit_3",    "busiest_utilisation_3",
+          "events",            "wall_s",
+          "events_per_s"};
+}
+
+std::vector<std::string> run_csv_fields(const report_input& in, const run_metrics& m) {
+  auto num = [](double v) { return fmt::format("{:.6g}", v); };
+  std::string set;
+  for (const auto& o : in.overrides)
+    set += (set.empty() ? "" : " ") + o;
+  std::vector<std::string> f{in.topology_file,
+                             set,
+                             in.program.empty() ? "idle" : describe(in.program.front()),
+                             std::to_string(in.pes.size()),
+                             std::to_string(m.end_ps),
+                             std::to_string(m.max_latency_ps),
+                             std::to_string(m.flops),
+                             num(m.achieved_flops),
+                             num(m.peak_flops),
+                             num(m.peak_flops > 0 ? m.achieved_flops / m.peak_flops : 0),
+                             std::to_string(m.hbm_bytes),
+                             num(m.achieved_hbm_bps),
+                             num(m.peak_hbm_bps),
+                             num(m.peak_hbm_bps > 0 ? m.achieved_hbm_bps / m.peak_hbm_bps : 0)};
+  for (size_t i = 0; i < 3; ++i) {
+    f.push_back(i < m.busiest.size() ? m.busiest[i].unit : "");
+    f.push_back(i < m.busiest.size() ? num(m.busiest[i].util) : "");
+  }
+  f.push_back(std::to_string(m.events));
+  f.push_back(num(m.wall_s));
+  f.push_back(num(m.wall_s > 0 ? m.events / m.wall_s : 0));
+  return f;
+}
+
+void append_csv_row(const std::string& path, const std::string& what,
+                    const std::vector<std::string>& header,
+                    const std::vector<std::string>& fields) {
+  std::string old;
+  if (std::ifstream in{path, std::ios::binary}) {
+    std::ostringstream s;
+    s << in.rdbuf();
+    old = s.str();
+  }
+  const std::string head = csv_line(header);
+  if (!old.empty() && old.compare(0, head.size(), head) != 0)
+    throw output_error(fmt::format(
+      "{} '{}': its first line is not the header of these rows; refusing to append "
+      "(write to a new file)",
+      what, path));
+  if (!old.empty() && old.back() != '\n')
+    old += '\n';
+  atomic_file out(path, what);
+  out.stream() << (old.empty() ? head : old) << csv_line(fields);
+  out.commit();
+}
+
+} // namespace kb

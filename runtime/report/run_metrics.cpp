@@ -1,0 +1,80 @@
+#include "runtime/report/run_metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+namespace kb {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+} // namespace
+
+uint64_t flops_of(const pe_command& c) {
+  if (auto* g = std::get_if<gemm_plan_args>(&c))
+    return 2ull * g->m * g->n * g->k;
+  if (auto* m = std::get_if<math_plan_args>(&c))
+    return uint64_t{m->m} * m->n;
+  return 0;
+}
+
+uint64_t end_ps(const run_result& r) {
+  uint64_t e = 0;
+  for (const auto& n : r.nodes)
+    e = std::max(e, n.stats.last_event_ps);
+  return e;
+}
+
+run_metrics compute_metrics(const report_input& in, size_t top) {
+  const run_result& r = *in.result;
+  run_metrics m;
+  m.end_ps = end_ps(r);
+  for (const auto& pe : in.pes)
+    if (const node_summary* cpu = find_node(r, pe + ".pe_cpu"))
+      for (size_t i = 1; i <= in.program.size(); ++i) {
+        const std::string p = fmt::format("cmd{}.", i);
+        const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps");
+        const uint64_t done = figure_or_zero(*cpu, p + "done_ps");
+        m.max_latency_ps = std::max(m.max_latency_ps, done - issue);
+      }
+  for (const auto& c : in.program)
+    m.flops += flops_of(c) * in.pes.size();
+  for (const auto& n : r.nodes) {
+    m.events += n.stats.events;
+    if (!ends_with(n.name, ".hbm"))
+      continue;
+    m.hbm_bytes += figure_or_zero(n, "write_bytes");
+    for (const auto& f : n.figures) // read data leaving HBM
+      if (f.name.rfind("link:", 0) == 0 && f.name.size() >= 6 && ends_with(f.name, ".bytes"))
+        m.hbm_bytes += f.value;
+  }
+  const double secs = m.end_ps * 1e-12;
+  m.peak_flops = 2.0 * in.mac_rows * in.mac_cols * (1e12 / in.clock_period_ps) *
+                 static_cast<double>(in.pes.size());
+  m.peak_hbm_bps = in.hbm_mbps * 1e6 * in.cubes;
+  m.achieved_flops = secs > 0 ? m.flops / secs : 0;
+  m.achieved_hbm_bps = secs > 0 ? m.hbm_bytes / secs : 0;
+  for (const auto& n : r.nodes)
+    for (const auto& f : n.figures) {
+      // Lane figures are "<lane>.busy_ps"; link and per-command ones are not lanes.
+      if (f.name.rfind("link:", 0) == 0 || f.name.rfind("cmd", 0) == 0 ||
+          !ends_with(f.name, ".busy_ps") || f.value == 0)
+        continue;
+      const std::string lane = f.name.substr(0, f.name.size() - 8);
+      m.busiest.push_back({n.name + "/" + lane, f.value,
+                           m.end_ps ? static_cast<double>(f.value) / m.end_ps : 0.0});
+    }
+  std::stable_sort(m.busiest.begin(), m.busiest.end(),
+                   [](const auto& a, const auto& b) { return a.busy_ps > b.busy_ps; });
+  if (m.busiest.size() > top)
+    m.busiest.resize(top);
+  m.wall_s = r.hub.run_wall_ns * 1e-9;
+  return m;
+}
+
+} // namespace kb

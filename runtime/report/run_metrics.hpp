@@ -1,0 +1,43 @@
+#pragma once
+// The headline figures of a run, computed once for the readable summary,
+// the JSON `summary` object and the CSV row (`run --csv`, `sweep`):
+// latency, achieved vs peak FLOP/s and HBM bandwidth, the busiest units.
+
+#include "runtime/report/run_report.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kb {
+
+/// One unit lane's busy share of the simulated time.
+struct unit_utilisation {
+  std::string unit; ///< "sip0.cube0.pe0.pe_gemm/0"
+  uint64_t busy_ps = 0;
+  double util = 0;  ///< busy / simulated time, 0..1
+};
+
+struct run_metrics {
+  uint64_t end_ps = 0;          ///< simulated time of the last event
+  uint64_t max_latency_ps = 0;  ///< slowest command (issue -> done) over all PEs
+  uint64_t flops = 0;           ///< of all commands on all PEs
+  double achieved_flops = 0;    ///< FLOP/s over the simulated time
+  double peak_flops = 0;        ///< the PEs' MACs at their clock
+  uint64_t hbm_bytes = 0;       ///< read out of and written into HBM
+  double achieved_hbm_bps = 0;  ///< bytes/s over the simulated time
+  double peak_hbm_bps = 0;      ///< all cubes' HBM controllers
+  std::vector<unit_utilisation> busiest; ///< lanes by busy time, most first
+  uint64_t events = 0;          ///< engine events of all nodes
+  double wall_s = 0;            ///< the engine's wall time (not deterministic)
+};
+
+/// The figures of `in`; `busiest` keeps the `top` busiest lanes.
+run_metrics compute_metrics(const report_input& in, size_t top = 3);
+
+/// FLOPs of one command (2MNK for a GEMM, MN for an elementwise op).
+uint64_t flops_of(const pe_command& c);
+
+/// Simulated time of the last event of any node.
+uint64_t end_ps(const run_result& r);
+
+} // namespace kb

@@ -1,0 +1,96 @@
+#include "runtime/trace/trace_stream.hpp"
+
+#include "messages/trace.capnp.h"
+
+#include <capnp/serialize.h>
+
+namespace kb {
+
+trace_stream_writer::trace_stream_writer(const std::string& path, bool hops)
+  : hops_(hops), file_(path, "trace stream file") {
+  capnp::MallocMessageBuilder msg;
+  msg.initRoot<wire::TraceStreamPart>().setHeader(trace_stream_magic);
+  const auto words = capnp::messageToFlatArray(msg);
+  std::lock_guard lock(mutex_);
+  write_part_locked(words.asBytes());
+}
+
+void trace_stream_writer::write_part_locked(const kj::ArrayPtr<const kj::byte>& bytes) {
+  file_.stream().write(reinterpret_cast<const char*>(bytes.begin()),
+                       static_cast<std::streamsize>(bytes.size()));
+}
+
+void trace_stream_writer::write_chunk(const std::vector<trace_record>& records) {
+  capnp::MallocMessageBuilder msg;
+  auto list = msg.initRoot<wire::TraceStreamPart>().initChunk().initRecords(
+    static_cast<unsigned>(records.size()));
+  for (unsigned i = 0; i < records.size(); ++i)
+    to_wire(records[i], list[i]);
+  const auto words = capnp::messageToFlatArray(msg);
+  std::lock_guard lock(mutex_);
+  write_part_locked(words.asBytes());
+  records_ += records.size();
+}
+
+void trace_stream_writer::finish(const std::vector<std::string>& names) {
+  capnp::MallocMessageBuilder msg;
+  auto ns = msg.initRoot<wire::TraceStreamPart>().initNodes(static_cast<unsigned>(names.size()));
+  for (unsigned i = 0; i < names.size(); ++i)
+    ns.set(i, names[i]);
+  const auto words = capnp::messageToFlatArray(msg);
+  std::lock_guard lock(mutex_);
+  write_part_locked(words.asBytes());
+  file_.commit();
+}
+
+uint64_t trace_stream_writer::records_written() const {
+  std::lock_guard lock(mutex_);
+  return records_;
+}
+
+stream_recorder::stream_recorder(std::shared_ptr<trace_stream_writer> w,
+                                 std::shared_ptr<recorder> inner)
+  : w_(std::move(w)), inner_(std::move(inner)) {
+  buf_.reserve(chunk_records);
+}
+
+void stream_recorder::push(trace_record r) {
+  buf_.push_back(r);
+  if (buf_.size() == chunk_records) {
+    w_->write_chunk(buf_);
+    buf_.clear();
+  }
+}
+
+void stream_recorder::record(trace_kind kind, SimTime t, node_id node, const service_tag& tag) {
+  push({kind, t, node, seq_++, tag, no_node, SimTime{}});
+  if (inner_)
+    inner_->record(kind, t, node, tag);
+}
+
+void stream_recorder::hop(SimTime t, node_id node, node_id peer, SimTime arrival,
+                          const service_tag& tag) {
+  if (w_->hops())
+    push({trace_kind::message_hop, t, node, seq_++, tag, peer, arrival});
+  if (inner_ && inner_->wants_hops())
+    inner_->hop(t, node, peer, arrival, tag);
+}
+
+bool stream_recorder::wants_hops() const {
+  return w_->hops() || (inner_ && inner_->wants_hops());
+}
+
+void stream_recorder::events(uint64_t n, SimTime now) {
+  if (inner_)
+    inner_->events(n, now);
+}
+
+std::vector<char> stream_recorder::take_records() {
+  if (!buf_.empty()) {
+    w_->write_chunk(buf_);
+    buf_.clear();
+  }
+  return inner_ ? inner_->take_records() : std::vector<char>{};
+}
+
+} // namespace kb

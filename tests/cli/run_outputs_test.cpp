@@ -1,0 +1,162 @@
+// Issue 14: `run --set` overrides topology keys, `run --csv` appends one
+// summary row, the progress heartbeat appears on a long run and not with
+// --quiet without changing results, `list-components --json`.
+
+#include "runtime/cli/heartbeat.hpp"
+#include "runtime/report/csv_row.hpp"
+#include "tests/cli/cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1))
+    ++n;
+  return n;
+}
+
+const std::string k_small = "run --quiet --M 256 --K 256 --N 256";
+
+TEST(run_set, an_override_changes_the_machine_and_is_recorded) {
+  const std::string dir = test::temp_dir("set");
+  ASSERT_EQ(run_kernbench(k_small + " --json " + dir + "/base.json").exit_code, 0);
+  const auto r = run_kernbench(k_small + " --set cube.pe_template.pe_gemm.mac_rows=64 --json " +
+                               dir + "/big.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string base = slurp(dir + "/base.json"), big = slurp(dir + "/big.json");
+  EXPECT_NE(base.find("\"peak_flop_per_s\": 2.048e+12"), std::string::npos) << base;
+  // 64x32 MACs: twice the peak, and the GEMM unit is faster.
+  EXPECT_NE(big.find("\"peak_flop_per_s\": 4.096e+12"), std::string::npos);
+  EXPECT_NE(big.find("\"set\": [\n    \"cube.pe_template.pe_gemm.mac_rows=64\"\n  ]"),
+            std::string::npos);
+  EXPECT_NE(base.find("\"set\": []"), std::string::npos);
+}
+
+TEST(run_set, an_unknown_key_is_refused_naming_it) {
+  auto r = run_kernbench(k_small + " --set cube.pe_template.pe_gem.mac_rows=64");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--set cube.pe_template.pe_gem.mac_rows: no key 'pe_gem' in "
+                       "cube.pe_template"),
+            std::string::npos)
+    << r.err;
+  r = run_kernbench(k_small + " --set cube.pe_template.pe_gemm.mac_rowz=64");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown key 'mac_rowz'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(after --set cube.pe_template.pe_gemm.mac_rowz=64)"), std::string::npos);
+  r = run_kernbench(k_small + " --set mac_rows");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--set 'mac_rows': expected KEY=VALUE"), std::string::npos) << r.err;
+}
+
+TEST(run_csv, each_run_appends_one_row_under_one_header) {
+  const std::string dir = test::temp_dir("csv");
+  const std::string csv = dir + "/runs.csv";
+  ASSERT_EQ(run_kernbench(k_small + " --csv " + csv).exit_code, 0);
+  ASSERT_EQ(run_kernbench(k_small + " --set clock_period_ps=500 --csv " + csv).exit_code, 0);
+  const std::string text = slurp(csv);
+  EXPECT_EQ(count(text, "\n"), 3u) << text;
+  EXPECT_EQ(text.rfind("topology,set,program,pes,end_ps,max_latency_ps,", 0), 0u);
+  EXPECT_EQ(count(text, "topology,set,"), 1u);
+  EXPECT_NE(text.find(",clock_period_ps=500,gemm 256x256x256 f16"), std::string::npos) << text;
+  EXPECT_NE(text.find("sip0.cube0.pe0.pe_gemm/gemm"), std::string::npos);
+}
+
+TEST(run_csv, a_file_of_another_layout_is_not_appended_to) {
+  const std::string dir = test::temp_dir("csv_foreign");
+  const std::string csv = dir + "/other.csv";
+  std::ofstream(csv) << "a,b\n1,2\n";
+  const auto r = run_kernbench(k_small + " --csv " + csv);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--csv file '" + csv + "': its first line is not the header"),
+            std::string::npos)
+    << r.err;
+  EXPECT_EQ(slurp(csv), "a,b\n1,2\n");
+}
+
+// ~0.5 s of simulation: with a 50 ms heartbeat it prints several lines.
+const std::string k_long = "run --M 4096 --K 4096 --N 2048 --json ";
+
+TEST(heartbeat, a_long_run_reports_progress_and_quiet_silences_it) {
+  const std::string dir = test::temp_dir("heartbeat");
+  const auto loud = run_kernbench(k_long + dir + "/loud.json", "KB_HEARTBEAT_MS=50");
+  ASSERT_EQ(loud.exit_code, 0) << loud.err;
+  EXPECT_GE(count(loud.err, "kernbench run: "), 2u) << loud.err;
+  EXPECT_NE(loud.err.find(" M events/s, "), std::string::npos);
+  EXPECT_NE(loud.err.find("/1 commands done"), std::string::npos);
+  EXPECT_NE(loud.err.find("% of tiles"), std::string::npos);
+  const auto quiet = run_kernbench(k_long + dir + "/quiet.json --quiet", "KB_HEARTBEAT_MS=50");
+  ASSERT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.err, "");
+  const std::string a = slurp(dir + "/loud.json"), b = slurp(dir + "/quiet.json");
+  EXPECT_GT(a.size(), 1000u);
+  EXPECT_EQ(a, b); // byte-identical results
+}
+
+TEST(heartbeat, a_short_run_prints_nothing_by_default) {
+  const auto r = run_kernbench("run --M 256 --K 256 --N 256");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(list_components, json_lists_kinds_impls_and_keys) {
+  const auto r = run_kernbench("list-components --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\n  \"schema_version\": 1,\n  \"kinds\": [", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\"kind\": \"pe_gemm\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"impl\": \"pe_gemm_v1\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"name\": \"mac_rows\""), std::string::npos);
+}
+
+
+TEST(help, every_subcommand_gives_an_example) {
+  for (const std::string cmd : {"run", "phold", "schedule", "list-components", "sweep",
+                                "trace", "trace convert", "trace stats"}) {
+    const auto r = test::run_kernbench(cmd + " --help");
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    const size_t at = r.out.find("Example");
+    ASSERT_NE(at, std::string::npos) << cmd << ":\n" << r.out;
+    EXPECT_NE(r.out.find("kernbench " + cmd.substr(0, cmd.find(' ')), at), std::string::npos)
+      << cmd;
+  }
+}
+
+
+TEST(heartbeat, the_line_gives_time_rate_commands_and_time_left) {
+  progress_counters c;
+  c.max_time_ps = 1234567890;
+  c.tiles_ready = 250;
+  c.commands_done = 1;
+  EXPECT_EQ(progress_line("kernbench run", 4.04, 2.5e6, 50, c, {1000, 4}),
+            "kernbench run: 4.0 s: simulated 1234.567 us, 2.50 M events/s, 1/4 commands done, "
+            "25% of tiles, about 15 s left");
+  const std::string stalled = progress_line("x", 2, 0, 0, c, {1000, 4});
+  EXPECT_EQ(stalled.substr(stalled.find("25%")), "25% of tiles, time left not known yet");
+}
+
+TEST(csv_row, fields_with_commas_and_quotes_are_quoted_and_split_back) {
+  const std::vector<std::string> f{"a", "b,c", "say \"hi\"", ""};
+  EXPECT_EQ(csv_line(f), "a,\"b,c\",\"say \"\"hi\"\"\",\n");
+  std::string line = csv_line(f);
+  line.pop_back();
+  EXPECT_EQ(csv_split(line), f);
+}
+
+} // namespace
+} // namespace kb

@@ -1,0 +1,141 @@
+// `kernbench sweep` (issue 14, item 1): the cross product of the parameters,
+// one CSV row per point, a failed point is a row with its error while the
+// others run, and a PNG/SVG plot made by scripts/plot_sweep.py.
+
+#include "runtime/cli/run_command.hpp"
+#include "runtime/cli/sweep_points.hpp"
+#include "runtime/report/csv_row.hpp"
+#include "tests/cli/cli_support.hpp"
+
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);)
+    rows.push_back(csv_split(line));
+  return rows;
+}
+
+size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name)
+      return i;
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+std::string head_bytes(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s(n, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(n));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+TEST(sweep_points, the_cross_product_maps_keys_to_run_options_or_set) {
+  CLI::App app;
+  int unused = 0;
+  const CLI::App* run = add_run_command(app, unused);
+  const std::vector<sweep_axis> axes{parse_axis("M=256,512", *run),
+                                     parse_axis("tile=64x64x64,128x128x128", *run),
+                                     parse_axis("cube.pe_template.pe_gemm.mac_rows=16,32", *run)};
+  EXPECT_EQ(axes[0].run_option, "--M");
+  EXPECT_EQ(axes[1].option_arity, 3u);
+  EXPECT_EQ(axes[2].run_option, "");
+  ASSERT_EQ(point_count(axes), 8u);
+  EXPECT_EQ(point_values(axes, 5), (std::vector<std::string>{"512", "64x64x64", "32"}));
+  EXPECT_EQ(point_args(axes, point_values(axes, 5), {"--K", "64"}),
+            (std::vector<std::string>{"run", "--K", "64", "--M", "512", "--tile", "64", "64",
+                                      "64", "--set", "cube.pe_template.pe_gemm.mac_rows=32"}));
+  EXPECT_THROW(parse_axis("M", *run), std::invalid_argument);
+  EXPECT_THROW(parse_axis("M=1,,2", *run), std::invalid_argument);
+  EXPECT_THROW(parse_axis("tile=1x2x3x4", *run), std::invalid_argument);
+  EXPECT_THROW(check_axes({axes[0], axes[0]}, {}), std::invalid_argument);
+  EXPECT_THROW(check_axes({axes[0]}, {"--M", "4"}), std::invalid_argument);
+  EXPECT_THROW(check_axes({axes[2]}, {"--json", "x.json"}), std::invalid_argument);
+}
+
+TEST(sweep, six_points_over_two_parameters_write_six_rows_and_a_plot) {
+  const std::string dir = test::temp_dir("sweep6");
+  const auto r = run_kernbench(
+    "sweep --jobs 2 --param M=128,256,512 --param cube.pe_template.pe_gemm.mac_rows=16,32 "
+    "--csv " + dir + "/s.csv --plot achieved_flop_per_s:M -- --K 256 --N 256");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_csv(dir + "/s.csv");
+  ASSERT_EQ(rows.size(), 7u);
+  const auto& h = rows[0];
+  EXPECT_EQ(h[0], "M");
+  EXPECT_EQ(h[1], "cube.pe_template.pe_gemm.mac_rows");
+  const size_t status = column(h, "status"), flops = column(h, "achieved_flop_per_s"),
+               program = column(h, "program"), peak = column(h, "peak_flop_per_s");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), h.size());
+    EXPECT_EQ(rows[i][status], "ok");
+    EXPECT_GT(std::stod(rows[i][flops]), 0);
+    EXPECT_NE(rows[i][program].find("gemm " + rows[i][0] + "x256x256"), std::string::npos);
+  }
+  // Points in order (first parameter slowest); the override reached the machine.
+  EXPECT_EQ(rows[1][0], "128");
+  EXPECT_EQ(rows[2][1], "32");
+  EXPECT_EQ(std::stod(rows[2][peak]), 2 * std::stod(rows[1][peak]));
+  EXPECT_EQ(head_bytes(dir + "/s.png", 8), "\x89PNG\r\n\x1a\n");
+  EXPECT_NE(head_bytes(dir + "/s.svg", 200).find("<svg"), std::string::npos);
+}
+
+TEST(sweep, a_bad_value_is_an_error_row_and_the_other_points_run) {
+  const std::string dir = test::temp_dir("sweep_bad");
+  const auto r = run_kernbench("sweep --quiet --param M=128,banana,256 --csv " + dir +
+                               "/s.csv -- --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("1 of 3 point(s) failed"), std::string::npos) << r.err;
+  const auto rows = read_csv(dir + "/s.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  const size_t status = column(rows[0], "status"), error = column(rows[0], "error"),
+               latency = column(rows[0], "max_latency_ps");
+  EXPECT_EQ(rows[1][status], "ok");
+  EXPECT_EQ(rows[2][status], "failed");
+  EXPECT_NE(rows[2][error].find("--M = banana"), std::string::npos) << rows[2][error];
+  EXPECT_EQ(rows[2][latency], "");
+  EXPECT_EQ(rows[3][status], "ok");
+  EXPECT_GT(std::stoull(rows[3][latency]), std::stoull(rows[1][latency]));
+}
+
+TEST(sweep, bad_input_is_refused_before_anything_runs) {
+  const std::string dir = test::temp_dir("sweep_refused");
+  auto r = run_kernbench("sweep --param M=1 --csv " + dir + "/s.csv -- --M 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--param M: --M is also given after --"), std::string::npos) << r.err;
+  r = run_kernbench("sweep --param M=1 --plot nonsense:M --csv " + dir + "/s.csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--plot nonsense:M: expected METRIC:PARAM"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv"));
+}
+
+TEST(sweep, a_plot_without_python_says_so) {
+  const std::string dir = test::temp_dir("sweep_nopython");
+  const auto r = run_kernbench("sweep --quiet --param M=128 --csv " + dir +
+                                 "/s.csv --plot max_latency_ps:M -- --K 128 --N 128",
+                               "KB_PYTHON=/nonexistent/python3");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--plot: cannot run /nonexistent/python3: No such file or directory "
+                       "(install python3 and python3-matplotlib)"),
+            std::string::npos)
+    << r.err;
+  EXPECT_EQ(read_csv(dir + "/s.csv").size(), 2u); // the CSV is written anyway
+}
+
+} // namespace
+} // namespace kb

@@ -1,0 +1,139 @@
+// Streamed traces (issue 14, item 3): `run --trace-stream` writes the trace
+// while the run goes; `trace convert` makes the same Chrome JSON as the
+// in-memory `--trace X.json` of the same run, byte for byte; `trace stats`
+// sums it up; a damaged stream is refused.
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Peak RSS (KiB) of `kernbench args...`, run with stdout to /dev/null.
+long peak_rss_kib(const std::vector<std::string>& args) {
+  std::vector<std::string> all{KB_KERNBENCH_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!std::freopen("/dev/null", "w", stdout))
+      ::_exit(127);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return ru.ru_maxrss;
+}
+
+const std::string k_run = "run --quiet --pes 4 --M 256 --K 384 --N 256 --repeat 2";
+
+TEST(trace_stream, a_converted_stream_is_the_in_memory_chrome_json) {
+  const std::string dir = test::temp_dir("stream_identity");
+  for (const std::string hops : {"", " --trace-hops"}) {
+    SCOPED_TRACE(hops);
+    auto r = run_kernbench(k_run + hops + " --trace " + dir + "/mem.json --trace-stream " + dir +
+                           "/s.trace");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = run_kernbench("trace convert " + dir + "/s.trace " + dir + "/conv.json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string mem = slurp(dir + "/mem.json");
+    EXPECT_GT(mem.size(), 10000u);
+    EXPECT_EQ(slurp(dir + "/conv.json"), mem);
+    EXPECT_EQ(mem.find("\"ph\":\"s\"") != std::string::npos, !hops.empty()); // flows
+  }
+}
+
+TEST(trace_stream, a_capnp_trace_file_converts_to_the_same_json) {
+  const std::string dir = test::temp_dir("capnp_identity");
+  ASSERT_EQ(run_kernbench(k_run + " --trace " + dir + "/t.capnp").exit_code, 0);
+  ASSERT_EQ(run_kernbench(k_run + " --trace " + dir + "/mem.json").exit_code, 0);
+  ASSERT_EQ(run_kernbench("trace convert " + dir + "/t.capnp " + dir + "/c.json").exit_code, 0);
+  EXPECT_EQ(slurp(dir + "/c.json"), slurp(dir + "/mem.json"));
+}
+
+TEST(trace_stream, stats_lists_every_busy_lane_and_the_longest_stages) {
+  const std::string dir = test::temp_dir("stream_stats");
+  ASSERT_EQ(run_kernbench(k_run + " --trace-stream " + dir + "/s.trace").exit_code, 0);
+  const auto r = run_kernbench("trace stats " + dir + "/s.trace --top 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 4 PEs x (DMA read, DMA write, fetch, store, GEMM) lanes, and the 3
+  // longest stages.
+  size_t lanes = 0;
+  for (size_t p = r.out.find("  sip0.cube0.pe"); p != std::string::npos;
+       p = r.out.find("  sip0.cube0.pe", p + 1))
+    ++lanes;
+  EXPECT_EQ(lanes, 4u * 5 + 3) << r.out;
+  EXPECT_NE(r.out.find("the 3 longest stages"), std::string::npos);
+  EXPECT_NE(r.out.find("sip0.cube0.pe0.pe_gemm/0"), std::string::npos);
+  EXPECT_NE(r.out.find(" gemm c1 t0"), std::string::npos) << r.out;
+}
+
+TEST(trace_stream, a_truncated_stream_is_refused_and_nothing_is_written) {
+  const std::string dir = test::temp_dir("stream_truncated");
+  ASSERT_EQ(run_kernbench(k_run + " --trace-stream " + dir + "/s.trace").exit_code, 0);
+  const std::string all = slurp(dir + "/s.trace");
+  std::ofstream(dir + "/cut.trace", std::ios::binary) << all.substr(0, all.size() - 100);
+  const auto r = run_kernbench("trace convert " + dir + "/cut.trace " + dir + "/o.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'" + dir + "/cut.trace' is not a complete kernbench trace"),
+            std::string::npos)
+    << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o.json"));
+}
+
+// 450,000 trace records (a 4096x4096x2048 GEMM with every hop): streamed,
+// the run needs no more memory than without a trace; held in memory until
+// the end (--trace), about 120 MiB more.
+TEST(trace_stream, streaming_a_large_trace_takes_no_more_memory_than_no_trace) {
+  const std::string dir = test::temp_dir("stream_rss");
+  const std::vector<std::string> run{"run", "--quiet", "--M", "4096", "--K", "4096", "--N", "2048"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = run;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return peak_rss_kib(a);
+  };
+  const long none = with({});
+  const long streamed = with({"--trace-hops", "--trace-stream", dir + "/s.trace"});
+  const long in_memory = with({"--trace-hops", "--trace", dir + "/m.capnp"});
+  EXPECT_LT(streamed, none + 20 * 1024) << "no trace " << none << " KiB";
+  EXPECT_GT(in_memory, streamed + 60 * 1024) << "streamed " << streamed << " KiB";
+  EXPECT_LT(streamed, 200 * 1024);
+  const auto r = run_kernbench("trace stats " + dir + "/s.trace --top 1");
+  ASSERT_EQ(r.out.rfind("trace: ", 0), 0u) << r.out;
+  EXPECT_GT(std::stoull(r.out.substr(7)), 400000u) << r.out; // the whole trace is there
+}
+
+TEST(trace_stream, a_split_run_cannot_stream) {
+  const auto r = run_kernbench("run --quiet --topology " + test::source_dir() +
+                               "/config/scale/2sip_2cube_4pe.yaml --procs 2 --trace-stream x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--trace-stream: not with --procs > 1"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace kb
