@@ -4,6 +4,8 @@
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/peer_group.hpp"
 #include "runtime/cli/process_group.hpp"
+#include "runtime/cli/run_cli.hpp"
+#include "runtime/cli/run_program.hpp"
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/predict/service_model.hpp"
@@ -47,36 +49,6 @@ std::string default_config_dir() {
 
 namespace {
 
-struct run_cli {
-  std::string topology;
-  std::string components;
-  std::string op = "gemm";
-  std::string op_kind = "exp";
-  uint32_t m = 1024, k = 1024, n = 1024;
-  std::vector<uint32_t> tile{128, 128, 128};
-  std::string dtype_name = "f16";
-  std::string out_dtype_name;
-  bool a_pinned = false, b_pinned = false;
-  std::vector<std::string> epilogue;
-  uint32_t repeat = 1;
-  std::string pes = "1";
-  size_t threads = 1;
-  std::string delivery = "direct";
-  std::string partition = "cube";
-  std::string placement = "local";
-  std::string cut = "auto";
-  uint32_t shards = 0;
-  std::string json, trace, csv, trace_stream;
-  std::vector<std::string> set; ///< --set KEY=VALUE on the topology
-  bool quiet = false;
-  bool trace_hops = false;
-  uint32_t procs = 1;
-  uint32_t rank = 0;        // workers of a split run
-  std::string connect;      // workers: HOST:PORT of rank 0
-  std::string peers;        // HOST:PORT,... of `kernbench peer` processes
-  std::string wire_stats;   // workers: where to leave the cross-process counters
-  bool record = false;      // workers: record because rank 0 writes --json/--trace
-};
 
 /// The options every process of a split run shares: they make each build
 /// the same machine and the same programs (outputs are rank 0's business;
@@ -135,172 +107,6 @@ void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result&
              "per simulated us: {:.1f} batches, {:.1f} events, {:.0f} bytes\n",
              ranks, w.msgs, w.events, w.bytes, us > 0 ? w.msgs / us : 0.0,
              us > 0 ? w.events / us : 0.0, us > 0 ? w.bytes / us : 0.0);
-}
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-// Memory per tile, measured on the default machine (512^3 GEMM in 128^3
-// tiles, --repeat 1 vs 64: +2.29 KB per tile, +7.97 KB with --json): a
-// tile's plan and token (its stages, each with its unit's name and DMA
-// geometry) while its command runs, and the trace records of its stages
-// when --json or --trace keeps them until the end of the run.
-constexpr uint64_t bytes_per_tile_plan = 2300;
-constexpr uint64_t bytes_per_tile_records = 6000;
-constexpr uint64_t max_tiles_per_command = UINT32_MAX;
-
-dtype dtype_or_throw(const std::string& name, const char* opt) {
-  if (auto d = parse_dtype(name))
-    return *d;
-  throw std::invalid_argument(fmt::format("{} '{}': unknown dtype (f32, f16, bf16, i8, i32)",
-                                          opt, name));
-}
-
-/// The PE's place: sip, cube and index within the cube, from its prefix
-/// "sip<S>.cube<C>.pe<P>".
-struct pe_place {
-  uint32_t sip = 0, cube = 0, pe = 0;
-};
-
-pe_place place_of(const std::string& prefix) {
-  pe_place p;
-  if (std::sscanf(prefix.c_str(), "sip%u.cube%u.pe%u", &p.sip, &p.cube, &p.pe) != 3)
-    throw std::invalid_argument(fmt::format("PE '{}' is not named sip<S>.cube<C>.pe<P>", prefix));
-  return p;
-}
-
-/// Bytes of each operand of one command (4 KiB pages; a MATH command has
-/// no B).
-operand_sizes sizes_of(const run_cli& c) {
-  const dtype in = dtype_or_throw(c.dtype_name, "--dtype");
-  const dtype out =
-    c.out_dtype_name.empty() ? in : dtype_or_throw(c.out_dtype_name, "--out-dtype");
-  const uint64_t eb = dtype_bytes(in), ob = dtype_bytes(out);
-  if (c.op == "math")
-    return {align_up(uint64_t{c.m} * c.n * eb, 4096), 0, align_up(uint64_t{c.m} * c.n * ob, 4096)};
-  return {align_up(uint64_t{c.m} * c.k * eb, 4096), align_up(uint64_t{c.k} * c.n * eb, 4096),
-          align_up(uint64_t{c.m} * c.n * ob, 4096)};
-}
-
-/// One command for the PE `prefix` on the operands the host placed for it.
-pe_command make_command(const run_cli& c, const std::string& prefix,
-                        const operand_addresses& at) {
-  const dtype in = dtype_or_throw(c.dtype_name, "--dtype");
-  const std::optional<dtype> out =
-    c.out_dtype_name.empty() ? std::nullopt
-                             : std::optional<dtype>{dtype_or_throw(c.out_dtype_name, "--out-dtype")};
-  if (c.op == "gemm") {
-    if (c.tile.size() != 3)
-      throw std::invalid_argument("--tile takes TM TK TN for --op gemm");
-    gemm_plan_args g;
-    g.m = c.m;
-    g.k = c.k;
-    g.n = c.n;
-    g.tile_m = c.tile[0];
-    g.tile_k = c.tile[1];
-    g.tile_n = c.tile[2];
-    g.in_dtype = in;
-    g.out_dtype = out;
-    g.a_addr = at.a;
-    g.b_addr = at.b;
-    g.c_addr = at.c;
-    g.pe_prefix = prefix;
-    g.a_pinned = c.a_pinned;
-    g.b_pinned = c.b_pinned;
-    for (const auto& e : c.epilogue) {
-      auto colon = e.find(':');
-      auto op = parse_math_op(e.substr(0, colon));
-      if (!op)
-        throw std::invalid_argument(fmt::format("--epilogue '{}': unknown op", e));
-      epilogue_op eo{*op, std::nullopt};
-      if (colon != std::string::npos) {
-        auto sc = parse_epilogue_scope(e.substr(colon + 1));
-        if (!sc)
-          throw std::invalid_argument(fmt::format(
-            "--epilogue '{}': unknown scope (k_tile or output_tile)", e));
-        eo.scope = *sc;
-      }
-      g.epilogue.push_back(eo);
-    }
-    return g;
-  }
-  if (c.op == "math") {
-    if (c.tile.size() != 2)
-      throw std::invalid_argument("--tile takes TM TN for --op math");
-    auto op = parse_math_op(c.op_kind);
-    if (!op)
-      throw std::invalid_argument(fmt::format("--op-kind '{}': unknown op", c.op_kind));
-    math_plan_args m;
-    m.m = c.m;
-    m.n = c.n;
-    m.tile_m = c.tile[0];
-    m.tile_n = c.tile[1];
-    m.op = *op;
-    m.in_dtype = in;
-    m.out_dtype = out;
-    m.src_addr = at.a;
-    m.dst_addr = at.c;
-    m.pe_prefix = prefix;
-    return m;
-  }
-  throw std::invalid_argument(fmt::format("--op '{}': expected gemm or math", c.op));
-}
-
-/// Tiles of one command (0 when a shape or tile is zero: the plan
-/// generator reports that with its own message).
-uint64_t tiles_per_command(const run_cli& c) {
-  auto ceil_div = [](uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; };
-  if (c.op == "gemm" && c.tile.size() == 3)
-    return mul_sat(mul_sat(ceil_div(c.m, c.tile[0]), ceil_div(c.k, c.tile[1])),
-                   ceil_div(c.n, c.tile[2]));
-  if (c.op == "math" && c.tile.size() == 2)
-    return mul_sat(ceil_div(c.m, c.tile[0]), ceil_div(c.n, c.tile[1]));
-  return 0;
-}
-
-/// Every command's plan is held while it runs, and with --json or --trace
-/// every stage's records until the end: refuse up front what would not fit.
-void check_run_memory(const run_cli& c, size_t pes) {
-  const uint64_t tiles = tiles_per_command(c);
-  if (tiles > max_tiles_per_command)
-    throw std::invalid_argument(fmt::format(
-      "--tile {}: {} tiles per command, more than the limit of {} (tile ids are 32-bit)",
-      fmt::join(c.tile, " "), tiles, max_tiles_per_command));
-  const bool record = !c.json.empty() || !c.trace.empty();
-  const uint64_t per_tile = bytes_per_tile_plan + (record ? bytes_per_tile_records : 0);
-  const uint64_t total_tiles = mul_sat(mul_sat(tiles, c.repeat), pes);
-  check_memory(fmt::format("--M {} --K {} --N {} --tile {} --repeat {} --pes {}{} ({} tiles)",
-                           c.m, c.k, c.n, fmt::join(c.tile, " "), c.repeat, c.pes,
-                           record ? " with records for --json/--trace" : "", total_tiles),
-               mul_sat(total_tiles, per_tile));
-}
-
-/// The first tile is the largest (edge tiles are remainders): if one of its
-/// stages alone takes longer than kb::max_time_ps on this machine, the run's
-/// time sums could not be represented. Refuse it before running.
-void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
-                       const pipeline_plan& plan) {
-  if (plan.tiles.empty())
-    return;
-  std::optional<service_model> timing;
-  try {
-    timing.emplace(topo, builtin_kinds(), pe);
-  } catch (const std::exception&) {
-    return; // a machine the unloaded model does not cover
-  }
-  for (const stage& s : plan.tiles.front().stages) {
-    SimTime t;
-    try {
-      t = timing->service(s);
-    } catch (const std::domain_error&) {
-      continue;
-    }
-    if (!representable(t))
-      throw std::invalid_argument(fmt::format(
-        "--tile {}: one {} stage takes {} on this machine ({}), which exceeds {}",
-        fmt::join(c.tile, " "), to_string(s.type),
-        t.is_infinite() ? std::string("more than 2^64 ps") : fmt::format("{} ps", t.ps()),
-        topo.file, max_time_reason));
-  }
 }
 
 /// Parameter `key` of the first node of `kind` (resolved by the loader, so

@@ -1,0 +1,42 @@
+#pragma once
+// The options of `kernbench run` (runtime/cli/run_command.cpp), shared with
+// the code that turns them into each PE's program (run_program).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct run_cli {
+  std::string topology;
+  std::string components;
+  std::string op = "gemm";
+  std::string op_kind = "exp";
+  uint32_t m = 1024, k = 1024, n = 1024;
+  std::vector<uint32_t> tile{128, 128, 128};
+  std::string dtype_name = "f16";
+  std::string out_dtype_name;
+  bool a_pinned = false, b_pinned = false;
+  std::vector<std::string> epilogue;
+  uint32_t repeat = 1;
+  std::string pes = "1";
+  size_t threads = 1;
+  std::string delivery = "direct";
+  std::string partition = "cube";
+  std::string placement = "local";
+  std::string cut = "auto";
+  uint32_t shards = 0;
+  std::string json, trace, csv, trace_stream;
+  std::vector<std::string> set; ///< --set KEY=VALUE on the topology
+  bool quiet = false;
+  bool trace_hops = false;
+  uint32_t procs = 1;
+  uint32_t rank = 0;        // workers of a split run
+  std::string connect;      // workers: HOST:PORT of rank 0
+  std::string peers;        // HOST:PORT,... of `kernbench peer` processes
+  std::string wire_stats;   // workers: where to leave the cross-process counters
+  bool record = false;      // workers: record because rank 0 writes --json/--trace
+};
+
+} // namespace kb

@@ -1,0 +1,42 @@
+#pragma once
+// From `kernbench run`'s options to each PE's program: the commands on the
+// operands the host placed, and the checks made before anything is built
+// (tiles per command, memory estimate, the first tile's stage times).
+
+#include "runtime/cli/run_cli.hpp"
+#include "runtime/config/topology_spec.hpp"
+#include "runtime/host/placement.hpp"
+#include "runtime/pipeline/command.hpp"
+#include "runtime/plan/pipeline_plan.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace kb {
+
+/// The PE's place: sip, cube and index within the cube, from its prefix
+/// "sip<S>.cube<C>.pe<P>".
+struct pe_place {
+  uint32_t sip = 0, cube = 0, pe = 0;
+};
+pe_place place_of(const std::string& prefix);
+
+/// Bytes of each operand of one command (4 KiB pages; a MATH command has no B).
+operand_sizes sizes_of(const run_cli& c);
+
+/// One command for the PE `prefix` on the operands the host placed for it.
+pe_command make_command(const run_cli& c, const std::string& prefix, const operand_addresses& at);
+
+/// Tiles of one command (0 when a shape or tile is zero: the plan generator
+/// reports that with its own message).
+uint64_t tiles_per_command(const run_cli& c);
+
+/// Every command's plan is held while it runs, and with --json or --trace
+/// every stage's records until the end: refuse up front what would not fit.
+void check_run_memory(const run_cli& c, size_t pes);
+
+/// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps.
+void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
+                       const pipeline_plan& plan);
+
+} // namespace kb
