@@ -1,0 +1,59 @@
+#pragma once
+// The contents of a memory (ADR-0020 D7): byte-addressable, sparse, paged.
+// Bytes never written read as zero. A memory actor owns one image for the
+// addresses it serves; the host keeps one of everything it deployed (the
+// initial image Phase 2 replays on). Plain data, no engine state.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace kb {
+
+class memory_image {
+public:
+  static constexpr uint64_t page_bytes = uint64_t{1} << 16;
+
+  memory_image() = default;
+  memory_image(memory_image&&) noexcept = default;
+  memory_image& operator=(memory_image&&) noexcept = default;
+  /// Deep copy (a snapshot).
+  memory_image(const memory_image& other);
+  memory_image& operator=(const memory_image& other);
+
+  /// Copies `bytes` to [address, address + bytes.size()).
+  void write(uint64_t address, std::span<const uint8_t> bytes);
+  /// Copies [address, address + out.size()) into `out` (zeros where never written).
+  void read(uint64_t address, std::span<uint8_t> out) const;
+  std::vector<uint8_t> read(uint64_t address, uint64_t length) const;
+
+  /// Strided forms: `rows` rows of `row_bytes` each, `stride` bytes apart in
+  /// memory, packed back to back in `packed` (rows * row_bytes bytes).
+  void write_rows(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
+                  std::span<const uint8_t> packed);
+  void read_rows(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
+                 std::span<uint8_t> packed) const;
+
+  /// Pages ever written, and the bytes they hold (for reports and tests).
+  size_t pages() const { return pages_.size(); }
+  uint64_t resident_bytes() const { return pages_.size() * page_bytes; }
+
+  /// Visits every written page in address order: f(page_address, span of page_bytes).
+  template <class F>
+  void for_each_page(F&& f) const {
+    for (const auto& [index, page] : pages_)
+      f(index * page_bytes, std::span<const uint8_t>(page.get(), page_bytes));
+  }
+
+  friend bool operator==(const memory_image& a, const memory_image& b);
+
+private:
+  uint8_t* page_for_write(uint64_t index);
+  const uint8_t* page_for_read(uint64_t index) const;
+
+  std::map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+};
+
+} // namespace kb
