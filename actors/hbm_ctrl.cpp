@@ -23,6 +23,7 @@ hbm_ctrl::config hbm_ctrl::read_config(const param_reader& p,
   c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
   c.latency = p.required<SimTime>("latency_ns");
   c.fabric = ctx.fabric;
+  c.deploy = ctx.deploy;
   if (p.required<uint32_t>("channels") != 1)
     throw p.error("channels", "hbm_ctrl_v1 is the aggregated model (1 channel); use impl "
                               "hbm_ctrl_channels_v1 for more");
@@ -31,7 +32,7 @@ hbm_ctrl::config hbm_ctrl::read_config(const param_reader& p,
 
 hbm_ctrl::hbm_ctrl(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
-                       std::move(c.fabric)) {}
+                       std::move(c.fabric), std::move(c.deploy)) {}
 
 service_time_fn hbm_ctrl::service_time(const config& c, const machine_context&) {
   return [c](const service_request& r) {

@@ -17,6 +17,7 @@ public:
     Bandwidth bandwidth = Bandwidth::gbps(512);
     SimTime latency = ns(100); ///< added to every reply
     std::shared_ptr<const fabric_map> fabric;
+    std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::hbm};
   static kind_doc doc();

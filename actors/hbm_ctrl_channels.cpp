@@ -14,6 +14,7 @@ hbm_ctrl_channels::config hbm_ctrl_channels::read_config(const param_reader& p,
   c.channels = p.required<uint32_t>("channels");
   c.granule = p.required<uint64_t>("interleave_bytes");
   c.fabric = ctx.fabric;
+  c.deploy = ctx.deploy;
   if (c.channels == 0 || c.channels > 1024)
     throw p.error("channels", "must be from 1 to 1024");
   if (c.granule == 0 || c.granule > global_address::max_offset)
@@ -26,7 +27,7 @@ hbm_ctrl_channels::config hbm_ctrl_channels::read_config(const param_reader& p,
 }
 
 hbm_ctrl_channels::hbm_ctrl_channels(caf::actor_config& cfg, node_init init, config c)
-  : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency}, c.fabric), cfg_(c) {
+  : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency}, c.fabric, c.deploy), cfg_(c) {
   const detail::memory_timing per{Bandwidth{c.bandwidth.mbps / c.channels}, c.latency};
   ch_.assign(c.channels, detail::memory_server(per));
 }

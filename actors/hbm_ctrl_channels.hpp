@@ -26,6 +26,7 @@ public:
     uint32_t channels = 1;
     uint64_t granule = 256;
     std::shared_ptr<const fabric_map> fabric;
+    std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::hbm};
   static kind_doc doc() { return hbm_ctrl::doc(); }

@@ -1,46 +1,113 @@
 #include "actors/pe_cpu.hpp"
 
+#include "actors/detail/names.hpp"
+#include "runtime/config/topology_spec.hpp"
 #include "runtime/pipeline/driver_program.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace kb {
 
 kind_doc pe_cpu::doc() {
   return {"pe_cpu",
-          "runs the PE's control program (the built-in driver, or a kernel) "
-          "and submits commands to PE_SCHEDULER",
+          "runs the PE's kernel (the built-in driver, or a tl:: kernel) on a fiber and "
+          "submits its commands to PE_SCHEDULER",
           {}};
 }
 
-pe_cpu::config pe_cpu::read_config(const param_reader&,
-                                   const machine_context& ctx) {
+pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& ctx) {
   config c;
   const std::string prefix = ctx.node.substr(0, ctx.node.rfind('.'));
   if (ctx.programs)
     if (auto it = ctx.programs->find(prefix); it != ctx.programs->end())
       c.program = it->second;
+  c.fabric = ctx.fabric;
+  if (ctx.topology)
+    if (const node_spec* tcm = ctx.topology->find_node(prefix + ".pe_tcm")) {
+      c.tcm_bytes = tcm->params.required<uint64_t>("size_kib") * 1024;
+      c.tcm_reserved = tcm->params.required<uint64_t>("scheduler_reserved_kib") * 1024;
+    }
   return c;
 }
 
 pe_cpu::pe_cpu(caf::actor_config& cfg, node_init init, config c)
   : node(cfg, std::move(init)), cfg_(std::move(c)) {}
 
+pe_cpu::~pe_cpu() = default;
+
+template <class F>
+void pe_cpu::step(F&& f) {
+  try {
+    f();
+  } catch (const tl::kernel_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(
+      fmt::format("kernel {} on {} failed: {}", cfg_.program->kernel, node_name(), e.what()));
+  }
+  if (kernel_->finished() && !finished_) {
+    finished_ = true;
+    finished_ps_ = now().ps();
+  }
+}
+
 void pe_cpu::on_start() {
   if (!cfg_.program)
     return;
-  const std::string& n = node_name();
-  const uint32_t sched = link_to(n.substr(0, n.rfind('.')) + ".pe_scheduler");
-  for (size_t i = 0; i < cfg_.program->commands.size(); ++i) {
-    outgoing m;
-    m.kind = kind_of(pipe_kind::command);
-    m.body = encode_command(cfg_.program->commands[i], i + 1);
-    send_on(sched, std::move(m));
-    commands_.push_back({now().ps(), 0, 0, false});
-  }
+  const std::string pe = detail::parent_of(node_name());
+  scheduler_ = link_to(pe + ".pe_scheduler");
+  kernel_site site;
+  site.kernel = cfg_.program->kernel;
+  site.pe = pe;
+  const detail::cube_id cube = detail::cube_id_of(detail::cube_of(node_name()));
+  site.sip = cube.sip;
+  site.cube = cube.cube;
+  const std::string last = pe.substr(pe.rfind('.') + 1);
+  if (std::sscanf(last.c_str(), "pe%u", &site.index) != 1)
+    throw std::runtime_error(fmt::format("{}: not inside a PE named peN", node_name()));
+  site.program_id = cfg_.program->program_id;
+  site.num_programs = cfg_.program->num_programs;
+  site.tcm_bytes = cfg_.tcm_bytes;
+  site.tcm_reserved = cfg_.tcm_reserved;
+  site.fabric = cfg_.fabric;
+  kernel_ = std::make_unique<kernel_context>(std::move(site), static_cast<kernel_port&>(*this));
+  kernel_fn fn = cfg_.program->fn;
+  if (!fn) // the built-in driver: every command at once, then wait for all
+    fn = [prog = cfg_.program](tl::context& tl) {
+      auto& k = static_cast<kernel_context&>(tl);
+      for (const pe_command& c : prog->commands)
+        k.issue_command(c);
+      tl.wait_all();
+    };
+  step([&] { kernel_->start(std::move(fn)); });
+}
+
+uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload) {
+  const uint64_t id = commands_.size() + 1;
+  outgoing m;
+  m.kind = kind_of(pipe_kind::command);
+  m.body = encode_command(c, id, payload,
+                          cfg_.program->fn ? std::string_view(cfg_.program->kernel)
+                                           : std::string_view());
+  send_on(scheduler_, std::move(m));
+  commands_.push_back({now().ps(), 0, 0, false, {}});
+  return id;
+}
+
+bool pe_cpu::done(uint64_t id) const {
+  if (id == 0 || id > commands_.size())
+    throw tl::kernel_error(fmt::format("kernel {} on {}: command {} was never issued",
+                                       cfg_.program->kernel, node_name(), id));
+  return commands_[id - 1].done;
+}
+
+std::vector<uint8_t> pe_cpu::take_data(uint64_t id) {
+  (void)done(id); // checks the id
+  return std::move(commands_[id - 1].data);
 }
 
 void pe_cpu::on_message(sim_event& ev) {
@@ -56,6 +123,12 @@ void pe_cpu::on_message(sim_event& ev) {
   c.done = true;
   c.done_ps = now().ps();
   c.tiles = ev.arg1;
+  ++done_count_;
+  if (!ev.body.empty()) { // a load's token, carrying what it read
+    const auto data = ev.body.root<wire::TileToken>().getData();
+    c.data.assign(data.begin(), data.end());
+  }
+  step([&] { kernel_->on_done(); });
 }
 
 void pe_cpu::on_finish() {
@@ -66,13 +139,24 @@ void pe_cpu::on_finish() {
     add_figure(p + "tiles", commands_[i].tiles);
     add_figure(p + "done", commands_[i].done ? 1 : 0);
   }
+  if (kernel_ && cfg_.program->fn) {
+    add_figure("kernel.finished", finished_ ? 1 : 0);
+    add_figure("kernel.end_ps", finished_ps_);
+    add_figure("kernel.tcm_peak_bytes", kernel_->tcm().peak_used());
+  }
 }
 
 std::string pe_cpu::pending_work() const {
   std::string out = node::pending_work();
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  if (kernel_ && !kernel_->finished()) {
+    const std::string w = kernel_->waiting_for();
+    add(fmt::format("kernel {} has not returned{}", cfg_.program->kernel,
+                    w.empty() ? "" : " (it " + w + ")"));
+  }
   for (size_t i = 0; i < commands_.size(); ++i)
     if (!commands_[i].done)
-      out += fmt::format("{}command {} not done", out.empty() ? "" : "; ", i + 1);
+      add(fmt::format("command {} not done", i + 1));
   return out;
 }
 

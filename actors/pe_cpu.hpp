@@ -1,11 +1,15 @@
 #pragma once
-// PE_CPU: runs the PE's control program and submits commands to
-// PE_SCHEDULER (never to an engine queue directly, ADR-0014 D1). A command's
-// latency runs from its issue here to the receipt of its command-done notice.
+// PE_CPU: runs the PE's kernel (DESIGN §5): a plain C++ function on its own
+// fiber, whose calls become commands to PE_SCHEDULER (never to an engine
+// queue directly, ADR-0014 D1). The kernel runs in zero simulated time
+// between its waits; a load or a wait suspends it until the command-done
+// notice it needs arrives. A command's latency runs from its issue here to
+// the receipt of its command-done notice.
 
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
+#include "runtime/kernel/kernel_context.hpp"
 #include "runtime/machine/machine_context.hpp"
 
 #include <memory>
@@ -15,15 +19,19 @@ namespace kb {
 
 struct driver_program;
 
-class pe_cpu final : public node {
+class pe_cpu final : public node, private kernel_port {
 public:
   struct config {
     std::shared_ptr<const driver_program> program; ///< may be null: idle
+    uint64_t tcm_bytes = 0;    ///< the PE's TCM (its pe_tcm's size_kib)
+    uint64_t tcm_reserved = 0; ///< SchedulerReservedTCM (scheduler_reserved_kib)
+    std::shared_ptr<const fabric_map> fabric;
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
 
   pe_cpu(caf::actor_config& cfg, node_init init, config c);
+  ~pe_cpu() override;
 
 protected:
   void on_start() override;
@@ -32,14 +40,30 @@ protected:
   std::string pending_work() const override;
 
 private:
+  // -- kernel_port ---------------------------------------------------------------
+  uint64_t issue(const pe_command& c, std::span<const uint8_t> payload) override;
+  bool done(uint64_t id) const override;
+  std::vector<uint8_t> take_data(uint64_t id) override;
+  uint64_t outstanding() const override { return commands_.size() - done_count_; }
+
+  /// Runs `f` (a step of the kernel); a kernel error ends the run naming it.
+  template <class F>
+  void step(F&& f);
+
   struct issued {
     uint64_t issue_ps = 0;
     uint64_t done_ps = 0;
     uint64_t tiles = 0;
     bool done = false;
+    std::vector<uint8_t> data; ///< a load's bytes, until the kernel takes them
   };
   config cfg_;
+  uint32_t scheduler_ = 0; ///< link to PE_SCHEDULER
+  std::unique_ptr<kernel_context> kernel_;
   std::vector<issued> commands_; ///< by command id - 1
+  uint64_t done_count_ = 0;
+  uint64_t finished_ps_ = 0;
+  bool finished_ = false;
 };
 
 } // namespace kb

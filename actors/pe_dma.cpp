@@ -1,6 +1,7 @@
 #include "actors/pe_dma.hpp"
 
 #include "actors/detail/names.hpp"
+#include "messages/memory.capnp.h"
 #include "runtime/address.hpp"
 #include "runtime/pipeline/token.hpp"
 
@@ -77,8 +78,26 @@ void pe_dma::send_request(lane_id lane) {
   m.bytes = lane == read_lane ? 0 : bytes;
   m.arg0 = s.getAddress();
   m.arg1 = mem_tag{id(), static_cast<uint32_t>(bytes)}.pack();
+  auto t = token(lane);
+  if (lane == read_lane ? s.getWantData() : t.hasData()) // a kernel's load or store
+    m.body = data_request(lane, s, t);
   waiting_[lane] = true;
   send_on(l, std::move(m));
+}
+
+message_body pe_dma::data_request(lane_id lane, wire::Stage::Reader s,
+                                  wire::TileToken::Reader t) const {
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(lane == read_lane ? 64 : 64 + s.getBytes() / 8);
+  auto a = msg->initRoot<wire::MemAccess>();
+  a.setRows(s.getRows());
+  a.setRowBytes(s.getRowBytes());
+  a.setStride(s.getRowStride());
+  a.setWho(t.getWho());
+  if (lane == read_lane)
+    a.setWantData(true);
+  else
+    a.setData(t.getData());
+  return message_body{std::move(msg)};
 }
 
 void pe_dma::on_reply(lane_id lane, sim_event& ev) {
@@ -95,6 +114,12 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
       lane == read_lane ? "read" : "write",
       detail::describe_address(stage(lane).getAddress())));
   waiting_[lane] = false;
+  if (lane == read_lane && stage(lane).getWantData()) {
+    if (ev.body.empty())
+      throw std::runtime_error(fmt::format("{}: a kernel load from {} got no data back",
+                                           node_name(), detail::describe_address(ev.arg0)));
+    token_builder(lane).setData(ev.body.root<wire::MemAccess>().getData());
+  }
   if (ev.tail > now())
     schedule(ev.tail, tail_timer, lane); // the read data's tail is still coming
   else

@@ -46,6 +46,8 @@ private:
   /// The egress link toward the memory of `address`; throws naming the
   /// tile for an address no memory owns or no route reaches.
   uint32_t egress_for(uint64_t address, lane_id lane);
+  /// The body of a kernel's load (asks for the bytes) or store (carries them).
+  message_body data_request(lane_id lane, wire::Stage::Reader s, wire::TileToken::Reader t) const;
   /// A mem_data / mem_ack arrived for `lane`.
   void on_reply(lane_id lane, sim_event& ev);
 

@@ -113,6 +113,12 @@ void pe_scheduler::on_command(sim_event& ev) {
         tile.tile_id, first.component, node_name()));
     f.first.emplace_back(*l, static_cast<queue_id>(first.type));
     f.tokens.push_back(make_token(tile, id, node_name()));
+    if (cmd.hasPayload() || cmd.hasWho()) { // a kernel's load or store
+      auto t = f.tokens.back().root_builder<wire::TileToken>();
+      if (cmd.hasPayload())
+        t.setData(cmd.getPayload());
+      t.setWho(cmd.getWho());
+    }
   }
   feeds_.push_back(std::move(f));
   run_feeder();
@@ -170,7 +176,7 @@ void pe_scheduler::on_unblocked(uint32_t, queue_id) {
   run_feeder();
 }
 
-void pe_scheduler::on_tile_done(const sim_event& ev) {
+void pe_scheduler::on_tile_done(sim_event& ev) {
   const uint64_t id = ev.arg0;
   const auto tile = ev.arg1;
   auto it = commands_.find(id);
@@ -187,6 +193,8 @@ void pe_scheduler::on_tile_done(const sim_event& ev) {
     throw std::runtime_error(
       fmt::format("command {}: tile {} completed twice", id, tile));
   st.done[tile] = true;
+  if (!ev.body.empty()) // a load's token, with the bytes it read
+    st.data = std::move(ev.body);
   hook_event(trace_kind::tile_ready, {0, 0, tile, id, 0});
   if ((tile + 1) % st.body_tiles == 0)
     st.body_done.push_back(now().ps());
@@ -197,6 +205,7 @@ void pe_scheduler::on_tile_done(const sim_event& ev) {
   m.kind = kind_of(pipe_kind::command_done);
   m.arg0 = id;
   m.arg1 = st.done.size();
+  m.body = std::move(st.data); // the bytes a kernel's load read, if it was one
   send_on(st.requester_link, std::move(m));
   ++commands_done_;
 }

@@ -46,6 +46,7 @@ private:
     uint32_t completed = 0;
     uint32_t body_tiles = 1;          ///< tiles per steady-state body
     std::vector<uint64_t> body_done;  ///< completion time of each body, ps
+    message_body data;                ///< a kernel load's token, with its bytes
   };
   struct feed {
     uint64_t command = 0;
@@ -58,7 +59,7 @@ private:
   };
 
   void on_command(sim_event& ev);
-  void on_tile_done(const sim_event& ev);
+  void on_tile_done(sim_event& ev);
   void run_feeder();
   /// The modulo schedule of the command's steady-state body, recorded as
   /// figures; nullopt (and a figure saying so) when the model cannot cover it.

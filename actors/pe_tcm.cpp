@@ -17,7 +17,11 @@ kind_doc pe_tcm::doc() {
             "fetch/store bandwidth between TCM and register file"},
            {"dma_bandwidth_gbps", "GB/s", "512",
             "bandwidth of the DMA port that serves other PEs' DMA reads and writes"},
-           {"dma_latency_ns", "ns", "0", "access latency of the DMA port, added to every reply"}}};
+           {"dma_latency_ns", "ns", "0", "access latency of the DMA port, added to every reply"},
+           {"size_kib", "uint", "2048", "capacity (kernels allocate tensors from it)"},
+           {"scheduler_reserved_kib", "uint", "512",
+            "SchedulerReservedTCM: the scheduler's tile slots; kernels allocate from the rest "
+            "(AllocatableTCM)"}}};
 }
 
 pe_tcm::config pe_tcm::read_config(const param_reader& p,
@@ -26,13 +30,17 @@ pe_tcm::config pe_tcm::read_config(const param_reader& p,
   c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
   c.dma_bandwidth = p.required<Bandwidth>("dma_bandwidth_gbps");
   c.dma_latency = p.required<SimTime>("dma_latency_ns");
+  if (p.required<uint64_t>("scheduler_reserved_kib") > p.required<uint64_t>("size_kib"))
+    throw p.error("scheduler_reserved_kib",
+                  "exceeds size_kib: the scheduler cannot reserve more TCM than there is");
   c.fabric = ctx.fabric;
+  c.deploy = ctx.deploy;
   return c;
 }
 
 pe_tcm::pe_tcm(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.dma_bandwidth, c.dma_latency}, c.fabric,
-                       "dma_"),
+                       c.deploy, "dma_"),
     cfg_(std::move(c)) {}
 
 void pe_tcm::on_message(sim_event& ev) {

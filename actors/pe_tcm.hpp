@@ -25,6 +25,7 @@ public:
     Bandwidth dma_bandwidth = Bandwidth::gbps(512);
     SimTime dma_latency = SimTime::zero();
     std::shared_ptr<const fabric_map> fabric;
+    std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::tcm};
   static kind_doc doc();

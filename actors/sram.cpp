@@ -15,11 +15,12 @@ sram::config sram::read_config(const param_reader& p, const machine_context& ctx
   c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
   c.latency = p.required<SimTime>("latency_ns");
   c.fabric = ctx.fabric;
+  c.deploy = ctx.deploy;
   return c;
 }
 
 sram::sram(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
-                       std::move(c.fabric)) {}
+                       std::move(c.fabric), std::move(c.deploy)) {}
 
 } // namespace kb

@@ -25,6 +25,9 @@ struct Stage {
   outDtype  @14 :UInt8;
   scope     @15 :UInt8;    # 0 none, 1 k_tile, 2 output_tile
   lastK     @16 :Bool;
+  # Data (ADR-0020), DMA stages of kernel loads and stores:
+  localAddress @17 :UInt64; # the TCM end of the transfer (0: a scheduler slot)
+  wantData  @18 :Bool;      # dma_read: bring the bytes back to the kernel
 }
 
 # A tile of a command, owned by exactly one unit at a time; the owner
@@ -38,6 +41,8 @@ struct TileToken {
   n         @5 :UInt32;
   k         @6 :UInt32;
   stages    @7 :List(Stage);
+  data      @8 :Data;      # bytes a kernel load read, or a kernel store writes
+  who       @9 :Text;      # the kernel whose load or store this is
 }
 
 struct GemmCommand {
@@ -64,6 +69,9 @@ struct SimpleCommand {
 
 struct PeCommand {
   id @0 :UInt64;
+  payload @4 :Data;        # a simple dma_write: the bytes it writes (empty: a
+                           # compute result, known only in Phase 2)
+  who     @5 :Text;        # the kernel that issued it (named in errors)
   union {
     gemm   @1 :GemmCommand;
     math   @2 :MathCommand;

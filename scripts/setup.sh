@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly KB_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev capnproto libcapnp-dev libyaml-cpp-dev libeigen3-dev
-  libspdlog-dev libfmt-dev libcli11-dev
+  libspdlog-dev libfmt-dev libcli11-dev libboost-context-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   python3 python3-matplotlib   # `kernbench sweep --plot` (scripts/plot_sweep.py)

@@ -31,7 +31,7 @@ void forwarder_node::on_message(sim_event& ev) {
   }
 }
 
-void forwarder_node::forward(node_id toward, const sim_event& ev) {
+void forwarder_node::forward(node_id toward, sim_event& ev) {
   const uint32_t link =
     port_.link_toward(id(), toward, [this](node_id n) { return find_link_to(n); });
   outgoing m;
@@ -41,6 +41,7 @@ void forwarder_node::forward(node_id toward, const sim_event& ev) {
   m.bytes = ev.bytes;
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
+  m.body = std::move(ev.body); // a kernel load's or store's data, if any
   send_on(link, std::move(m));
 }
 

@@ -30,7 +30,7 @@ protected:
   SimTime latency() const { return latency_; }
 
 private:
-  void forward(node_id toward, const sim_event& ev);
+  void forward(node_id toward, sim_event& ev);
 
   SimTime latency_;
   fabric_port port_;

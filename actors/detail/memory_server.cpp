@@ -1,6 +1,7 @@
 #include "actors/detail/memory_server.hpp"
 
 #include "actors/detail/names.hpp"
+#include "messages/memory.capnp.h"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <fmt/format.h>
@@ -40,9 +41,20 @@ memory_reply memory_server::write(SimTime head, SimTime tail, uint64_t length) {
 memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,
                                        memory_timing timing,
                                        std::shared_ptr<const fabric_map> fabric,
+                                       std::shared_ptr<const memory_image> deploy,
                                        std::string figure_prefix)
   : node(cfg, std::move(init)), server_(timing), port_(std::move(fabric)),
-    prefix_(std::move(figure_prefix)) {}
+    prefix_(std::move(figure_prefix)) {
+  if (!deploy)
+    return;
+  // Keep the deployed pages this node owns (memories are laid out in ranges
+  // far larger than a page, so a page belongs to the owner of its ends).
+  deploy->for_each_page([&](uint64_t at, std::span<const uint8_t> page) {
+    const uint64_t last = at + (page.size() - 1);
+    if (port_.map().memory_of(at) == id() || port_.map().memory_of(last) == id())
+      image_.write(at, page);
+  });
+}
 
 bool memory_server_node::is_request(const sim_event& ev) {
   return ev.kind == kind_of(pipe_kind::mem_read) || ev.kind == kind_of(pipe_kind::mem_write);
@@ -69,6 +81,8 @@ void memory_server_node::on_message(sim_event& ev) {
   outgoing m;
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
+  if (!ev.body.empty())
+    serve_data(ev, is_read, m);
   if (is_read) {
     const memory_reply r = serve_read(ev.t, ev.arg0, tag.length);
     m.kind = kind_of(pipe_kind::mem_data);
@@ -87,6 +101,46 @@ void memory_server_node::on_message(sim_event& ev) {
   send_on(back, std::move(m));
 }
 
+void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing& reply) {
+  auto a = ev.body.root<wire::MemAccess>();
+  const uint64_t rows = a.getRows(), row_bytes = a.getRowBytes(), stride = a.getStride();
+  const std::string who = a.hasWho() ? fmt::format(" (kernel {})", a.getWho().cStr()) : "";
+  const uint64_t length = mem_tag::unpack(ev.arg1).length;
+  if (rows * row_bytes != length || (rows > 1 && stride < row_bytes))
+    throw std::runtime_error(fmt::format(
+      "{}: a {} of {} rows of {} B every {} B at {}{} does not match its {} B request",
+      node_name(), is_read ? "load" : "store", rows, row_bytes, stride,
+      describe_address(ev.arg0), who, length));
+  const uint64_t span = rows == 0 ? 0 : (rows - 1) * stride + row_bytes;
+  const uint64_t last = span == 0 ? ev.arg0 : ev.arg0 + (span - 1);
+  if (last < ev.arg0 || port_.map().memory_of(last) != id())
+    throw std::runtime_error(fmt::format(
+      "{}: a {} of {} B from {}{} runs past the end of this memory", node_name(),
+      is_read ? "load" : "store", span, describe_address(ev.arg0), who));
+  if (is_read) {
+    if (!a.getWantData())
+      return;
+    auto msg = std::make_unique<capnp::MallocMessageBuilder>(64 + length / 8);
+    auto r = msg->initRoot<wire::MemAccess>();
+    r.setRows(a.getRows());
+    r.setRowBytes(row_bytes);
+    r.setStride(stride);
+    auto data = r.initData(static_cast<unsigned>(length));
+    image_.read_rows(ev.arg0, stride, rows, row_bytes, std::span<uint8_t>(data.begin(), data.size()));
+    reply.body = message_body{std::move(msg)};
+    ++data_reads_;
+    return;
+  }
+  const auto data = a.getData();
+  if (data.size() != length)
+    throw std::runtime_error(fmt::format("{}: a store of {} B to {}{} carries {} B", node_name(),
+                                         length, describe_address(ev.arg0), who, data.size()));
+  // Visible from now on to every load that reaches this memory after it.
+  image_.write_rows(ev.arg0, stride, rows, row_bytes,
+                    std::span<const uint8_t>(data.begin(), data.size()));
+  ++data_writes_;
+}
+
 memory_reply memory_server_node::serve_read(SimTime head, uint64_t, uint64_t length) {
   return server_.read(head, length);
 }
@@ -101,6 +155,10 @@ void memory_server_node::on_finish() {
   add_figure(prefix_ + "read_bytes", server_.read_bytes());
   add_figure(prefix_ + "write_bytes", server_.write_bytes());
   add_figure(prefix_ + "requests", server_.requests());
+  if (data_reads_ + data_writes_ > 0) {
+    add_figure(prefix_ + "data_reads", data_reads_);
+    add_figure(prefix_ + "data_writes", data_writes_);
+  }
 }
 
 } // namespace kb::detail

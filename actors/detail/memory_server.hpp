@@ -8,6 +8,7 @@
 #include "actors/detail/fabric_port.hpp"
 #include "actors/detail/names.hpp"
 #include "runtime/address.hpp"
+#include "runtime/data/memory_image.hpp"
 #include "runtime/engine/node.hpp"
 
 #include <string>
@@ -62,11 +63,22 @@ private:
 /// A node that serves mem_read / mem_write for the addresses it owns (by
 /// the fabric's address map) and sends each reply (mem_data / mem_ack)
 /// toward the requester named in its mem_tag by the fabric routes.
-/// Figures: <prefix>busy_ps, read_bytes, write_bytes, requests.
+/// It holds the contents of those addresses (ADR-0020 D7): the host's
+/// deployed bytes at the start; a request that carries a MemAccess body
+/// (a kernel's load or store) reads or writes them, and a load's reply
+/// carries the bytes. Bodiless traffic (composite commands) only takes time.
+/// Figures: <prefix>busy_ps, read_bytes, write_bytes, requests, and
+/// data_reads / data_writes when kernels touched the contents.
 class memory_server_node : public node {
 public:
+  /// `deploy`: the host's initial image of the whole machine (may be null);
+  /// the node keeps the pages it owns.
   memory_server_node(caf::actor_config& cfg, node_init init, memory_timing timing,
-                     std::shared_ptr<const fabric_map> fabric, std::string figure_prefix = {});
+                     std::shared_ptr<const fabric_map> fabric,
+                     std::shared_ptr<const memory_image> deploy, std::string figure_prefix = {});
+
+  /// The node's contents (tests).
+  const memory_image& contents() const { return image_; }
 
 protected:
   void on_message(sim_event& ev) override;
@@ -84,8 +96,14 @@ protected:
 
 private:
   void check_address(uint64_t address);
+  /// Serves the data of a kernel's load or store (a request with a body);
+  /// sets the reply's body for a load.
+  void serve_data(const sim_event& ev, bool is_read, outgoing& reply);
 
   memory_server server_;
+  memory_image image_;
+  uint64_t data_reads_ = 0;
+  uint64_t data_writes_ = 0;
   fabric_port port_;
   std::string prefix_;
 };

@@ -15,6 +15,7 @@ namespace kb {
 struct driver_program; // runtime/machine/driver_program.hpp
 struct topology_spec; // runtime/config/topology_spec.hpp
 class fabric_map;     // runtime/machine/fabric_map.hpp
+class memory_image;   // runtime/data/memory_image.hpp
 
 struct machine_context {
   sim_clock clock{1000};
@@ -31,6 +32,9 @@ struct machine_context {
   /// Routes of the memory fabric (set by build_machine before any node is
   /// made); fabric kinds keep the pointer.
   std::shared_ptr<const fabric_map> fabric;
+  /// The host's initial contents of every memory (ADR-0020 D7); each memory
+  /// node keeps the pages it owns. Null: all memories start zeroed.
+  std::shared_ptr<const memory_image> deploy;
 };
 
 } // namespace kb

@@ -26,10 +26,15 @@ std::string describe(const pe_command& c) {
   return fmt::format("{} {} B on {}", to_string(s.type), s.params.bytes, s.component);
 }
 
-message_body encode_command(const pe_command& c, uint64_t id) {
+message_body encode_command(const pe_command& c, uint64_t id, std::span<const uint8_t> payload,
+                            std::string_view who) {
   auto msg = std::make_unique<capnp::MallocMessageBuilder>(128);
   auto cmd = msg->initRoot<wire::PeCommand>();
   cmd.setId(id);
+  if (!payload.empty())
+    cmd.setPayload(capnp::Data::Reader(payload.data(), payload.size()));
+  if (!who.empty())
+    cmd.setWho(capnp::Text::Reader(who.data(), who.size()));
   if (auto* g = std::get_if<gemm_plan_args>(&c)) {
     auto w = cmd.initGemm();
     w.setM(g->m);

@@ -8,7 +8,10 @@
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/plan/math_plan.hpp"
 
+#include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace kb {
@@ -23,7 +26,10 @@ using pe_command = std::variant<gemm_plan_args, math_plan_args, simple_command>;
 /// Short label for reports: "gemm 1024x1024x1024 f16", "math exp 256x256".
 std::string describe(const pe_command& c);
 
-message_body encode_command(const pe_command& c, uint64_t id);
+/// `payload`: the bytes a simple dma_write writes (empty: a compute result,
+/// whose bytes exist only in Phase 2); `who`: the kernel, named in errors.
+message_body encode_command(const pe_command& c, uint64_t id,
+                            std::span<const uint8_t> payload = {}, std::string_view who = {});
 
 /// Plans a decoded command for the PE `pe_prefix` (component ids of
 /// composite plans hang off it). Throws plan_error for a bad command.

@@ -21,6 +21,8 @@ void to_wire(const stage& s, wire::Stage::Builder out) {
   out.setOutDtype(static_cast<uint8_t>(p.out_dtype));
   out.setScope(p.scope ? static_cast<uint8_t>(*p.scope) + 1 : 0);
   out.setLastK(p.last_k);
+  out.setLocalAddress(p.local_address);
+  out.setWantData(p.want_data);
 }
 
 stage from_wire(wire::Stage::Reader in) {
@@ -45,6 +47,8 @@ stage from_wire(wire::Stage::Reader in) {
   if (in.getScope() != 0)
     p.scope = static_cast<epilogue_scope>(in.getScope() - 1);
   p.last_k = in.getLastK();
+  p.local_address = in.getLocalAddress();
+  p.want_data = in.getWantData();
   return s;
 }
 

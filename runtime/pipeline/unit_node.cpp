@@ -95,6 +95,8 @@ void unit_node::end_stage(lane_id lane) {
     m.kind = kind_of(pipe_kind::tile_done);
     m.arg0 = t.getCommand();
     m.arg1 = t.getTile();
+    if (t.hasData() && ls.stage.getWantData())
+      m.body = std::move(ls.token); // a kernel load: the bytes go back to it
     send_on(link_for(std::string_view(t.getScheduler().cStr())), std::move(m));
     release(lane);
     return;

@@ -43,6 +43,8 @@ protected:
 
   /// The token a lane is serving.
   wire::TileToken::Reader token(lane_id lane) const;
+  /// The same, to write into (a kernel load's bytes).
+  wire::TileToken::Builder token_builder(lane_id lane) { return lanes_[lane].root; }
   /// The token's current stage (the plan's stage list is read once per
   /// stage, not on every access).
   wire::Stage::Reader stage(lane_id lane) const { return lanes_[lane].stage; }

@@ -71,6 +71,11 @@ struct stage_params {
   std::optional<epilogue_scope> scope;
   /// True on the last K tile of an output tile (always true in a MATH plan).
   bool last_k = false;
+  /// Data (ADR-0020), DMA stages of a kernel's loads and stores: the TCM end
+  /// of the transfer (0: a slot of the scheduler's, as in composite plans),
+  /// and whether a read brings its bytes back to the kernel.
+  uint64_t local_address = 0;
+  bool want_data = false;
 
   friend bool operator==(const stage_params&, const stage_params&) = default;
 };

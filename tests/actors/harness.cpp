@@ -135,13 +135,13 @@ void make_cube(test_machine& sim, const cube_options& o) {
   sim.add_node(cube + ".xbar", make_node_factory<xbar>(xbar::config{.fabric = fab}));
   if (o.hbm_channels)
     sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl_channels>(hbm_ctrl_channels::config{
-                                  .channels = o.hbm_channels, .granule = o.hbm_granule, .fabric = fab}));
+                                  .channels = o.hbm_channels, .granule = o.hbm_granule, .fabric = fab, .deploy = nullptr}));
   else
-    sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{.fabric = fab}));
+    sim.add_node(cube + ".hbm", make_node_factory<hbm_ctrl>(hbm_ctrl::config{.fabric = fab, .deploy = nullptr}));
   sim.add_link(cube + ".xbar", cube + ".hbm", ns(1), Bandwidth::gbps(512), 4);
   sim.add_link(cube + ".hbm", cube + ".xbar", ns(1), Bandwidth::gbps(512), 4);
   sim.add_node(cube + ".noc", make_node_factory<noc>(noc::config{.fabric = fab}));
-  sim.add_node(cube + ".sram", make_node_factory<sram>(sram::config{.fabric = fab}));
+  sim.add_node(cube + ".sram", make_node_factory<sram>(sram::config{.fabric = fab, .deploy = nullptr}));
   sim.add_link(cube + ".noc", cube + ".sram", ns(1), Bandwidth::gbps(256), 4);
   sim.add_link(cube + ".sram", cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
   if (o.fabric_links) {
@@ -161,7 +161,7 @@ void make_cube(test_machine& sim, const cube_options& o) {
     const pe_gemm::config gemm_cfg; // defaults (R = C = 32, 1 GHz)
     add("pe_gemm", make_node_factory<pe_gemm>(gemm_cfg));
     add("pe_math", make_node_factory<pe_math>(pe_math::config{}));
-    add("pe_tcm", make_node_factory<pe_tcm>(pe_tcm::config{.fabric = fab}));
+    add("pe_tcm", make_node_factory<pe_tcm>(pe_tcm::config{.fabric = fab, .deploy = nullptr}));
     auto wire = [&](const std::string& a, const std::string& b) {
       if (!omitted(a) && !omitted(b))
         sim.add_link(unit(p, a, cube), unit(p, b, cube), ns(1), std::nullopt, 4);

@@ -59,7 +59,7 @@ run_result run_sram(bool write) {
   sim.add_node("sip0.cube0.client",
                make_node_factory<mem_client>(addr, 32768u, write));
   sim.add_node("sip0.cube0.noc", make_node_factory<noc>(noc::config{.fabric = sim.fabric()}));
-  sim.add_node("sip0.cube0.sram", make_node_factory<sram>(sram::config{.fabric = sim.fabric()}));
+  sim.add_node("sip0.cube0.sram", make_node_factory<sram>(sram::config{.fabric = sim.fabric(), .deploy = nullptr}));
   for (auto [a, b] : {std::pair{"client", "noc"}, std::pair{"noc", "sram"}}) {
     const std::string x = std::string("sip0.cube0.") + a;
     const std::string y = std::string("sip0.cube0.") + b;

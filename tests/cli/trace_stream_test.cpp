@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -40,6 +41,14 @@ long peak_rss_kib(const std::vector<std::string>& args) {
   if (pid == 0) {
     if (!std::freopen("/dev/null", "w", stdout))
       ::_exit(127);
+    // Under AddressSanitizer freed blocks wait in a quarantine (256 MiB by
+    // default) and count as resident, so a run that frees as it goes (the
+    // stream) would look as big as one that keeps everything. Without the
+    // quarantine the sanitized peak compares like the plain one.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    const std::string opts = std::string(asan ? asan : "") +
+                             ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+    ::setenv("ASAN_OPTIONS", opts.c_str(), 1);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
@@ -108,7 +117,9 @@ TEST(trace_stream, a_truncated_stream_is_refused_and_nothing_is_written) {
 
 // 450,000 trace records (a 4096x4096x2048 GEMM with every hop): streamed,
 // the run needs no more memory than without a trace; held in memory until
-// the end (--trace), about 120 MiB more.
+// the end (--trace), about 120 MiB more. Both bounds are relative to the run
+// without a trace, so they hold in sanitized builds too (whose baseline is
+// some 330 MiB, against 150 MiB plain).
 TEST(trace_stream, streaming_a_large_trace_takes_no_more_memory_than_no_trace) {
   const std::string dir = test::temp_dir("stream_rss");
   const std::vector<std::string> run{"run", "--quiet", "--M", "4096", "--K", "4096", "--N", "2048"};
@@ -122,7 +133,6 @@ TEST(trace_stream, streaming_a_large_trace_takes_no_more_memory_than_no_trace) {
   const long in_memory = with({"--trace-hops", "--trace", dir + "/m.capnp"});
   EXPECT_LT(streamed, none + 20 * 1024) << "no trace " << none << " KiB";
   EXPECT_GT(in_memory, streamed + 60 * 1024) << "streamed " << streamed << " KiB";
-  EXPECT_LT(streamed, 200 * 1024);
   const auto r = run_kernbench("trace stats " + dir + "/s.trace --top 1");
   ASSERT_EQ(r.out.rfind("trace: ", 0), 0u) << r.out;
   EXPECT_GT(std::stoull(r.out.substr(7)), 400000u) << r.out; // the whole trace is there

@@ -1,0 +1,32 @@
+#pragma once
+// What a tl::tensor refers to (kernels/tl.hpp): its TCM block and, for a
+// loaded tensor, its bytes. Shared by the tl library and the kernel runtime.
+
+#include "kernels/tl.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kb::tl {
+
+struct tensor::state {
+  uint32_t rows = 0;
+  uint32_t cols = 0;
+  dtype type = dtype::f32;
+  uint64_t address = 0;        ///< global TCM address
+  bool ready = false;          ///< data holds its Phase 1 bytes
+  std::vector<uint8_t> data;   ///< row-major, packed
+  std::string owner;           ///< "kernel gemm on sip0.cube0.pe0", for errors
+  std::function<void()> release; ///< frees the TCM block
+
+  state() = default;
+  state(const state&) = delete;
+  state& operator=(const state&) = delete;
+  ~state() {
+    if (release)
+      release();
+  }
+};
+
+} // namespace kb::tl

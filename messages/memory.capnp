@@ -1,0 +1,17 @@
+@0xb6f0c2d9a4e81357;
+# The data a memory request or reply carries (ADR-0020 D7; issue 12): only
+# kernel loads and stores carry one; the traffic of composite commands
+# (whose bytes are compute results, known only in Phase 2) carries none and
+# leaves the memory's contents alone. A request's address is in arg0.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("kb::wire");
+
+struct MemAccess {
+  rows     @0 :UInt32;  # rows of rowBytes each, stride bytes apart from arg0
+  rowBytes @1 :UInt64;
+  stride   @2 :UInt64;
+  wantData @3 :Bool;    # mem_read: reply with the bytes
+  data     @4 :Data;    # mem_data / mem_write: the rows, packed
+  who      @5 :Text;    # the kernel that asked (named in errors)
+}

@@ -1,0 +1,120 @@
+#pragma once
+// The runtime behind tl::context (kernels/tl.hpp): turns a kernel's calls
+// into PE commands sent by its PE_CPU (through `kernel_port`), suspends the
+// kernel's fiber while it waits, and checks its accesses before anything is
+// sent: a range no single memory owns, a misaligned address, a TCM
+// allocation that does not fit are tl::kernel_errors naming the kernel.
+
+#include "kernels/tl.hpp"
+#include "runtime/kernel/kernel_fiber.hpp"
+#include "runtime/kernel/tcm_allocator.hpp"
+#include "runtime/pipeline/command.hpp"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+class fabric_map;
+
+/// What a kernel needs from its PE_CPU.
+class kernel_port {
+public:
+  virtual ~kernel_port() = default;
+  /// Sends `c` to PE_SCHEDULER now; returns its id. `payload`: the bytes of
+  /// a store of a loaded tensor.
+  virtual uint64_t issue(const pe_command& c, std::span<const uint8_t> payload) = 0;
+  virtual bool done(uint64_t id) const = 0;
+  /// The bytes a load brought back (once).
+  virtual std::vector<uint8_t> take_data(uint64_t id) = 0;
+  /// Commands issued and not yet done.
+  virtual uint64_t outstanding() const = 0;
+};
+
+/// Where a kernel runs and what it may touch.
+struct kernel_site {
+  std::string kernel;         ///< its name
+  std::string pe;             ///< "sip0.cube0.pe3"
+  uint32_t sip = 0, cube = 0, index = 0;
+  std::array<uint32_t, 3> program_id{0, 0, 0};
+  std::array<uint32_t, 3> num_programs{1, 1, 1};
+  uint64_t tcm_bytes = 0;     ///< the PE's TCM
+  uint64_t tcm_reserved = 0;  ///< of which SchedulerReservedTCM
+  std::shared_ptr<const fabric_map> fabric; ///< who owns which address
+};
+
+using kernel_fn = std::function<void(tl::context&)>;
+
+class kernel_context final : public tl::context {
+public:
+  kernel_context(kernel_site site, kernel_port& port);
+  ~kernel_context() override;
+
+  /// Starts the kernel on its fiber (it runs until its first wait).
+  void start(kernel_fn fn);
+  /// A command finished: resumes the kernel if that is what it waits for.
+  void on_done();
+  bool finished() const { return fiber_ && fiber_->finished(); }
+  /// "waits for command 7 (a load of 4096 B from hbm sip0.cube0 +0x0)", or empty.
+  std::string waiting_for() const;
+  const tcm_allocator& tcm() const { return *tcm_; }
+
+  /// Any command as it is (the built-in driver's).
+  tl::handle issue_command(const pe_command& c);
+
+  // -- tl::context --------------------------------------------------------------
+  uint32_t program_id(unsigned axis) const override;
+  uint32_t num_programs(unsigned axis) const override;
+  const std::string& kernel_name() const override { return site_.kernel; }
+  const std::string& pe() const override { return site_.pe; }
+  tl::tensor load(tl::ptr src, tl::block b) override;
+  tl::handle store(tl::ptr dst, const tl::tensor& t, uint64_t row_stride) override;
+  tl::handle gemm(gemm_plan_args a) override;
+  tl::handle math(math_plan_args a) override;
+  void wait(tl::handle h) override;
+  void wait_all() override;
+
+private:
+  [[noreturn]] void fail(const std::string& what) const;
+  /// Checks that [address, address + span) is aligned for `type` and owned
+  /// by one memory; `what` names the access in errors.
+  void check_range(uint64_t address, uint64_t span, dtype type, const std::string& what) const;
+  /// A new TCM tensor (no data yet).
+  std::shared_ptr<tl::tensor::state> allocate(uint32_t rows, uint32_t cols, dtype type);
+  void suspend_until(std::function<bool()> ready, std::string why);
+
+  /// What the kernel wrote: rows of `row_bytes`, `stride` apart from `address`.
+  struct written {
+    uint64_t command = 0;
+    uint64_t address = 0, rows = 0, row_bytes = 0, stride = 0;
+    std::vector<uint8_t> data; ///< empty: a compute result (pending in Phase 1)
+    std::string what;
+  };
+  /// Store-to-load forwarding: bytes of this kernel's stores still in flight
+  /// when a load was issued are laid over what the load read, so a store is
+  /// visible to the kernel's own later loads from its issue on (ADR-0020 D3).
+  void forward_stores(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
+                      const std::vector<written>& stores, std::vector<uint8_t>& data) const;
+  /// A load of a range this kernel filled with a compute result fails.
+  void check_not_pending(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
+                         const std::string& what) const;
+  void note_write(written w);
+  void drop_finished_stores();
+
+  kernel_site site_;
+  kernel_port& port_;
+  std::vector<written> in_flight_; ///< stores with data, not yet done
+  std::vector<written> pending_;   ///< ranges holding compute results
+  std::shared_ptr<tcm_allocator> tcm_;
+  std::unique_ptr<kernel_fiber> fiber_;
+  std::function<bool()> ready_; ///< set while suspended
+  std::string why_;
+};
+
+} // namespace kb

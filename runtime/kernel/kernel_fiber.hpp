@@ -1,0 +1,37 @@
+#pragma once
+// A kernel's own stack (DESIGN §5, ADR-0020 D3): the kernel runs as a plain
+// function on a fiber (Boost.Context) inside its PE_CPU actor. `resume` runs
+// it until it suspends (a load waits for its data, a wait for its command)
+// or returns; `suspend`, called from inside, hands control back. An
+// exception that leaves the kernel is caught on the fiber and rethrown by
+// `resume`, on the actor's own stack.
+
+#include <exception>
+#include <functional>
+#include <memory>
+
+namespace kb {
+
+class kernel_fiber {
+public:
+  /// `stack_bytes`: the kernel's stack (guard page below it: an overflow
+  /// faults instead of corrupting the simulator).
+  explicit kernel_fiber(std::function<void()> body, size_t stack_bytes = 512 * 1024);
+  ~kernel_fiber();
+  kernel_fiber(const kernel_fiber&) = delete;
+  kernel_fiber& operator=(const kernel_fiber&) = delete;
+
+  /// Runs the kernel until it suspends or ends; rethrows what it threw.
+  void resume();
+  /// From inside the kernel: back to the caller of `resume`.
+  void suspend();
+
+  bool finished() const;
+  bool running() const;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace kb
