@@ -66,6 +66,15 @@ void memory_image::read(uint64_t address, std::span<uint8_t> out) const {
   }
 }
 
+void memory_image::touch(uint64_t address, uint64_t length) {
+  check_end(address, length);
+  if (length == 0)
+    return;
+  const uint64_t last = (address + (length - 1)) / page_bytes;
+  for (uint64_t i = address / page_bytes; i <= last; ++i)
+    page_for_write(i);
+}
+
 std::vector<uint8_t> memory_image::read(uint64_t address, uint64_t length) const {
   std::vector<uint8_t> out(length);
   read(address, out);

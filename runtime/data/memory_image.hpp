@@ -36,6 +36,12 @@ public:
   void read_rows(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
                  std::span<uint8_t> packed) const;
 
+  /// Creates every page of [address, address + length) not present yet (as
+  /// zeros); contents do not change. After this, writes inside the range
+  /// never insert into the page map, so threads may write disjoint bytes of
+  /// it concurrently (the Phase 2 workers rely on this).
+  void touch(uint64_t address, uint64_t length);
+
   /// Pages ever written, and the bytes they hold (for reports and tests).
   size_t pages() const { return pages_.size(); }
   uint64_t resident_bytes() const { return pages_.size() * page_bytes; }

@@ -61,5 +61,19 @@ TEST(memory_image, an_access_past_the_end_of_the_address_space_is_refused) {
   EXPECT_NO_THROW(m.write(~uint64_t{0} - 7, std::vector<uint8_t>(8)));
 }
 
+TEST(memory_image, touch_creates_the_pages_of_a_range_and_changes_no_byte) {
+  memory_image m;
+  m.write(10, std::vector<uint8_t>{9});
+  const memory_image before = m;
+  // Bytes 100 .. page_bytes + 100 span pages 0 and 1.
+  m.touch(100, memory_image::page_bytes + 1);
+  EXPECT_EQ(m.pages(), 2u);
+  EXPECT_EQ(m, before);
+  EXPECT_EQ(m.read(10, 1), std::vector<uint8_t>{9});
+  m.touch(5 * memory_image::page_bytes, 0);
+  EXPECT_EQ(m.pages(), 2u);
+  EXPECT_THROW(m.touch(~uint64_t{0}, 2), std::out_of_range);
+}
+
 } // namespace
 } // namespace kb

@@ -1,0 +1,150 @@
+#include "runtime/data/dtype_convert.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace kb {
+
+uint16_t f32_to_f16(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  const auto sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  const uint32_t a = x & 0x7fff'ffffu;
+  if (a > 0x7f80'0000u) // NaN: quiet, keep the top payload bits
+    return static_cast<uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477f'f000u) // >= 65520 (halfway past 65504, the largest f16) and inf
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (a < 0x3880'0000u) { // below 2^-14: an f16 subnormal or zero
+    if (a <= 0x3300'0000u) // <= 2^-25, half the smallest subnormal: ties to even 0
+      return sign;
+    // value = mant * 2^(e - 150); in units of 2^-24 that is mant >> (126 - e).
+    const uint32_t e = a >> 23;
+    const uint32_t mant = (a & 0x7f'ffffu) | 0x80'0000u;
+    const uint32_t shift = 126 - e; // 14..24
+    uint32_t r = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1);
+    const uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (r & 1u)))
+      ++r; // may carry into the smallest normal, which is the right encoding
+    return static_cast<uint16_t>(sign | r);
+  }
+  uint32_t h = ((a >> 23) - 112) << 10 | ((a >> 13) & 0x3ffu);
+  const uint32_t rem = a & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+    ++h; // a carry into the exponent is the right rounding
+  return static_cast<uint16_t>(sign | h);
+}
+
+float f16_to_f32(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t e = (h >> 10) & 0x1fu;
+  const uint32_t mant = h & 0x3ffu;
+  if (e == 0) {
+    const float v = static_cast<float>(mant) * 0x1p-24f; // exact: mant < 2^10
+    return sign ? -v : v;
+  }
+  if (e == 31)
+    return std::bit_cast<float>(sign | 0x7f80'0000u | (mant << 13));
+  return std::bit_cast<float>(sign | ((e + 112) << 23) | (mant << 13));
+}
+
+uint16_t f32_to_bf16(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fff'ffffu) > 0x7f80'0000u) // NaN: quiet so the payload cannot vanish
+    return static_cast<uint16_t>((x >> 16) | 0x0040u);
+  const uint32_t bias = 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>((x + bias) >> 16); // overflow rounds to inf
+}
+
+float bf16_to_f32(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
+
+namespace {
+template <class Int>
+Int round_saturate(float f) {
+  if (std::isnan(f))
+    return 0;
+  constexpr auto lo = static_cast<float>(std::numeric_limits<Int>::min()); // exact: -2^k
+  constexpr float hi = -lo;                                                // 2^k, one past max
+  if (f >= hi)
+    return std::numeric_limits<Int>::max();
+  if (f <= lo)
+    return std::numeric_limits<Int>::min();
+  // The default floating-point environment rounds to nearest even.
+  const float r = std::nearbyint(f);
+  return r >= hi ? std::numeric_limits<Int>::max() : static_cast<Int>(r);
+}
+} // namespace
+
+int8_t f32_to_i8(float f) { return round_saturate<int8_t>(f); }
+int32_t f32_to_i32(float f) { return round_saturate<int32_t>(f); }
+
+void decode_f32(dtype t, std::span<const uint8_t> bytes, std::span<float> out) {
+  const size_t n = out.size();
+  if (bytes.size() != n * dtype_bytes(t))
+    throw std::invalid_argument("decode_f32: the byte count does not match the element count");
+  const uint8_t* p = bytes.data();
+  switch (t) {
+  case dtype::f32:
+    std::memcpy(out.data(), p, n * 4);
+    return;
+  case dtype::f16:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = f16_to_f32(static_cast<uint16_t>(p[2 * i] | p[2 * i + 1] << 8));
+    return;
+  case dtype::bf16:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = bf16_to_f32(static_cast<uint16_t>(p[2 * i] | p[2 * i + 1] << 8));
+    return;
+  case dtype::i8:
+    for (size_t i = 0; i < n; ++i)
+      out[i] = static_cast<float>(static_cast<int8_t>(p[i]));
+    return;
+  case dtype::i32:
+    for (size_t i = 0; i < n; ++i) {
+      int32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      out[i] = static_cast<float>(v);
+    }
+    return;
+  }
+  throw std::invalid_argument("decode_f32: unknown dtype");
+}
+
+void encode_f32(dtype t, std::span<const float> in, std::span<uint8_t> bytes) {
+  const size_t n = in.size();
+  if (bytes.size() != n * dtype_bytes(t))
+    throw std::invalid_argument("encode_f32: the byte count does not match the element count");
+  uint8_t* p = bytes.data();
+  auto put16 = [p](size_t i, uint16_t v) {
+    p[2 * i] = static_cast<uint8_t>(v);
+    p[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+  };
+  switch (t) {
+  case dtype::f32:
+    std::memcpy(p, in.data(), n * 4);
+    return;
+  case dtype::f16:
+    for (size_t i = 0; i < n; ++i)
+      put16(i, f32_to_f16(in[i]));
+    return;
+  case dtype::bf16:
+    for (size_t i = 0; i < n; ++i)
+      put16(i, f32_to_bf16(in[i]));
+    return;
+  case dtype::i8:
+    for (size_t i = 0; i < n; ++i)
+      p[i] = static_cast<uint8_t>(f32_to_i8(in[i]));
+    return;
+  case dtype::i32:
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t v = f32_to_i32(in[i]);
+      std::memcpy(p + 4 * i, &v, 4);
+    }
+    return;
+  }
+  throw std::invalid_argument("encode_f32: unknown dtype");
+}
+
+} // namespace kb

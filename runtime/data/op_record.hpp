@@ -1,0 +1,94 @@
+#pragma once
+// The op record: what Phase 1 logs per data op and Phase 2 replays
+// (ADR-0020 D5). One record per tile-level op, written by the actor base-class
+// hook only (D2).
+//
+// Semantics (Phase 2 computes in f32 and stores in `out.type`; every input is
+// read in full before `out` is written, so `out` may alias an input):
+// - memory: inputs[0] -> out, same rows x cols; a plain byte copy when the
+//   dtypes match, else converted element by element.
+// - gemm: inputs a (tm x tk) and b (tk x tn), out (tm x tn);
+//   out = a * b, or out = out + a * b with `accumulate`; f32 accumulation.
+// - math: `fn` on the inputs:
+//   unary (exp log relu rsqrt sqrt neg abs recip tanh, scale, add_scalar, cast)
+//     take 1 input of out's shape; scale is x * scalar, add_scalar x + scalar,
+//     cast only converts the dtype;
+//   binary (add sub mul div max min) take 2 inputs, each of out's shape, a
+//     1 x cols row (broadcast down the rows), a rows x 1 column (broadcast
+//     across) or 1 x 1; max/min propagate NaN like numpy.maximum/minimum;
+//   where takes (cond, a, b), each broadcast the same way: cond != 0 picks a;
+//   sum / row_max / row_min reduce 1 input along `axis`: axis 1 gives
+//     out rows x 1, axis 0 gives out 1 x cols (row_max with axis 0 is the
+//     column maximum); NaN propagates.
+
+#include "runtime/data/tensor.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb {
+
+/// Executor dispatch class (ADR-0020 D5 `op_kind`).
+enum class op_kind : uint8_t { memory, gemm, math };
+
+/// The function of a math op.
+enum class math_fn : uint8_t {
+  exp, log, relu, rsqrt, sqrt, neg, abs, recip, tanh,
+  add, sub, mul, div, max, min,
+  where,
+  scale, add_scalar,
+  sum, row_max, row_min,
+  cast,
+};
+
+/// The number of math_fn enumerators (cast is the last).
+inline constexpr unsigned math_fn_count = static_cast<unsigned>(math_fn::cast) + 1;
+
+std::string_view to_string(op_kind k);
+std::optional<op_kind> parse_op_kind(std::string_view name);
+std::string_view to_string(math_fn f);
+std::optional<math_fn> parse_math_fn(std::string_view name);
+
+/// How many inputs `f` takes (1, 2 or 3).
+unsigned arity(math_fn f);
+/// True for sum, row_max, row_min.
+bool is_reduction(math_fn f);
+
+/// One data op (see the header comment for the semantics).
+struct op_record {
+  uint64_t id = 0;         ///< stable, unique in a log; `deps` refer to it
+  uint64_t t_start_ps = 0; ///< service start (ADR-0020 D2)
+  uint64_t t_end_ps = 0;   ///< service end
+  std::string component;   ///< e.g. "sip0.cube0.pe0.pe_gemm"
+  op_kind kind = op_kind::memory;
+  std::string op_name;     ///< e.g. "dma_read", "gemm_f16", "exp"
+  std::vector<tensor_view> inputs;
+  tensor_view out;
+  bool accumulate = false; ///< gemm: out = out + a * b
+  math_fn fn = math_fn::exp;
+  double scalar = 0;       ///< scale / add_scalar
+  int axis = 1;            ///< reductions
+  std::vector<uint64_t> deps; ///< explicit dependencies (op ids)
+
+  friend bool operator==(const op_record&, const op_record&) = default;
+};
+
+/// "" if `r` is well formed, else a description of what is wrong (shape
+/// mismatch, wrong input count, bad view, bad axis, t_end before t_start).
+std::string check(const op_record& r);
+
+/// "op 17 (sip0.cube0.pe0.pe_gemm gemm_f16)", for error messages.
+std::string describe(const op_record& r);
+
+/// Floating-point operations of `r` as Phase 2 counts them: 2*m*n*k for a
+/// gemm (plus m*n with accumulate), one per output element for element-wise
+/// math, one per input element for a reduction, 0 for memory ops and casts.
+uint64_t flops(const op_record& r);
+
+/// The byte ranges `r` reads: its inputs, and `out` too for an accumulating gemm.
+std::vector<tensor_view> reads(const op_record& r);
+
+} // namespace kb

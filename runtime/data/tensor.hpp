@@ -1,0 +1,72 @@
+#pragma once
+// A tensor in memory: a row-major 2-D strided view (ADR-0020 D5/D7). Phase 1
+// records views in op records; Phase 2 loads them as f32, computes, stores.
+
+#include "runtime/data/memory_image.hpp"
+#include "runtime/plan/dtype.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+/// `rows` rows of `cols` elements of `type`, row r at `address + r * row_stride`
+/// (bytes). Elements of a row are packed. `row_stride >= cols * dtype_bytes(type)`
+/// unless `rows <= 1` (then the stride is never used).
+struct tensor_view {
+  uint64_t address = 0;
+  uint32_t rows = 0;
+  uint32_t cols = 0;
+  uint64_t row_stride = 0;
+  dtype type = dtype::f32;
+
+  uint64_t elements() const { return uint64_t{rows} * cols; }
+  uint64_t row_bytes() const { return uint64_t{cols} * dtype_bytes(type); }
+  /// True if the rows lie back to back (one contiguous byte range).
+  bool contiguous() const { return rows <= 1 || row_stride == row_bytes(); }
+
+  friend bool operator==(const tensor_view&, const tensor_view&) = default;
+};
+
+/// A packed (contiguous) rows x cols view at `address`.
+tensor_view packed_view(uint64_t address, uint32_t rows, uint32_t cols, dtype type);
+
+/// A half-open byte range [first, last).
+struct byte_range {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  bool empty() const { return last <= first; }
+  friend bool operator==(const byte_range&, const byte_range&) = default;
+};
+
+/// The bytes a view touches, from its first element to one past its last:
+/// [address, address + (rows - 1) * row_stride + row_bytes). Empty for an
+/// empty view. For a strided view this includes the gaps between rows.
+byte_range byte_span(const tensor_view& v);
+
+/// "" if `v` is well formed, else what is wrong (stride below the row size,
+/// or bytes past the end of the 64-bit address space).
+std::string check_view(const tensor_view& v);
+
+/// "0x1000 4x8 f16 stride 16" (for messages).
+std::string to_string(const tensor_view& v);
+
+/// The elements of `v`, row-major, converted to f32.
+std::vector<float> load_f32(const memory_image& m, const tensor_view& v);
+/// Into `out` (v.elements() long); `bytes` is scratch space, grown as needed.
+void load_f32(const memory_image& m, const tensor_view& v, std::span<float> out,
+              std::vector<uint8_t>& bytes);
+
+/// Stores `values` (row-major, v.elements() of them) converted to v.type.
+void store_f32(memory_image& m, const tensor_view& v, std::span<const float> values);
+void store_f32(memory_image& m, const tensor_view& v, std::span<const float> values,
+               std::vector<uint8_t>& bytes);
+
+/// The raw elements of `v`, packed row after row (v.elements() * element size).
+std::vector<uint8_t> load_bytes(const memory_image& m, const tensor_view& v);
+/// Stores packed raw elements into `v`.
+void store_bytes(memory_image& m, const tensor_view& v, std::span<const uint8_t> packed);
+
+} // namespace kb

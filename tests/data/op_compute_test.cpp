@@ -1,0 +1,192 @@
+// The Phase 2 kernels, one op at a time, against values worked by hand.
+
+#include "runtime/data/op_compute.hpp"
+
+#include "op_builders.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace kb {
+namespace {
+
+using test::gemm_op;
+using test::math_op;
+using test::memory_op;
+
+constexpr float inf = std::numeric_limits<float>::infinity();
+const float nan = std::numeric_limits<float>::quiet_NaN();
+
+tensor_view f32(uint64_t at, uint32_t rows, uint32_t cols) {
+  return packed_view(at, rows, cols, dtype::f32);
+}
+
+struct bench {
+  memory_image m;
+  compute_scratch s;
+  tensor_view put(tensor_view v, std::vector<float> x) {
+    store_f32(m, v, x);
+    return v;
+  }
+  std::vector<float> run(const op_record& r) {
+    EXPECT_EQ(check(r), "");
+    execute(r, m, s);
+    return load_f32(m, r.out);
+  }
+};
+
+/// Element-wise equality that treats NaN as equal to NaN.
+void expect_same(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << " = " << got[i];
+    else
+      EXPECT_EQ(got[i], want[i]) << "element " << i;
+  }
+}
+
+TEST(op_compute, gemm_multiplies_and_accumulates_in_f32) {
+  bench b;
+  const auto a = b.put(f32(0, 2, 2), {1, 2, 3, 4});
+  const auto x = b.put(f32(64, 2, 2), {5, 6, 7, 8});
+  const auto c = b.put(f32(128, 2, 2), {1, 1, 1, 1});
+  EXPECT_EQ(b.run(gemm_op(1, 0, a, x, c)), (std::vector<float>{19, 22, 43, 50}));
+  b.put(c, {1, 1, 1, 1});
+  EXPECT_EQ(b.run(gemm_op(2, 0, a, x, c, true)), (std::vector<float>{20, 23, 44, 51}));
+  EXPECT_EQ(execute(gemm_op(2, 0, a, x, c, true), b.m, b.s), 20u); // 2*2*2*2 + 4
+}
+
+TEST(op_compute, gemm_reads_strided_tiles_and_rounds_into_f16) {
+  bench b;
+  // A 2x4 f32 matrix; the tile is its left 2x2 (stride 16 bytes).
+  b.put(f32(0, 2, 4), {1, 2, 100, 100, 3, 4, 100, 100});
+  const tensor_view tile{0, 2, 2, 16, dtype::f32};
+  const auto id = b.put(packed_view(64, 2, 2, dtype::f16), {1, 0, 0, 1});
+  EXPECT_EQ(b.run(gemm_op(1, 0, tile, id, packed_view(128, 2, 2, dtype::f16))),
+            (std::vector<float>{1, 2, 3, 4}));
+  // 2049 lies halfway between the f16 neighbours 2048 and 2050: to even, 2048.
+  const auto k = b.put(f32(256, 1, 1), {2049});
+  const auto one = b.put(f32(272, 1, 1), {1});
+  EXPECT_EQ(b.run(gemm_op(2, 0, k, one, packed_view(288, 1, 1, dtype::f16))),
+            std::vector<float>{2048});
+}
+
+TEST(op_compute, memory_ops_copy_bytes_or_convert) {
+  bench b;
+  const auto src = b.put(f32(0, 1, 2), {1.0f, 3.14159f});
+  EXPECT_EQ(b.run(memory_op(1, 0, src, packed_view(64, 1, 2, dtype::bf16))),
+            (std::vector<float>{1.0f, 3.140625f}));
+  // Same dtype: a byte copy, so an i32 above 2^24 survives (f32 would round it).
+  const int32_t big[2] = {16777217, -7};
+  b.m.write(128, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(big), 8));
+  b.run(memory_op(2, 0, packed_view(128, 2, 1, dtype::i32), tensor_view{256, 2, 1, 16, dtype::i32}));
+  int32_t got[2];
+  std::memcpy(&got[0], b.m.read(256, 4).data(), 4);
+  std::memcpy(&got[1], b.m.read(272, 4).data(), 4);
+  EXPECT_EQ(got[0], 16777217);
+  EXPECT_EQ(got[1], -7);
+}
+
+TEST(op_compute, unary_math) {
+  bench b;
+  const auto x = b.put(f32(0, 1, 4), {-1, 0, 2, nan});
+  const auto y = f32(64, 1, 4);
+  expect_same(b.run(math_op(1, 0, math_fn::relu, {x}, y)), {0, 0, 2, nan});
+  expect_same(b.run(math_op(2, 0, math_fn::neg, {x}, y)), {1, -0.0f, -2, nan});
+  expect_same(b.run(math_op(3, 0, math_fn::abs, {x}, y)), {1, 0, 2, nan});
+  expect_same(b.run(math_op(4, 0, math_fn::recip, {x}, y)), {-1, inf, 0.5f, nan});
+  expect_same(b.run(math_op(5, 0, math_fn::log, {x}, y)), {nan, -inf, 0.693147182f, nan});
+  const auto p = b.put(f32(128, 1, 4), {4, 0.25f, 9, 0});
+  expect_same(b.run(math_op(6, 0, math_fn::sqrt, {p}, y)), {2, 0.5f, 3, 0});
+  expect_same(b.run(math_op(7, 0, math_fn::rsqrt, {p}, y)), {0.5f, 2, 1.0f / 3.0f, inf});
+  auto s = math_op(8, 0, math_fn::scale, {p}, y);
+  s.scalar = 2.5;
+  expect_same(b.run(s), {10, 0.625f, 22.5f, 0});
+  s.fn = math_fn::add_scalar;
+  s.scalar = -1;
+  expect_same(b.run(s), {3, -0.75f, 8, -1});
+  const auto e = b.run(math_op(9, 0, math_fn::exp, {b.put(f32(192, 1, 3), {0, 1, -200})}, f32(256, 1, 3)));
+  EXPECT_EQ(e[0], 1.0f);
+  EXPECT_NEAR(e[1], 2.71828175f, 3e-7f); // within an ulp of e
+  EXPECT_EQ(e[2], 0.0f);                 // underflows
+  const auto t = b.run(math_op(10, 0, math_fn::tanh, {b.put(f32(192, 1, 3), {0, 20, -20})}, f32(256, 1, 3)));
+  EXPECT_EQ(t, (std::vector<float>{0, 1, -1}));
+}
+
+TEST(op_compute, binary_math_broadcasts_rows_columns_and_scalars) {
+  bench b;
+  const auto a = b.put(f32(0, 2, 3), {1, 2, 3, 4, 5, 6});
+  const auto row = b.put(f32(64, 1, 3), {10, 20, 30});
+  const auto col = b.put(f32(128, 2, 1), {1, 2});
+  const auto one = b.put(f32(192, 1, 1), {2});
+  const auto y = f32(256, 2, 3);
+  EXPECT_EQ(b.run(math_op(1, 0, math_fn::add, {a, row}, y)),
+            (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(b.run(math_op(2, 0, math_fn::sub, {a, col}, y)), (std::vector<float>{0, 1, 2, 2, 3, 4}));
+  EXPECT_EQ(b.run(math_op(3, 0, math_fn::mul, {one, a}, y)),
+            (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(b.run(math_op(4, 0, math_fn::div, {row, col}, y)),
+            (std::vector<float>{10, 20, 30, 5, 10, 15}));
+  const auto p = b.put(f32(320, 1, 4), {1, nan, 3, 0});
+  const auto q = b.put(f32(384, 1, 4), {2, 0, nan, -0.5f});
+  expect_same(b.run(math_op(5, 0, math_fn::max, {p, q}, f32(448, 1, 4))), {2, nan, nan, 0});
+  expect_same(b.run(math_op(6, 0, math_fn::min, {p, q}, f32(448, 1, 4))), {1, nan, nan, -0.5f});
+  const auto d = b.put(f32(512, 1, 3), {0, 4, -2});
+  EXPECT_EQ(b.run(math_op(7, 0, math_fn::div, {one, d}, f32(576, 1, 3))),
+            (std::vector<float>{inf, 0.5f, -1}));
+}
+
+TEST(op_compute, where_picks_a_where_cond_is_nonzero) {
+  bench b;
+  const auto cond = b.put(f32(0, 2, 1), {1, 0});
+  const auto seven = b.put(f32(64, 1, 1), {7});
+  const auto other = b.put(f32(128, 2, 3), {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(b.run(math_op(1, 0, math_fn::where, {cond, seven, other}, f32(256, 2, 3))),
+            (std::vector<float>{7, 7, 7, 4, 5, 6}));
+  const auto nan_cond = b.put(f32(320, 1, 1), {nan});
+  EXPECT_EQ(b.run(math_op(2, 0, math_fn::where, {nan_cond, seven, other}, f32(256, 2, 3))),
+            (std::vector<float>{7, 7, 7, 7, 7, 7}));
+}
+
+TEST(op_compute, reductions_along_either_axis) {
+  bench b;
+  const auto x = b.put(f32(0, 2, 3), {1, 2, 3, 4, 5, 6});
+  auto sum = math_op(1, 0, math_fn::sum, {x}, f32(64, 2, 1));
+  EXPECT_EQ(b.run(sum), (std::vector<float>{6, 15}));
+  sum.axis = 0;
+  sum.out = f32(64, 1, 3);
+  EXPECT_EQ(b.run(sum), (std::vector<float>{5, 7, 9}));
+  EXPECT_EQ(b.run(math_op(2, 0, math_fn::row_max, {x}, f32(64, 2, 1))), (std::vector<float>{3, 6}));
+  auto mn = math_op(3, 0, math_fn::row_min, {x}, f32(64, 1, 3));
+  mn.axis = 0;
+  EXPECT_EQ(b.run(mn), (std::vector<float>{1, 2, 3}));
+  const auto n = b.put(f32(128, 2, 2), {1, nan, -1, -2});
+  expect_same(b.run(math_op(4, 0, math_fn::row_max, {n}, f32(192, 2, 1))), {nan, -1});
+}
+
+TEST(op_compute, cast_and_integer_outputs_round_and_saturate) {
+  bench b;
+  const auto x = b.put(f32(0, 1, 3), {1.5f, -300, 2.5f});
+  EXPECT_EQ(b.run(math_op(1, 0, math_fn::cast, {x}, packed_view(64, 1, 3, dtype::i8))),
+            (std::vector<float>{2, -128, 2}));
+  EXPECT_EQ(b.m.read(64, 3), (std::vector<uint8_t>{2, 0x80, 2}));
+  // f32 inputs, an f16 result: 1 + 2^-11 rounds to even, back to 1.
+  const auto u = b.put(f32(128, 1, 1), {1});
+  const auto v = b.put(f32(144, 1, 1), {0x1p-11f});
+  EXPECT_EQ(b.run(math_op(2, 0, math_fn::add, {u, v}, packed_view(160, 1, 1, dtype::f16))),
+            std::vector<float>{1});
+}
+
+TEST(op_compute, out_may_alias_an_input) {
+  bench b;
+  const auto x = b.put(f32(0, 2, 2), {1, 2, 3, 4});
+  EXPECT_EQ(b.run(math_op(1, 0, math_fn::add, {x, f32(4, 1, 1)}, x)),
+            (std::vector<float>{3, 4, 5, 6})); // x + x[0,1]: read before written
+}
+
+} // namespace
+} // namespace kb
