@@ -1,5 +1,7 @@
 #include "actors/pe_scheduler.hpp"
 
+#include "runtime/pipeline/stage_ops.hpp"
+
 #include "actors/builtin_kinds.hpp"
 
 #include "runtime/pipeline/command.hpp"
@@ -154,6 +156,8 @@ void pe_scheduler::run_feeder() {
     m.queue = f.first[i].second;
     m.arg0 = f.command;
     m.arg1 = t.getTile();
+    f.tokens[i].root_builder<wire::TileToken>().setSlot(
+      static_cast<uint32_t>(tiles_fed_ % stage_ops::slots));
     m.body = std::move(f.tokens[i]);
     ++tiles_fed_;
     if (send_on(f.first[i].first, std::move(m))) {

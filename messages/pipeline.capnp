@@ -43,6 +43,8 @@ struct TileToken {
   stages    @7 :List(Stage);
   data      @8 :Data;      # bytes a kernel load read, or a kernel store writes
   who       @9 :Text;      # the kernel whose load or store this is
+  slot      @10 :UInt32;   # the scheduler's running tile count mod 2^14: names
+                           # the tile's operand slots in the op log (stage_ops)
 }
 
 struct GemmCommand {

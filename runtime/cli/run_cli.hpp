@@ -37,6 +37,13 @@ struct run_cli {
   std::string peers;        // HOST:PORT,... of `kernbench peer` processes
   std::string wire_stats;   // workers: where to leave the cross-process counters
   bool record = false;      // workers: record because rank 0 writes --json/--trace
+  // -- kernels (runtime/cli/kernel_cli.cpp) --
+  std::string kernel;                ///< set: run this kernel instead of --op
+  std::vector<std::string> args;     ///< --arg KEY=VALUE
+  bool verify = false;
+  std::string dump_tensors, oplog;
+  uint64_t seed = 1;
+  unsigned phase2_workers = 0;
 };
 
 } // namespace kb

@@ -6,6 +6,7 @@
 #include "runtime/cli/process_group.hpp"
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/cli/run_program.hpp"
+#include "runtime/cli/kernel_cli.hpp"
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/predict/service_model.hpp"
@@ -138,6 +139,8 @@ int run(const run_cli& c) {
         fmt::format("{} (after --set {})", e.what(), fmt::join(c.set, " --set ")));
     }
   }();
+  if (!c.kernel.empty())
+    return run_kernel_cli(c, std::move(topo));
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
     unsigned long count = 0;
@@ -418,6 +421,26 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->group("");
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");
   cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
+  cmd->add_option("--kernel", c->kernel,
+                  "run a shipped kernel by name (gemm, ...) instead of --op; see --arg")
+    ->group("Kernels");
+  cmd->add_option("--arg", c->args, "a kernel argument KEY=VALUE (repeatable)")->group("Kernels");
+  cmd->add_flag("--verify", c->verify,
+                "replay the op log (Phase 2) and check the outputs against the kernel's "
+                "reference; exit 3 on a mismatch")
+    ->group("Kernels");
+  cmd->add_option("--dump-tensors", c->dump_tensors,
+                  "write every deployed input and every result as DIR/<tensor>.npy")
+    ->group("Kernels");
+  cmd->add_option("--oplog", c->oplog, "keep the op log (Cap'n Proto stream) in this file")
+    ->group("Kernels");
+  cmd->add_option("--seed", c->seed, "seed of the kernel's random inputs")
+    ->capture_default_str()
+    ->group("Kernels");
+  cmd->add_option("--phase2-workers", c->phase2_workers,
+                  "executor actors of the Phase 2 replay (0: one per core)")
+    ->capture_default_str()
+    ->group("Kernels");
   cmd->add_flag("--trace-hops", c->trace_hops,
                 "also trace every message hop (send, arrival, src, dst, kind, tile)");
   cmd->footer("Examples:\n"

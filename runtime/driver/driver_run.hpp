@@ -19,6 +19,9 @@
 
 namespace kb {
 
+class memory_image;
+class op_sink;
+
 struct driver_run {
   topology_spec topology;
   run_result result;
@@ -59,6 +62,10 @@ struct driver_options {
   /// Set: every node streams its trace records here while the run goes
   /// (runtime/trace/trace_stream.hpp), besides `record`'s in-memory ones.
   std::shared_ptr<trace_stream_writer> stream;
+  /// The host's initial contents of every memory (kernel runs; null: zeros).
+  std::shared_ptr<const memory_image> deploy;
+  /// Set: every unit logs its data ops here (the op log, ADR-0020 D5).
+  std::shared_ptr<op_sink> ops;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`

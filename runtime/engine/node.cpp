@@ -16,6 +16,7 @@ node::node(caf::actor_config& cfg, node_init init)
     out_names_(std::move(init.out_names)),
     in_links_(std::move(init.in_links)),
     rec_(std::move(init.rec)),
+    ops_(std::move(init.ops)),
     trace_hops_(rec_ && rec_->wants_hops()) {
   for (const auto& l : init.out_links) {
     uint16_t state = no_state;

@@ -40,6 +40,8 @@ struct link_run {
 };
 
 /// Everything a node needs at construction.
+class op_sink;
+
 struct node_init {
   node_id id = no_node;
   std::string name;
@@ -47,7 +49,8 @@ struct node_init {
   std::vector<std::string> out_names; ///< name of each out link's dst
   std::vector<link_run> out_runs;     ///< link classes, after out_links
   std::vector<in_link_info> in_links;
-  std::shared_ptr<recorder> rec; ///< null: tracing/op log off
+  std::shared_ptr<recorder> rec; ///< null: tracing off
+  std::shared_ptr<op_sink> ops;  ///< null: op log off
 };
 
 /// A message a node kind sends over one of its output links.
@@ -63,6 +66,7 @@ struct outgoing {
 };
 
 class shard_loop;
+class op_sink; // runtime/engine/op_sink.hpp
 
 class node : public caf::event_based_actor {
 public:
@@ -118,6 +122,10 @@ protected:
   /// Any other trace event (command submitted, tile ready, ...).
   void hook_event(trace_kind kind, const service_tag& tag);
   recorder* rec() const { return rec_.get(); }
+  /// The op log's sink (null: off) and the id of this node's next op record
+  /// (the node id in the top 24 bits, a count below: stable across runs).
+  op_sink* ops() const { return ops_.get(); }
+  uint64_t next_op_id() { return uint64_t{id_} << 40 | op_seq_++; }
 
   /// Adds a named figure to the end-of-run summary.
   void add_figure(std::string name, uint64_t value);
@@ -171,6 +179,8 @@ private:
   std::vector<sim_event> outbox_;      // sent this window, to the hub
   std::vector<std::deque<sim_event>> queues_;
   std::shared_ptr<recorder> rec_;
+  std::shared_ptr<op_sink> ops_;
+  uint64_t op_seq_ = 0;
   shard_loop* loop_ = nullptr; ///< set: direct delivery, no outbox
   bool trace_hops_ = false;
   node_stats stats_;

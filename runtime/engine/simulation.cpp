@@ -237,6 +237,7 @@ run_result simulation::run(const run_options& opts) {
       continue;
     if (recorder_factory_)
       inits[i].rec = recorder_factory_(names[i]);
+    inits[i].ops = op_sink_;
     auto a = nodes_.at(names[i]).factory(sys, std::move(inits[i]));
     his[owner[i]].nodes[i] = a;
     if (direct) {

@@ -78,6 +78,8 @@ public:
   void set_grouping(std::function<std::string(const std::string&)> f);
   /// Gives every node its own recorder (tracing / op log); off by default.
   void set_recorder_factory(std::function<std::shared_ptr<recorder>(const std::string&)> f);
+  /// Every node gets this op log sink (null: the op log is off).
+  void set_op_sink(std::shared_ptr<op_sink> s) { op_sink_ = std::move(s); }
 
   /// Checks the description; throws std::invalid_argument naming the
   /// offending node or link.
@@ -110,6 +112,7 @@ private:
   std::function<uint32_t(const std::string&, uint32_t)> partition_;
   std::function<std::string(const std::string&)> grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
+  std::shared_ptr<op_sink> op_sink_;
 };
 
 } // namespace kb

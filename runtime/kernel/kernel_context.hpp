@@ -65,6 +65,9 @@ public:
   std::string waiting_for() const;
   const tcm_allocator& tcm() const { return *tcm_; }
 
+  /// The program the kernel runs as from now on (a PE dealt several
+  /// programs of the grid runs them one after the other).
+  void set_program(uint32_t id) { site_.program_id[0] = id; }
   /// Any command as it is (the built-in driver's).
   tl::handle issue_command(const pe_command& c);
 

@@ -1,5 +1,8 @@
 #include "runtime/pipeline/unit_node.hpp"
 
+#include "runtime/engine/op_sink.hpp"
+#include "runtime/pipeline/stage_ops.hpp"
+
 #include "runtime/pipeline/token.hpp"
 
 #include <fmt/format.h>
@@ -85,6 +88,13 @@ void unit_node::end_stage(lane_id lane) {
                                        node_name(), ls.spec.name));
   if (rec())
     hook_service_end(tag(lane));
+  if (op_sink* s = ops()) { // the op log (ADR-0020 D2): only here
+    if (!pe_key_)
+      pe_key_ = stage_ops::pe_key(node_name());
+    if (auto op = stage_ops::op_of(token(lane), ls.stage, node_name(), *pe_key_, ls.stage_start,
+                                   now(), next_op_id()))
+      s->append(std::move(*op));
+  }
   ls.busy_ps += (now() - ls.stage_start).ps();
   ++ls.stages;
   auto t = token(lane);

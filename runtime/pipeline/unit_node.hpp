@@ -18,6 +18,7 @@
 #include "runtime/plan/pipeline_plan.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,7 @@ private:
   uint32_t link_for(std::string_view component);
 
   std::vector<lane_state> lanes_;
+  std::optional<uint32_t> pe_key_; ///< for the op log's slot addresses
   std::map<std::string, uint32_t, std::less<>> link_cache_;
   /// Lanes blocked on (link, queue), in the order their tokens were held.
   std::map<std::pair<uint32_t, queue_id>, std::vector<lane_id>> waiting_;

@@ -1,0 +1,89 @@
+#include "kernels/registry.hpp"
+
+#include "kernels/shipped.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <stdexcept>
+
+namespace kb {
+
+kernel_args::kernel_args(std::string kernel, const std::vector<kernel_arg_doc>& docs,
+                         const std::map<std::string, std::string>& given)
+  : kernel_(std::move(kernel)) {
+  for (const auto& d : docs)
+    values_[d.name] = d.fallback;
+  for (const auto& [k, v] : given) {
+    if (!values_.count(k)) {
+      std::string known;
+      for (const auto& d : docs)
+        known += (known.empty() ? "" : ", ") + d.name;
+      throw std::invalid_argument(fmt::format("--arg {}: kernel {} takes no such argument ({})", k,
+                                              kernel_, known.empty() ? "it takes none" : known));
+    }
+    values_[k] = v;
+  }
+}
+
+void kernel_args::fail(const std::string& name, const std::string& why) const {
+  throw std::invalid_argument(fmt::format("--arg {}={}: {} (kernel {})", name, text(name), why, kernel_));
+}
+
+const std::string& kernel_args::text(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end())
+    throw std::logic_error(fmt::format("kernel {} reads an argument '{}' it does not declare",
+                                       kernel_, name));
+  return it->second;
+}
+
+uint32_t kernel_args::u32(const std::string& name) const {
+  const std::string& s = text(name);
+  uint32_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+    fail(name, "expected a whole number from 0 to 4294967295");
+  return v;
+}
+
+double kernel_args::real(const std::string& name) const {
+  const std::string& s = text(name);
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size())
+      return v;
+  } catch (const std::exception&) {
+  }
+  fail(name, "expected a number");
+}
+
+dtype kernel_args::type(const std::string& name) const {
+  if (auto t = parse_dtype(text(name)))
+    return *t;
+  fail(name, "expected f32, f16, bf16, i8 or i32");
+}
+
+const std::map<std::string, kernel_def>& shipped_kernels() {
+  static const std::map<std::string, kernel_def> all = [] {
+    std::map<std::string, kernel_def> m;
+    for (auto&& d : shipped_kernel_list())
+      m.emplace(d.name, std::move(d));
+    return m;
+  }();
+  return all;
+}
+
+const kernel_def& find_kernel(const std::string& name) {
+  const auto& all = shipped_kernels();
+  if (auto it = all.find(name); it != all.end())
+    return it->second;
+  std::string known;
+  for (const auto& [n, d] : all)
+    known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument(fmt::format("--kernel {}: no such kernel (kernbench ships {})", name,
+                                          known));
+}
+
+} // namespace kb

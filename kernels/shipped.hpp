@@ -1,0 +1,14 @@
+#pragma once
+// The kernels kernbench ships (one file each under kernels/).
+
+#include "kernels/registry.hpp"
+
+#include <vector>
+
+namespace kb {
+
+kernel_def gemm_kernel();
+
+std::vector<kernel_def> shipped_kernel_list();
+
+} // namespace kb

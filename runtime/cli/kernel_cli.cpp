@@ -1,0 +1,103 @@
+#include "runtime/cli/kernel_cli.hpp"
+
+#include "runtime/machine/machine.hpp"
+#include "runtime/engine/simulation.hpp"
+#include "runtime/host/kernel_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace kb {
+
+std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> out;
+  for (const auto& a : args) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument(fmt::format("--arg {}: expected KEY=VALUE", a));
+    if (!out.emplace(a.substr(0, eq), a.substr(eq + 1)).second)
+      throw std::invalid_argument(fmt::format("--arg {}: {} is given twice", a, a.substr(0, eq)));
+  }
+  return out;
+}
+
+int run_kernel_cli(const run_cli& c, topology_spec topo) {
+  if (c.procs > 1 || !c.peers.empty())
+    throw std::invalid_argument(
+      "--kernel: not with --procs > 1 or --peers yet (the op log of a split run is not merged)");
+  if (!c.trace.empty() || !c.trace_stream.empty() || !c.json.empty() || !c.csv.empty())
+    throw std::invalid_argument(
+      "--kernel: --trace, --trace-stream, --json and --csv are not written for kernel runs yet");
+  const kernel_def& def = find_kernel(c.kernel);
+  const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
+  kernel_run_options o;
+  o.driver.threads = c.threads;
+  const auto delivery = parse_delivery(c.delivery);
+  if (!delivery)
+    throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
+  o.driver.delivery = *delivery;
+  o.driver.partition = c.partition;
+  (void)partition_grouping(c.partition);
+  o.driver.shards = c.shards;
+  o.driver.record = false;
+  o.seed = c.seed;
+  o.verify = c.verify;
+  o.dump_dir = c.dump_tensors;
+  o.oplog = c.oplog;
+  o.phase2_workers = c.phase2_workers;
+  if (c.pes != "all") {
+    size_t used = 0;
+    unsigned long n = 0;
+    try {
+      n = std::stoul(c.pes, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != c.pes.size() || n == 0 || c.pes[0] == '-')
+      throw std::invalid_argument(fmt::format("--pes {}: expected 'all' or a count from 1", c.pes));
+    o.pes = n;
+  }
+  const kernel_run_result r = run_kernel(std::move(topo), def, args, o);
+  if (!r.run.error.empty()) {
+    fmt::print(stderr, "kernbench run --kernel {}: {}\n", def.name, r.run.error);
+    return 1;
+  }
+  uint64_t end_ps = 0, commands = 0, pes = 0, tcm_peak = 0;
+  for (const auto& n : r.run.result.nodes)
+    for (const auto& f : n.figures) {
+      if (f.name == "kernel.end_ps") {
+        end_ps = std::max(end_ps, f.value);
+        ++pes;
+      } else if (f.name == "kernel.tcm_peak_bytes") {
+        tcm_peak = std::max(tcm_peak, f.value);
+      } else if (f.name.size() > 5 && f.name.ends_with(".done")) {
+        ++commands;
+      }
+    }
+  fmt::print("kernel {} on {} PE(s) of {}\n", def.name, pes, r.run.topology.file);
+  fmt::print("  simulated time  {:.3f} us (the last kernel's return)\n", end_ps * 1e-6);
+  fmt::print("  commands        {} issued\n", commands);
+  fmt::print("  TCM             {} B at most allocated by one kernel\n", tcm_peak);
+  for (const auto& [name, p] : r.tensors)
+    fmt::print("  tensor {:<8} at 0x{:x} ({})\n", name, p.address, to_string(p.type));
+  if (r.op_records > 0 || !c.oplog.empty())
+    fmt::print("  op log          {} records{}\n", r.op_records,
+               c.oplog.empty() ? "" : fmt::format(" in {}", c.oplog));
+  if (r.replayed)
+    fmt::print("  phase 2         {} ops in {} batches, {:.3f} GFLOP, {:.3f} s\n", r.phase2.ops,
+               r.phase2.batches, r.phase2.flops * 1e-9, r.phase2.seconds);
+  if (!c.dump_tensors.empty())
+    fmt::print("  tensors         written to {}/<name>.npy\n", c.dump_tensors);
+  if (!c.verify)
+    return 0;
+  for (const auto& v : r.verdicts)
+    fmt::print("  verify          {}\n", v.describe());
+  const bool ok = r.verified_ok();
+  fmt::print("verdict: {}\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 3;
+}
+
+} // namespace kb

@@ -1,0 +1,177 @@
+#include "runtime/host/kernel_run.hpp"
+
+#include "runtime/address.hpp"
+#include "runtime/data/dtype_convert.hpp"
+#include "runtime/data/npy.hpp"
+#include "runtime/kernel/kernel_context.hpp"
+#include "runtime/kernel/op_log.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace kb {
+
+bool kernel_run_result::verified_ok() const {
+  for (const auto& v : verdicts)
+    if (!v.ok)
+      return false;
+  return true;
+}
+
+namespace {
+
+constexpr uint64_t tensor_alignment = 4096;
+
+/// A temporary op log path (removed after the run).
+std::string temp_oplog() {
+  static std::atomic<uint64_t> n{0};
+  return (std::filesystem::temp_directory_path() /
+          fmt::format("kernbench-{}-{}.oplog", ::getpid(), n++))
+    .string();
+}
+
+/// The random values of input `index`, quantized to its dtype: the bytes
+/// deployed and the f32 values they hold.
+std::pair<std::vector<uint8_t>, std::vector<float>> random_input(const kernel_tensor& t,
+                                                                 uint64_t seed, size_t index) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index + 1);
+  std::uniform_real_distribution<float> dist(t.lo, t.hi);
+  std::vector<float> v(size_t{t.rows} * t.cols);
+  for (float& x : v)
+    x = dist(rng);
+  std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
+  encode_f32(t.type, v, bytes);
+  decode_f32(t.type, bytes, v);
+  return {std::move(bytes), std::move(v)};
+}
+
+} // namespace
+
+kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
+                             const kernel_run_options& o) {
+  kernel_launch l = def.prepare(args);
+  if (l.programs == 0)
+    throw std::invalid_argument(fmt::format("kernel {}: a grid of 0 programs", def.name));
+  std::vector<std::string> pes = pe_prefixes(topo);
+  if (pes.empty())
+    throw std::invalid_argument(fmt::format("{}: the topology has no PE", topo.file));
+  if (o.pes > pes.size())
+    throw std::invalid_argument(
+      fmt::format("--pes {}: the topology has {} PEs", o.pes, pes.size()));
+  if (o.pes > 0)
+    pes.resize(o.pes);
+
+  kernel_run_result r;
+  r.kernel = def.name;
+  // Every tensor in the HBM of the first PE's cube, 4 KiB aligned.
+  unsigned sip = 0, cube = 0;
+  if (std::sscanf(pes[0].c_str(), "sip%u.cube%u", &sip, &cube) != 2)
+    throw std::invalid_argument(fmt::format("PE '{}' is not named sipS.cubeC.peP", pes[0]));
+  auto image = std::make_shared<memory_image>();
+  tensor_values inputs;
+  tensor_table table;
+  uint64_t offset = 0;
+  for (size_t i = 0; i < l.tensors.size(); ++i) {
+    const kernel_tensor& t = l.tensors[i];
+    const uint64_t bytes = uint64_t{t.rows} * t.cols * dtype_bytes(t.type);
+    if (offset + bytes > global_address::max_offset)
+      throw std::invalid_argument(
+        fmt::format("kernel {}: the tensors need more than the 64 GiB of one HBM", def.name));
+    const tl::ptr p{global_address{mem_space::hbm, sip, cube, 0, offset}.encode(), t.type};
+    table[t.name] = p;
+    r.tensors.emplace_back(t.name, p);
+    if (!t.output) {
+      auto [b, v] = random_input(t, o.seed, i);
+      image->write(p.address, b);
+      inputs[t.name] = std::move(v);
+    }
+    offset += (bytes + tensor_alignment - 1) / tensor_alignment * tensor_alignment;
+  }
+
+  // The grid, dealt to the PEs round robin; a PE runs its programs in turn.
+  std::map<std::string, std::shared_ptr<const driver_program>> programs;
+  for (size_t pe = 0; pe < pes.size() && pe < l.programs; ++pe) {
+    std::vector<uint32_t> ids;
+    for (uint32_t id = static_cast<uint32_t>(pe); id < l.programs;
+         id += static_cast<uint32_t>(pes.size()))
+      ids.push_back(id);
+    auto prog = std::make_shared<driver_program>();
+    prog->kernel = def.name;
+    prog->program_id = {ids.front(), 0, 0};
+    prog->num_programs = {l.programs, 1, 1};
+    prog->fn = [body = l.body, table, ids](tl::context& tl) {
+      auto& k = static_cast<kernel_context&>(tl);
+      for (uint32_t id : ids) {
+        k.set_program(id);
+        body(tl, table);
+      }
+    };
+    programs[pes[pe]] = std::move(prog);
+  }
+
+  const bool results = o.verify || !o.dump_dir.empty() || !o.oplog.empty();
+  const std::string log_path = o.oplog.empty() ? temp_oplog() : o.oplog;
+  std::shared_ptr<op_log> log;
+  driver_options d = o.driver;
+  d.deploy = image;
+  if (results) {
+    log = std::make_shared<op_log>(log_path);
+    d.ops = log;
+  }
+  r.run = run_driver(std::move(topo), programs, d);
+  if (!log)
+    return r;
+  struct remove_temp {
+    std::string path;
+    ~remove_temp() {
+      std::error_code ec;
+      if (!path.empty())
+        std::filesystem::remove(path, ec);
+    }
+  } cleanup{o.oplog.empty() ? log_path : std::string()};
+  if (!r.run.error.empty())
+    return r; // nothing to replay: the run failed
+  r.op_records = log->finish();
+  if (!o.verify && o.dump_dir.empty())
+    return r;
+
+  memory_image final_image = *image;
+  replay_options ro;
+  ro.workers = o.phase2_workers;
+  r.phase2 = replay(log_path, final_image, ro);
+  r.replayed = true;
+  auto view_of = [&](const kernel_tensor& t) {
+    return packed_view(table.at(t.name).address, t.rows, t.cols, t.type);
+  };
+  if (o.verify) {
+    const tensor_values expected = l.reference(inputs);
+    for (const kernel_tensor& t : l.tensors) {
+      if (!t.output)
+        continue;
+      auto it = expected.find(t.name);
+      if (it == expected.end())
+        throw std::logic_error(
+          fmt::format("kernel {}: its reference gives no '{}'", def.name, t.name));
+      r.verdicts.push_back(verify(final_image, view_of(t), it->second, t.name));
+    }
+  }
+  if (!o.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.dump_dir, ec);
+    if (ec)
+      throw std::runtime_error(
+        fmt::format("--dump-tensors {}: cannot create it: {}", o.dump_dir, ec.message()));
+    for (const kernel_tensor& t : l.tensors)
+      write_npy((std::filesystem::path(o.dump_dir) / (t.name + ".npy")).string(),
+                t.output ? final_image : *image, view_of(t));
+  }
+  return r;
+}
+
+} // namespace kb

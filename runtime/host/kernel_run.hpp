@@ -1,0 +1,46 @@
+#pragma once
+// The host side of a kernel run (DESIGN §5, issue 12): places the kernel's
+// tensors in HBM, deploys their initial contents (inputs random from a
+// seed, outputs zero), launches the kernel over a grid of PEs, runs the
+// machine (Phase 1, with the op log on when results are wanted), replays
+// the op log on the deployed image (Phase 2), reads the outputs back,
+// verifies them against the kernel's reference and dumps tensors as .npy.
+
+#include "kernels/registry.hpp"
+#include "runtime/data/executor.hpp"
+#include "runtime/data/verify.hpp"
+#include "runtime/driver/driver_run.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct kernel_run_options {
+  driver_options driver;     ///< threads, tracing, ... (deploy and ops are set here)
+  uint64_t seed = 1;         ///< of the inputs' random values
+  size_t pes = 0;            ///< PEs the grid is dealt to (0: all)
+  bool verify = false;       ///< Phase 2 and the check against the reference
+  std::string dump_dir;      ///< set: every tensor as DIR/<name>.npy (needs Phase 2)
+  std::string oplog;         ///< set: keep the op log in this file
+  unsigned phase2_workers = 0; ///< executor actors (0: one per core)
+};
+
+struct kernel_run_result {
+  driver_run run;
+  std::string kernel;
+  std::vector<std::pair<std::string, tl::ptr>> tensors; ///< where the host put them
+  bool replayed = false;     ///< Phase 2 ran
+  uint64_t op_records = 0;
+  replay_stats phase2;
+  std::vector<verify_result> verdicts; ///< one per output (with verify)
+  bool verified_ok() const;
+};
+
+/// Runs `def` with `args` on `topo`. Bad arguments or options are
+/// std::invalid_argument; a failed run is in `run.error`.
+kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
+                             const kernel_run_options& o);
+
+} // namespace kb

@@ -1,0 +1,153 @@
+#include "runtime/pipeline/stage_ops.hpp"
+
+#include "runtime/pipeline/token.hpp"
+#include "runtime/plan/math_op.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace kb::stage_ops {
+
+uint32_t pe_key(const std::string& unit_name) {
+  unsigned sip = 0, cube = 0, pe = 0;
+  if (std::sscanf(unit_name.c_str(), "sip%u.cube%u.pe%u.", &sip, &cube, &pe) != 3 || sip > 0xff ||
+      cube > 0xff || pe > 0xff)
+    throw std::runtime_error(
+      fmt::format("op log: '{}' is not a unit of a PE (sipS.cubeC.peP.unit)", unit_name));
+  return sip << 16 | cube << 8 | pe;
+}
+
+uint64_t slot_address(uint32_t pe, region r, uint32_t slot) {
+  return uint64_t{3} << 60 | uint64_t{pe & 0xffffff} << 36 |
+         uint64_t{static_cast<uint8_t>(r)} << 34 | uint64_t{slot % slots} << 20;
+}
+
+namespace {
+
+std::optional<math_fn> fn_of(math_op op) {
+  switch (op) {
+  case math_op::relu: return math_fn::relu;
+  case math_op::exp: return math_fn::exp;
+  case math_op::rsqrt: return math_fn::rsqrt;
+  default: return std::nullopt; // add, mul, bias, scale, dequant: their operand is not in the plan
+  }
+}
+
+struct tile_ctx {
+  wire::TileToken::Reader token;
+  wire::Stage::Reader stage;
+  uint32_t pe;
+  const std::string& component;
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error(fmt::format("op log: {} tile {} of command {} ({}): {}", component,
+                                         token.getTile(), token.getCommand(),
+                                         to_string(to_stage_type(stage.getType())), why));
+  }
+  tensor_view slot(region r, uint32_t rows, uint32_t cols, dtype t) const {
+    uint32_t s = token.getSlot();
+    if (r == region::acc)
+      s = (s + slots - token.getK() % slots) % slots;
+    const uint64_t bytes = uint64_t{rows} * cols * dtype_bytes(t);
+    if (bytes > slot_bytes)
+      fail(fmt::format("a {}x{} {} tile takes {} B; the replay's operand slots hold {} B "
+                       "(use smaller tiles to verify)",
+                       rows, cols, to_string(t), bytes, slot_bytes));
+    return packed_view(slot_address(pe, r, s), rows, cols, t);
+  }
+  /// The global block of a DMA stage.
+  tensor_view global(dtype t) const {
+    const uint32_t e = dtype_bytes(t);
+    if (stage.getRowBytes() % e != 0)
+      fail(fmt::format("{} B rows are not whole {} elements", stage.getRowBytes(), to_string(t)));
+    return {stage.getAddress(), stage.getRows(), static_cast<uint32_t>(stage.getRowBytes() / e),
+            stage.getRowStride(), t};
+  }
+};
+
+} // namespace
+
+std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reader stage,
+                               const std::string& component, uint32_t pe, SimTime start,
+                               SimTime end, uint64_t id) {
+  const tile_ctx c{token, stage, pe, component};
+  op_record r;
+  r.id = id;
+  r.t_start_ps = start.ps();
+  r.t_end_ps = end.ps();
+  r.component = component;
+  const uint32_t tm = stage.getTm(), tk = stage.getTk(), tn = stage.getTn();
+  const auto in = static_cast<dtype>(stage.getInDtype());
+  const auto out = static_cast<dtype>(stage.getOutDtype());
+  switch (to_stage_type(stage.getType())) {
+  case stage_type::dma_read: {
+    r.kind = op_kind::memory;
+    r.op_name = "dma_read";
+    const tensor_view src = c.global(in);
+    r.inputs = {src};
+    if (stage.getLocalAddress() != 0)
+      r.out = packed_view(stage.getLocalAddress(), src.rows, src.cols, in);
+    else if (stage.getOperand() == 'A' || stage.getOperand() == 'B')
+      r.out = c.slot(stage.getOperand() == 'A' ? region::a : region::b, src.rows, src.cols, in);
+    else
+      c.fail(fmt::format("a DMA read of operand {} has no slot", int(stage.getOperand())));
+    return r;
+  }
+  case stage_type::dma_write: {
+    r.kind = op_kind::memory;
+    r.op_name = "dma_write";
+    r.out = c.global(out);
+    r.inputs = {stage.getLocalAddress() != 0
+                  ? packed_view(stage.getLocalAddress(), r.out.rows, r.out.cols, out)
+                  : c.slot(region::c, r.out.rows, r.out.cols, out)};
+    return r;
+  }
+  case stage_type::fetch:
+    return std::nullopt;
+  case stage_type::gemm:
+    for (char operand : {'A', 'B'}) {
+      bool read = false;
+      for (auto st : token.getStages())
+        read |= to_stage_type(st.getType()) == stage_type::dma_read && st.getOperand() == operand;
+      if (!read)
+        c.fail(fmt::format("operand {} is pinned in TCM; the replay does not follow pinned "
+                           "operands yet",
+                           operand));
+    }
+    r.kind = op_kind::gemm;
+    r.op_name = fmt::format("gemm_{}", to_string(in));
+    r.inputs = {c.slot(region::a, tm, tk, in), c.slot(region::b, tk, tn, in)};
+    r.out = c.slot(region::acc, tm, tn, dtype::f32);
+    r.accumulate = token.getK() != 0;
+    return r;
+  case stage_type::math: {
+    if (stage.getOp() == 255)
+      c.fail("a MATH stage without an op");
+    const auto op = static_cast<math_op>(stage.getOp());
+    const auto fn = fn_of(op);
+    if (!fn)
+      c.fail(fmt::format("math op '{}' names no operand in the plan, so the replay cannot "
+                         "compute it",
+                         to_string(op)));
+    r.kind = op_kind::math;
+    r.fn = *fn;
+    r.op_name = std::string(to_string(*fn));
+    r.out = c.slot(region::acc, tm, tn, dtype::f32);
+    // An epilogue works on the accumulator in place; a MATH command's tile
+    // reads its input slot.
+    r.inputs = {stage.getScope() != 0 ? r.out : c.slot(region::a, tm, tn, in)};
+    return r;
+  }
+  case stage_type::store:
+    r.kind = op_kind::memory;
+    r.op_name = "store";
+    r.inputs = {c.slot(region::acc, tm, tn, dtype::f32)};
+    r.out = c.slot(region::c, tm, tn, out);
+    return r;
+  }
+  c.fail("unknown stage type");
+}
+
+} // namespace kb::stage_ops
