@@ -86,13 +86,15 @@ void pe_cpu::on_start() {
   step([&] { kernel_->start(std::move(fn)); });
 }
 
-uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload) {
+uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload,
+                       std::span<const uint64_t> deps) {
   const uint64_t id = commands_.size() + 1;
   outgoing m;
   m.kind = kind_of(pipe_kind::command);
   m.body = encode_command(c, id, payload,
                           cfg_.program->fn ? std::string_view(cfg_.program->kernel)
-                                           : std::string_view());
+                                           : std::string_view(),
+                          deps);
   send_on(scheduler_, std::move(m));
   commands_.push_back({now().ps(), 0, 0, false, {}});
   return id;

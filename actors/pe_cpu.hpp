@@ -41,7 +41,8 @@ protected:
 
 private:
   // -- kernel_port ---------------------------------------------------------------
-  uint64_t issue(const pe_command& c, std::span<const uint8_t> payload) override;
+  uint64_t issue(const pe_command& c, std::span<const uint8_t> payload,
+                 std::span<const uint64_t> deps) override;
   bool done(uint64_t id) const override;
   std::vector<uint8_t> take_data(uint64_t id) override;
   uint64_t outstanding() const override { return commands_.size() - done_count_; }

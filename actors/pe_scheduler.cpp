@@ -100,6 +100,12 @@ void pe_scheduler::on_command(sim_event& ev) {
 
   feed f;
   f.command = id;
+  for (uint64_t d : cmd.getDeps()) {
+    if (d == 0 || d >= id)
+      throw std::runtime_error(fmt::format(
+        "command {} depends on command {}, which was not issued before it", id, d));
+    f.deps.push_back(d);
+  }
   f.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
   if (prediction && cfg_.modulo_feed)
     f.ii = prediction->ii;
@@ -115,11 +121,13 @@ void pe_scheduler::on_command(sim_event& ev) {
         tile.tile_id, first.component, node_name()));
     f.first.emplace_back(*l, static_cast<queue_id>(first.type));
     f.tokens.push_back(make_token(tile, id, node_name()));
-    if (cmd.hasPayload() || cmd.hasWho()) { // a kernel's load or store
+    if (cmd.hasPayload() || cmd.hasWho()) { // a kernel's load, store or compute
       auto t = f.tokens.back().root_builder<wire::TileToken>();
       if (cmd.hasPayload())
         t.setData(cmd.getPayload());
       t.setWho(cmd.getWho());
+      if (cmd.isSimple() && cmd.getSimple().getStage().hasDataOp())
+        t.getStages()[0].setDataOp(cmd.getSimple().getStage().getDataOp());
     }
   }
   feeds_.push_back(std::move(f));
@@ -132,6 +140,11 @@ void pe_scheduler::run_feeder() {
     if (f.next == f.tokens.size()) {
       feeds_.pop_front();
       continue;
+    }
+    if (f.next == 0 && !f.deps.empty()) { // a kernel's data dependencies first
+      std::erase_if(f.deps, [&](uint64_t d) { return d < completed_.size() && completed_[d]; });
+      if (!f.deps.empty())
+        return; // fed again when a command completes
     }
     if (!f.start)
       f.start = now();
@@ -211,6 +224,11 @@ void pe_scheduler::on_tile_done(sim_event& ev) {
   m.arg1 = st.done.size();
   m.body = std::move(st.data); // the bytes a kernel's load read, if it was one
   send_on(st.requester_link, std::move(m));
+  if (completed_.size() <= id)
+    completed_.resize(id + 1, false);
+  completed_[id] = true;
+  if (!feeds_.empty() && !feeds_.front().deps.empty())
+    run_feeder();
   ++commands_done_;
 }
 

@@ -56,6 +56,7 @@ private:
     uint32_t body_tiles = 1;
     SimTime ii;                    ///< modulo feed: one body per II (0: FIFO)
     std::optional<SimTime> start;  ///< when its first token was released
+    std::vector<uint64_t> deps;    ///< commands that must be done first
   };
 
   void on_command(sim_event& ev);
@@ -77,6 +78,7 @@ private:
   std::string unpredicted_because_; ///< why the last prediction was skipped
   bool feed_timer_armed_ = false;
   std::map<uint64_t, command_state> commands_;
+  std::vector<bool> completed_; ///< by command id: done
   std::deque<feed> feeds_;
   bool feeder_blocked_ = false;
   service_tag pending_dispatch_;

@@ -72,6 +72,9 @@ kernel_def gemm_kernel() {
   return d;
 }
 
-std::vector<kernel_def> shipped_kernel_list() { return {gemm_kernel()}; }
+std::vector<kernel_def> shipped_kernel_list() {
+  return {gemm_kernel(), gemm_bias_relu_kernel(), softmax_kernel(), layernorm_kernel(),
+          eltwise_chain_kernel()};
+}
 
 } // namespace kb

@@ -45,6 +45,9 @@ struct kernel_tensor {
   dtype type = dtype::f32;
   bool output = false; ///< outputs start zeroed and are verified; inputs are random
   float lo = -1, hi = 1; ///< range of an input's random values
+  /// Applied to an input's random values (row-major) before they are
+  /// deployed, e.g. to zero some rows.
+  std::function<void(std::vector<float>&)> adjust = {};
 };
 
 /// Where the host put the tensors: name -> pointer.

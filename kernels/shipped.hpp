@@ -8,6 +8,10 @@
 namespace kb {
 
 kernel_def gemm_kernel();
+kernel_def gemm_bias_relu_kernel();
+kernel_def softmax_kernel();
+kernel_def layernorm_kernel();
+kernel_def eltwise_chain_kernel();
 
 std::vector<kernel_def> shipped_kernel_list();
 

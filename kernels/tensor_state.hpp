@@ -18,14 +18,18 @@ struct tensor::state {
   bool ready = false;          ///< data holds its Phase 1 bytes
   std::vector<uint8_t> data;   ///< row-major, packed
   std::string owner;           ///< "kernel gemm on sip0.cube0.pe0", for errors
-  std::function<void()> release; ///< frees the TCM block
+  /// Commands that read or write the block: it is reused only once they are
+  /// all done (Phase 2 must never see a later tensor's op overtake them).
+  mutable std::vector<uint64_t> users;
+  uint64_t writer = 0;         ///< the command that fills it (0: none yet)
+  std::function<void(std::vector<uint64_t>)> release; ///< frees the TCM block
 
   state() = default;
   state(const state&) = delete;
   state& operator=(const state&) = delete;
   ~state() {
     if (release)
-      release();
+      release(std::move(users));
   }
 };
 

@@ -18,6 +18,7 @@
 // pending tensor's data) throws tl::kernel_error, which ends the run with a
 // message naming the kernel and its PE.
 
+#include "runtime/data/op_record.hpp"
 #include "runtime/plan/dtype.hpp"
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/plan/math_plan.hpp"
@@ -111,6 +112,41 @@ public:
   virtual handle gemm(gemm_plan_args a) = 0;
   /// An element-wise op over global memory.
   virtual handle math(math_plan_args a) = 0;
+
+  // -- compute on TCM tensors (results are pending in Phase 1) --------------------
+  // Each is one command on the PE's GEMM or MATH unit; the result is a new
+  // TCM tensor (f32 unless said otherwise) that later ops and stores may
+  // use at once: PE_SCHEDULER orders them. Shapes: a binary op's second
+  // operand may be the same shape, a 1 x cols row, a rows x 1 column or
+  // 1 x 1 (broadcast); a reduction along axis 1 gives rows x 1, along 0
+  // 1 x cols.
+  /// a (m x k) x b (k x n) on PE_GEMM, accumulated in f32.
+  virtual tensor dot(const tensor& a, const tensor& b, dtype out = dtype::f32) = 0;
+  /// A unary math_fn (exp, log, relu, rsqrt, sqrt, neg, abs, recip, tanh,
+  /// scale, add_scalar); `scalar` for scale / add_scalar.
+  virtual tensor unary(math_fn f, const tensor& x, double scalar = 0) = 0;
+  /// A binary math_fn (add, sub, mul, div, max, min).
+  virtual tensor binary(math_fn f, const tensor& a, const tensor& b) = 0;
+  /// cond != 0 ? a : b, element by element (each broadcast like a binary op).
+  virtual tensor where(const tensor& cond, const tensor& a, const tensor& b) = 0;
+  /// sum, row_max or row_min along `axis`.
+  virtual tensor reduce(math_fn f, const tensor& x, int axis = 1) = 0;
+  /// The same values as another dtype.
+  virtual tensor cast(const tensor& x, dtype to) = 0;
+
+  tensor exp(const tensor& x) { return unary(math_fn::exp, x); }
+  tensor log(const tensor& x) { return unary(math_fn::log, x); }
+  tensor relu(const tensor& x) { return unary(math_fn::relu, x); }
+  tensor rsqrt(const tensor& x) { return unary(math_fn::rsqrt, x); }
+  tensor scale(const tensor& x, double s) { return unary(math_fn::scale, x, s); }
+  tensor add_scalar(const tensor& x, double s) { return unary(math_fn::add_scalar, x, s); }
+  tensor add(const tensor& a, const tensor& b) { return binary(math_fn::add, a, b); }
+  tensor sub(const tensor& a, const tensor& b) { return binary(math_fn::sub, a, b); }
+  tensor mul(const tensor& a, const tensor& b) { return binary(math_fn::mul, a, b); }
+  tensor div(const tensor& a, const tensor& b) { return binary(math_fn::div, a, b); }
+  tensor maximum(const tensor& a, const tensor& b) { return binary(math_fn::max, a, b); }
+  tensor sum(const tensor& x, int axis = 1) { return reduce(math_fn::sum, x, axis); }
+  tensor max(const tensor& x, int axis = 1) { return reduce(math_fn::row_max, x, axis); }
 
   // -- waiting ------------------------------------------------------------------------
   /// Suspends until the command is done (timing only: a compute result

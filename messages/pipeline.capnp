@@ -28,6 +28,29 @@ struct Stage {
   # Data (ADR-0020), DMA stages of kernel loads and stores:
   localAddress @17 :UInt64; # the TCM end of the transfer (0: a scheduler slot)
   wantData  @18 :Bool;      # dma_read: bring the bytes back to the kernel
+  dataOp    @19 :DataOp;    # a kernel's compute on TCM tensors: what Phase 2 does
+}
+
+# A 2-D strided view of memory (runtime/data/tensor.hpp).
+struct View {
+  address   @0 :UInt64;
+  rows      @1 :UInt32;
+  cols      @2 :UInt32;
+  rowStride @3 :UInt64;
+  dtype     @4 :UInt8;
+}
+
+# The data op of a stage that says it itself (runtime/data/op_record.hpp):
+# a kernel's dot or math on TCM tensors. Composite tiles leave it unset.
+struct DataOp {
+  kind       @0 :UInt8;    # kb::op_kind
+  fn         @1 :UInt8;    # kb::math_fn
+  name       @2 :Text;
+  inputs     @3 :List(View);
+  out        @4 :View;
+  accumulate @5 :Bool;
+  scalar     @6 :Float64;
+  axis       @7 :Int8;
 }
 
 # A tile of a command, owned by exactly one unit at a time; the owner
@@ -74,6 +97,9 @@ struct PeCommand {
   payload @4 :Data;        # a simple dma_write: the bytes it writes (empty: a
                            # compute result, known only in Phase 2)
   who     @5 :Text;        # the kernel that issued it (named in errors)
+  deps    @6 :List(UInt64); # commands (of the same PE_CPU) that must be done
+                            # before its first tile is fed: a kernel's data
+                            # dependencies, kept by PE_SCHEDULER
   union {
     gemm   @1 :GemmCommand;
     math   @2 :MathCommand;

@@ -45,6 +45,8 @@ std::pair<std::vector<uint8_t>, std::vector<float>> random_input(const kernel_te
   std::vector<float> v(size_t{t.rows} * t.cols);
   for (float& x : v)
     x = dist(rng);
+  if (t.adjust)
+    t.adjust(v);
   std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
   encode_f32(t.type, v, bytes);
   decode_f32(t.type, bytes, v);

@@ -14,7 +14,34 @@ namespace kb {
 
 kernel_context::kernel_context(kernel_site site, kernel_port& port)
   : site_(std::move(site)), port_(port),
-    tcm_(std::make_shared<tcm_allocator>(site_.tcm_bytes, site_.tcm_reserved)) {}
+    tcm_(std::make_shared<tcm_allocator>(site_.tcm_bytes, site_.tcm_reserved)),
+    pool_(std::make_shared<tcm_pool>()) {
+  pool_->tcm = tcm_;
+  pool_->port = &port_;
+}
+
+void kernel_context::tcm_pool::release(uint64_t offset, std::vector<uint64_t> users) {
+  for (uint64_t u : users)
+    if (!port->done(u)) {
+      deferred.emplace_back(offset, std::move(users));
+      return;
+    }
+  tcm->free(offset);
+}
+
+void kernel_context::tcm_pool::sweep() {
+  for (auto it = deferred.begin(); it != deferred.end();) {
+    bool done = true;
+    for (uint64_t u : it->second)
+      done = done && port->done(u);
+    if (done) {
+      tcm->free(it->first);
+      it = deferred.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
 
 kernel_context::~kernel_context() = default;
 
@@ -81,7 +108,19 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type,
 std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint32_t cols,
                                                             dtype type) {
   const uint64_t bytes = uint64_t{rows} * cols * dtype_bytes(type);
-  const auto offset = tcm_->allocate(bytes);
+  pool_->sweep();
+  auto offset = tcm_->allocate(bytes);
+  while (!offset && !pool_->deferred.empty()) {
+    // Blocks of dropped tensors wait for their commands: wait for those.
+    suspend_until(
+      [this] {
+        const size_t before = pool_->deferred.size();
+        pool_->sweep();
+        return pool_->deferred.size() < before;
+      },
+      fmt::format("waits for commands on dropped tensors to free TCM for a {} B tensor", bytes));
+    offset = tcm_->allocate(bytes);
+  }
   if (!offset)
     fail(fmt::format("TCM overflow: a {}x{} {} tensor needs {} B, but {}", rows, cols,
                      to_string(type), bytes, tcm_->describe_free()));
@@ -92,7 +131,9 @@ std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint3
   s->address =
     global_address{mem_space::tcm, site_.sip, site_.cube, site_.index, *offset}.encode();
   s->owner = fmt::format("kernel {} on {}", site_.kernel, site_.pe);
-  s->release = [tcm = tcm_, at = *offset] { tcm->free(at); };
+  s->release = [pool = pool_, at = *offset](std::vector<uint64_t> users) {
+    pool->release(at, std::move(users));
+  };
   return s;
 }
 
@@ -126,6 +167,24 @@ bool rows_overlap(uint64_t a, uint64_t a_stride, uint64_t a_rows, uint64_t a_byt
 }
 
 } // namespace
+
+std::vector<uint64_t> kernel_context::producers(
+  std::initializer_list<const tl::tensor::state*> inputs) const {
+  std::vector<uint64_t> out;
+  for (const auto* s : inputs)
+    if (s && s->writer != 0 && !port_.done(s->writer) &&
+        std::find(out.begin(), out.end(), s->writer) == out.end())
+      out.push_back(s->writer);
+  return out;
+}
+
+std::vector<uint64_t> kernel_context::stores_in_flight() const {
+  std::vector<uint64_t> out;
+  for (const written& w : in_flight_)
+    if (!port_.done(w.command))
+      out.push_back(w.command);
+  return out;
+}
 
 void kernel_context::drop_finished_stores() {
   for (auto it = in_flight_.begin(); it != in_flight_.end();)
@@ -195,8 +254,17 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b) {
   st.params.in_dtype = st.params.out_dtype = src.type;
   st.params.local_address = s->address;
   st.params.want_data = true;
-  const uint64_t id = port_.issue(simple_command{st}, {});
+  // A load after this kernel's own store to the same bytes starts once the
+  // store is done (so the replay sees them in that order too).
   drop_finished_stores();
+  std::vector<uint64_t> deps;
+  for (const written& w : in_flight_)
+    if (rows_overlap(src.address, stride, b.rows, row_bytes, w.address, w.stride, w.rows,
+                     w.row_bytes))
+      deps.push_back(w.command);
+  const uint64_t id = port_.issue(simple_command{st, std::nullopt}, {}, deps);
+  s->users.push_back(id);
+  s->writer = id;
   const std::vector<written> earlier = in_flight_;
   suspend_until([this, id] { return port_.done(id); },
                 fmt::format("waits for command {} ({} from {})", id, what,
@@ -241,7 +309,8 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   // Visible to this kernel's later loads once this write reaches the memory.
   const std::span<const uint8_t> payload =
     s->ready ? std::span<const uint8_t>(s->data) : std::span<const uint8_t>();
-  const uint64_t id = port_.issue(simple_command{st}, payload);
+  const uint64_t id = port_.issue(simple_command{st, std::nullopt}, payload, producers({s}));
+  s->users.push_back(id);
   note_write({id, dst.address, s->rows, row_bytes, stride,
               std::vector<uint8_t>(payload.begin(), payload.end()), what});
   return {id};
@@ -252,7 +321,7 @@ tl::handle kernel_context::gemm(gemm_plan_args a) {
   const dtype out = a.out_dtype.value_or(a.in_dtype);
   const uint64_t row = uint64_t{a.n} * dtype_bytes(out);
   const pe_command c = a;
-  const uint64_t id = port_.issue(c, {});
+  const uint64_t id = port_.issue(c, {}, stores_in_flight());
   if (a.m > 0 && row > 0)
     note_write({id, a.c_addr, a.m, row, row, {}, describe(c)});
   return {id};
@@ -263,7 +332,7 @@ tl::handle kernel_context::math(math_plan_args a) {
   const dtype out = a.out_dtype.value_or(a.in_dtype);
   const uint64_t row = uint64_t{a.n} * dtype_bytes(out);
   const pe_command c = a;
-  const uint64_t id = port_.issue(c, {});
+  const uint64_t id = port_.issue(c, {}, stores_in_flight());
   if (a.m > 0 && row > 0)
     note_write({id, a.dst_addr, a.m, row, row, {}, describe(c)});
   return {id};
@@ -274,7 +343,178 @@ tl::handle kernel_context::issue_command(const pe_command& c) {
     return gemm(*g);
   if (auto* m = std::get_if<math_plan_args>(&c))
     return math(*m);
-  return {port_.issue(c, {})};
+  return {port_.issue(c, {}, {})};
+}
+
+const tl::tensor::state& kernel_context::operand(const tl::tensor& t,
+                                                 const std::string& what) const {
+  if (!t.raw())
+    fail(fmt::format("{}: an operand that holds nothing (a default-constructed tl::tensor)", what));
+  return *t.raw();
+}
+
+tl::tensor kernel_context::compute(op_record op, uint32_t rows, uint32_t cols, dtype type,
+                                   math_op cost, uint64_t elements,
+                                   std::vector<uint64_t> deps) {
+  auto s = allocate(rows, cols, type);
+  op.out = packed_view(s->address, rows, cols, type);
+  if (const std::string bad = check(op); !bad.empty())
+    fail(fmt::format("{}: {}", op.op_name, bad));
+  stage st;
+  st.component = site_.pe + (op.kind == op_kind::gemm ? ".pe_gemm" : ".pe_math");
+  st.type = op.kind == op_kind::gemm ? stage_type::gemm : stage_type::math;
+  st.params.tm = rows;
+  st.params.tn = cols;
+  st.params.in_dtype = op.inputs.front().type;
+  st.params.out_dtype = type;
+  st.params.last_k = true;
+  if (op.kind == op_kind::gemm) {
+    st.params.tk = op.inputs[0].cols;
+  } else {
+    st.params.elements = elements;
+    st.params.op = cost;
+  }
+  const uint64_t id = port_.issue(simple_command{st, std::move(op)}, {}, deps);
+  s->users.push_back(id);
+  s->writer = id;
+  return tl::tensor(std::move(s));
+}
+
+namespace {
+
+/// The PE_MATH timing class of `f` (DESIGN §4 op_cost: 4 for the
+/// transcendental ones, 1 for the rest).
+math_op cost_of(math_fn f) {
+  switch (f) {
+  case math_fn::exp:
+  case math_fn::log:
+  case math_fn::tanh:
+  case math_fn::sqrt:
+  case math_fn::div:
+  case math_fn::recip:
+    return math_op::exp;
+  case math_fn::rsqrt:
+    return math_op::rsqrt;
+  case math_fn::relu:
+    return math_op::relu;
+  case math_fn::mul:
+  case math_fn::scale:
+    return math_op::mul;
+  default:
+    return math_op::add;
+  }
+}
+
+tensor_view view_of(const tl::tensor::state& s) {
+  return packed_view(s.address, s.rows, s.cols, s.type);
+}
+
+} // namespace
+
+tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, dtype out) {
+  const auto& x = operand(a, "dot");
+  const auto& y = operand(b, "dot");
+  if (x.cols != y.rows)
+    fail(fmt::format("dot of {}x{} and {}x{}: the inner dimensions differ", x.rows, x.cols,
+                     y.rows, y.cols));
+  if (x.type != y.type)
+    fail(fmt::format("dot of {} and {}: cast one first", to_string(x.type), to_string(y.type)));
+  op_record op;
+  op.kind = op_kind::gemm;
+  op.op_name = fmt::format("dot_{}", to_string(x.type));
+  op.inputs = {view_of(x), view_of(y)};
+  auto t = compute(std::move(op), x.rows, y.cols, out, math_op::add, 0, producers({&x, &y}));
+  x.users.push_back(t.raw()->users.back());
+  y.users.push_back(t.raw()->users.back());
+  return t;
+}
+
+tl::tensor kernel_context::unary(math_fn f, const tl::tensor& x, double scalar) {
+  const auto& s = operand(x, std::string(to_string(f)));
+  if (arity(f) != 1 || is_reduction(f) || f == math_fn::cast)
+    fail(fmt::format("{} is not a unary op (use binary, reduce or cast)", to_string(f)));
+  op_record op;
+  op.kind = op_kind::math;
+  op.fn = f;
+  op.op_name = std::string(to_string(f));
+  op.scalar = scalar;
+  op.inputs = {view_of(s)};
+  auto t = compute(std::move(op), s.rows, s.cols, dtype::f32, cost_of(f), uint64_t{s.rows} * s.cols,
+                   producers({&s}));
+  s.users.push_back(t.raw()->users.back());
+  return t;
+}
+
+tl::tensor kernel_context::binary(math_fn f, const tl::tensor& a, const tl::tensor& b) {
+  if (arity(f) != 2)
+    fail(fmt::format("{} is not a binary op", to_string(f)));
+  return where_like(f, {&a, &b});
+}
+
+tl::tensor kernel_context::where(const tl::tensor& cond, const tl::tensor& a, const tl::tensor& b) {
+  return where_like(math_fn::where, {&cond, &a, &b});
+}
+
+tl::tensor kernel_context::where_like(math_fn f, std::vector<const tl::tensor*> in) {
+  const std::string name(to_string(f));
+  uint32_t rows = 1, cols = 1;
+  for (const auto* t : in) {
+    const auto& s = operand(*t, name);
+    rows = std::max(rows, s.rows);
+    cols = std::max(cols, s.cols);
+  }
+  op_record op;
+  op.kind = op_kind::math;
+  op.fn = f;
+  op.op_name = name;
+  for (const auto* t : in) {
+    const auto& s = *t->raw();
+    if ((s.rows != rows && s.rows != 1) || (s.cols != cols && s.cols != 1))
+      fail(fmt::format("{}: a {}x{} operand does not broadcast to {}x{}", name, s.rows, s.cols,
+                       rows, cols));
+    op.inputs.push_back(view_of(s));
+  }
+  std::vector<uint64_t> deps;
+  for (const auto* x : in)
+    for (uint64_t d : producers({x->raw()}))
+      if (std::find(deps.begin(), deps.end(), d) == deps.end())
+        deps.push_back(d);
+  auto t = compute(std::move(op), rows, cols, dtype::f32, cost_of(f), uint64_t{rows} * cols,
+                   std::move(deps));
+  for (const auto* x : in)
+    x->raw()->users.push_back(t.raw()->users.back());
+  return t;
+}
+
+tl::tensor kernel_context::reduce(math_fn f, const tl::tensor& x, int axis) {
+  const auto& s = operand(x, std::string(to_string(f)));
+  if (!is_reduction(f))
+    fail(fmt::format("{} is not a reduction (sum, row_max, row_min)", to_string(f)));
+  if (axis != 0 && axis != 1)
+    fail(fmt::format("{} along axis {}: a 2-D tensor has axes 0 and 1", to_string(f), axis));
+  op_record op;
+  op.kind = op_kind::math;
+  op.fn = f;
+  op.op_name = std::string(to_string(f));
+  op.axis = axis;
+  op.inputs = {view_of(s)};
+  auto t = compute(std::move(op), axis == 1 ? s.rows : 1, axis == 1 ? 1 : s.cols, dtype::f32,
+                   cost_of(f), uint64_t{s.rows} * s.cols, producers({&s}));
+  s.users.push_back(t.raw()->users.back());
+  return t;
+}
+
+tl::tensor kernel_context::cast(const tl::tensor& x, dtype to) {
+  const auto& s = operand(x, "cast");
+  op_record op;
+  op.kind = op_kind::math;
+  op.fn = math_fn::cast;
+  op.op_name = "cast";
+  op.inputs = {view_of(s)};
+  auto t = compute(std::move(op), s.rows, s.cols, to, math_op::add, uint64_t{s.rows} * s.cols,
+                   producers({&s}));
+  s.users.push_back(t.raw()->users.back());
+  return t;
 }
 
 void kernel_context::wait(tl::handle h) {

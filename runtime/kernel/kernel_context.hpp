@@ -28,8 +28,10 @@ class kernel_port {
 public:
   virtual ~kernel_port() = default;
   /// Sends `c` to PE_SCHEDULER now; returns its id. `payload`: the bytes of
-  /// a store of a loaded tensor.
-  virtual uint64_t issue(const pe_command& c, std::span<const uint8_t> payload) = 0;
+  /// a store of a loaded tensor; `deps`: commands PE_SCHEDULER must see
+  /// done before it starts `c`.
+  virtual uint64_t issue(const pe_command& c, std::span<const uint8_t> payload,
+                         std::span<const uint64_t> deps) = 0;
   virtual bool done(uint64_t id) const = 0;
   /// The bytes a load brought back (once).
   virtual std::vector<uint8_t> take_data(uint64_t id) = 0;
@@ -82,6 +84,12 @@ public:
   tl::handle math(math_plan_args a) override;
   void wait(tl::handle h) override;
   void wait_all() override;
+  tl::tensor dot(const tl::tensor& a, const tl::tensor& b, dtype out) override;
+  tl::tensor unary(math_fn f, const tl::tensor& x, double scalar) override;
+  tl::tensor binary(math_fn f, const tl::tensor& a, const tl::tensor& b) override;
+  tl::tensor where(const tl::tensor& cond, const tl::tensor& a, const tl::tensor& b) override;
+  tl::tensor reduce(math_fn f, const tl::tensor& x, int axis) override;
+  tl::tensor cast(const tl::tensor& x, dtype to) override;
 
 private:
   [[noreturn]] void fail(const std::string& what) const;
@@ -91,6 +99,13 @@ private:
   /// A new TCM tensor (no data yet).
   std::shared_ptr<tl::tensor::state> allocate(uint32_t rows, uint32_t cols, dtype type);
   void suspend_until(std::function<bool()> ready, std::string why);
+  /// The tensor's state, or a kernel_error naming `what` for an empty one.
+  const tl::tensor::state& operand(const tl::tensor& t, const std::string& what) const;
+  /// Issues `op` (inputs set) on the PE's MATH unit, into a new TCM tensor
+  /// of `rows` x `cols` `type`; `cost` is the timing class of its elements.
+  tl::tensor where_like(math_fn f, std::vector<const tl::tensor*> in);
+  tl::tensor compute(op_record op, uint32_t rows, uint32_t cols, dtype type, math_op cost,
+                     uint64_t elements, std::vector<uint64_t> deps);
 
   /// What the kernel wrote: rows of `row_bytes`, `stride` apart from `address`.
   struct written {
@@ -109,12 +124,27 @@ private:
                          const std::string& what) const;
   void note_write(written w);
   void drop_finished_stores();
+  /// The writers of `inputs` that are not done yet.
+  std::vector<uint64_t> producers(std::initializer_list<const tl::tensor::state*> inputs) const;
+  /// This kernel's stores still in flight (all, or those overlapping a range).
+  std::vector<uint64_t> stores_in_flight() const;
+
+  /// TCM blocks whose tensors are gone but whose commands are not all done.
+  struct tcm_pool {
+    std::shared_ptr<tcm_allocator> tcm;
+    kernel_port* port = nullptr;
+    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> deferred;
+    void release(uint64_t offset, std::vector<uint64_t> users);
+    /// Frees the deferred blocks whose commands are done.
+    void sweep();
+  };
 
   kernel_site site_;
   kernel_port& port_;
   std::vector<written> in_flight_; ///< stores with data, not yet done
   std::vector<written> pending_;   ///< ranges holding compute results
   std::shared_ptr<tcm_allocator> tcm_;
+  std::shared_ptr<tcm_pool> pool_;
   std::unique_ptr<kernel_fiber> fiber_;
   std::function<bool()> ready_; ///< set while suspended
   std::string why_;

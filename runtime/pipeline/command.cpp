@@ -27,7 +27,7 @@ std::string describe(const pe_command& c) {
 }
 
 message_body encode_command(const pe_command& c, uint64_t id, std::span<const uint8_t> payload,
-                            std::string_view who) {
+                            std::string_view who, std::span<const uint64_t> deps) {
   auto msg = std::make_unique<capnp::MallocMessageBuilder>(128);
   auto cmd = msg->initRoot<wire::PeCommand>();
   cmd.setId(id);
@@ -35,6 +35,11 @@ message_body encode_command(const pe_command& c, uint64_t id, std::span<const ui
     cmd.setPayload(capnp::Data::Reader(payload.data(), payload.size()));
   if (!who.empty())
     cmd.setWho(capnp::Text::Reader(who.data(), who.size()));
+  if (!deps.empty()) {
+    auto d = cmd.initDeps(static_cast<unsigned>(deps.size()));
+    for (unsigned i = 0; i < deps.size(); ++i)
+      d.set(i, deps[i]);
+  }
   if (auto* g = std::get_if<gemm_plan_args>(&c)) {
     auto w = cmd.initGemm();
     w.setM(g->m);
@@ -69,7 +74,11 @@ message_body encode_command(const pe_command& c, uint64_t id, std::span<const ui
     w.setSrcAddr(m->src_addr);
     w.setDstAddr(m->dst_addr);
   } else {
-    to_wire(std::get<simple_command>(c).s, cmd.initSimple().initStage());
+    const auto& sc = std::get<simple_command>(c);
+    auto st = cmd.initSimple().initStage();
+    to_wire(sc.s, st);
+    if (sc.op)
+      to_wire(*sc.op, st.initDataOp());
   }
   return message_body{std::move(msg)};
 }

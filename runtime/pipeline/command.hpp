@@ -4,11 +4,13 @@
 // PE_SCHEDULER decodes them and plans their tiles.
 
 #include "messages/pipeline.capnp.h"
+#include "runtime/data/op_record.hpp"
 #include "runtime/engine/message_body.hpp"
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/plan/math_plan.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,9 +18,12 @@
 
 namespace kb {
 
-/// A simple command: one stage (its `component` names the unit).
+/// A simple command: one stage (its `component` names the unit), and for
+/// a kernel's compute on TCM tensors the data op it performs (the op log
+/// records it as it is).
 struct simple_command {
   stage s;
+  std::optional<op_record> op = std::nullopt;
 };
 
 using pe_command = std::variant<gemm_plan_args, math_plan_args, simple_command>;
@@ -28,8 +33,10 @@ std::string describe(const pe_command& c);
 
 /// `payload`: the bytes a simple dma_write writes (empty: a compute result,
 /// whose bytes exist only in Phase 2); `who`: the kernel, named in errors.
+/// `deps`: commands that must be done before this one starts.
 message_body encode_command(const pe_command& c, uint64_t id,
-                            std::span<const uint8_t> payload = {}, std::string_view who = {});
+                            std::span<const uint8_t> payload = {}, std::string_view who = {},
+                            std::span<const uint64_t> deps = {});
 
 /// Plans a decoded command for the PE `pe_prefix` (component ids of
 /// composite plans hang off it). Throws plan_error for a bad command.

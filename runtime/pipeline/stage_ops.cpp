@@ -78,6 +78,14 @@ std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reade
   r.t_start_ps = start.ps();
   r.t_end_ps = end.ps();
   r.component = component;
+  if (stage.hasDataOp()) { // a kernel's compute on TCM tensors says what it does
+    op_record k = from_wire(stage.getDataOp());
+    k.id = r.id;
+    k.t_start_ps = r.t_start_ps;
+    k.t_end_ps = r.t_end_ps;
+    k.component = std::move(r.component);
+    return k;
+  }
   const uint32_t tm = stage.getTm(), tk = stage.getTk(), tn = stage.getTn();
   const auto in = static_cast<dtype>(stage.getInDtype());
   const auto out = static_cast<dtype>(stage.getOutDtype());

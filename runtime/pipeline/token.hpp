@@ -3,6 +3,7 @@
 // and their conversion from and to the plan types (runtime/plan).
 
 #include "messages/pipeline.capnp.h"
+#include "runtime/data/op_record.hpp"
 #include "runtime/engine/message_body.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 
@@ -16,6 +17,9 @@ message_body make_token(const tile_plan& tile, uint64_t command,
 
 void to_wire(const stage& s, wire::Stage::Builder out);
 stage from_wire(wire::Stage::Reader in);
+/// A data op (without id, times, component) and back.
+void to_wire(const op_record& r, wire::DataOp::Builder out);
+op_record from_wire(wire::DataOp::Reader in);
 
 /// The token's current stage.
 inline wire::Stage::Reader current_stage(wire::TileToken::Reader t) {
