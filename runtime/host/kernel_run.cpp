@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <unistd.h>
@@ -123,6 +124,9 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   driver_options d = o.driver;
   d.deploy = image;
   if (results) {
+    if (!std::ofstream(log_path, std::ios::binary)) // fail before the run, not after it
+      throw std::invalid_argument(fmt::format("{}{}: cannot write it",
+                                              o.oplog.empty() ? "op log " : "--oplog ", log_path));
     log = std::make_shared<op_log>(log_path);
     d.ops = log;
   }
