@@ -12,14 +12,16 @@
 
 namespace kb {
 
-std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args) {
+std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args,
+                                                     const std::string& option) {
   std::map<std::string, std::string> out;
   for (const auto& a : args) {
     const auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw std::invalid_argument(fmt::format("--arg {}: expected KEY=VALUE", a));
+      throw std::invalid_argument(fmt::format("{} {}: expected KEY=VALUE", option, a));
     if (!out.emplace(a.substr(0, eq), a.substr(eq + 1)).second)
-      throw std::invalid_argument(fmt::format("--arg {}: {} is given twice", a, a.substr(0, eq)));
+      throw std::invalid_argument(
+        fmt::format("{} {}: {} is given twice", option, a, a.substr(0, eq)));
   }
   return out;
 }
@@ -48,6 +50,8 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
   o.dump_dir = c.dump_tensors;
   o.oplog = c.oplog;
   o.phase2_workers = c.phase2_workers;
+  for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
+    o.input_files[name] = path;
   if (c.pes != "all") {
     size_t used = 0;
     unsigned long n = 0;

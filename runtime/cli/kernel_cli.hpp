@@ -14,7 +14,8 @@ namespace kb {
 
 /// KEY=VALUE pairs (a missing '=', an empty key or a repeated key is
 /// std::invalid_argument naming it).
-std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args);
+std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args,
+                                                     const std::string& option = "--arg");
 
 /// Exit status: 0 (ran; with --verify: every output matches), 1 (the run
 /// failed), 3 (an output does not match its reference).

@@ -425,6 +425,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "run a shipped kernel by name (gemm, ...) instead of --op; see --arg")
     ->group("Kernels");
   cmd->add_option("--arg", c->args, "a kernel argument KEY=VALUE (repeatable)")->group("Kernels");
+  cmd->add_option("--input", c->inputs,
+                  "deploy a kernel input from a NumPy file TENSOR=FILE.npy instead of random "
+                  "values (repeatable)")
+    ->group("Kernels");
   cmd->add_flag("--verify", c->verify,
                 "replay the op log (Phase 2) and check the outputs against the kernel's "
                 "reference; exit 3 on a mismatch")

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -54,6 +55,27 @@ std::pair<std::vector<uint8_t>, std::vector<float>> random_input(const kernel_te
   return {std::move(bytes), std::move(v)};
 }
 
+/// Input `t` from the .npy file `path`: the bytes deployed and their values.
+std::pair<std::vector<uint8_t>, std::vector<float>> file_input(const kernel_tensor& t,
+                                                               const std::string& path) {
+  const npy_array a = read_npy(path);
+  const bool matches = (a.shape.size() == 2 && a.shape[0] == t.rows && a.shape[1] == t.cols) ||
+                       (a.shape.size() == 1 && t.rows == 1 && a.shape[0] == t.cols);
+  if (!matches) {
+    std::string shape;
+    for (uint64_t d : a.shape)
+      shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    throw std::invalid_argument(fmt::format("--input {}={}: the file holds a {} array; tensor {} is {}x{}",
+                                            t.name, path, shape.empty() ? "0-d" : shape, t.name,
+                                            t.rows, t.cols));
+  }
+  std::vector<float> v = to_f32(a);
+  std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
+  encode_f32(t.type, v, bytes);
+  decode_f32(t.type, bytes, v);
+  return {std::move(bytes), std::move(v)};
+}
+
 } // namespace
 
 kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
@@ -70,6 +92,18 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   if (o.pes > 0)
     pes.resize(o.pes);
 
+  for (const auto& [name, path] : o.input_files) {
+    const auto it = std::find_if(l.tensors.begin(), l.tensors.end(),
+                                 [&](const kernel_tensor& t) { return t.name == name; });
+    if (it == l.tensors.end() || it->output) {
+      std::string inputs;
+      for (const auto& t : l.tensors)
+        if (!t.output)
+          inputs += (inputs.empty() ? "" : ", ") + t.name;
+      throw std::invalid_argument(fmt::format("--input {}={}: kernel {} has no input '{}' (its inputs: {})",
+                                              name, path, def.name, name, inputs));
+    }
+  }
   kernel_run_result r;
   r.kernel = def.name;
   // Every tensor in the HBM of the first PE's cube, 4 KiB aligned.
@@ -90,7 +124,9 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     table[t.name] = p;
     r.tensors.emplace_back(t.name, p);
     if (!t.output) {
-      auto [b, v] = random_input(t, o.seed, i);
+      const auto file = o.input_files.find(t.name);
+      auto [b, v] = file != o.input_files.end() ? file_input(t, file->second)
+                                                : random_input(t, o.seed, i);
       image->write(p.address, b);
       inputs[t.name] = std::move(v);
     }

@@ -11,6 +11,7 @@
 #include "runtime/data/verify.hpp"
 #include "runtime/driver/driver_run.hpp"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct kernel_run_options {
   std::string dump_dir;      ///< set: every tensor as DIR/<name>.npy (needs Phase 2)
   std::string oplog;         ///< set: keep the op log in this file
   unsigned phase2_workers = 0; ///< executor actors (0: one per core)
+  /// Inputs deployed from .npy files instead of random values: tensor name
+  /// -> path (shape must match; values are converted to the tensor's dtype).
+  std::map<std::string, std::string> input_files;
 };
 
 struct kernel_run_result {
