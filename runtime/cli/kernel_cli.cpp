@@ -1,5 +1,7 @@
 #include "runtime/cli/kernel_cli.hpp"
 
+#include "runtime/cli/memory_budget.hpp"
+
 #include "runtime/machine/machine.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/host/kernel_run.hpp"
@@ -35,6 +37,17 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
       "--kernel: --trace, --trace-stream, --json and --csv are not written for kernel runs yet");
   const kernel_def& def = find_kernel(c.kernel);
   const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
+  {
+    // The tensors live in the host's image, in the memories' copies and (with
+    // --verify) in the replay's image, and as f32 values for the reference.
+    uint64_t estimate = 0;
+    for (const kernel_tensor& t : def.prepare(args).tensors) {
+      const uint64_t elements = mul_sat(t.rows, t.cols);
+      estimate = add_sat(estimate, add_sat(mul_sat(3, mul_sat(elements, dtype_bytes(t.type))),
+                                           mul_sat(elements, 8)));
+    }
+    check_memory(fmt::format("kernel {}'s tensors", def.name), estimate);
+  }
   kernel_run_options o;
   o.driver.threads = c.threads;
   const auto delivery = parse_delivery(c.delivery);
