@@ -252,10 +252,9 @@ caf::behavior replay_coordinator(coordinator_actor* self, const window_context* 
 /// depends on (CAF mailboxes synchronise), so no byte is ever raced on. Pages
 /// only read and never written are not created: lookups of absent pages
 /// return zeros without inserting.
-void touch_outputs(const std::vector<op_record>& ops, memory_image& image,
-                   const dependency_options& o) {
+void touch_outputs(const std::vector<op_record>& ops, memory_image& image) {
   for (const auto& r : ops)
-    for (const auto& range : access_ranges(r.out, o.max_row_ranges))
+    for (const auto& range : row_ranges(r.out))
       image.touch(range.first, range.last - range.first);
 }
 
@@ -291,11 +290,14 @@ void run_window(const std::vector<op_record>& ops, const dependency_graph& g, me
   }
   if (ops.empty())
     return;
-  touch_outputs(ops, image, o.dependencies);
+  touch_outputs(ops, image);
   const window_context ctx{&ops, &g, &image, std::max(1u, o.max_batch), &o};
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", 1); // the coordinator; workers have their own threads
+  // Work sharing waits on a condition variable; work stealing would poll
+  // (spin) while the coordinator waits, taking a core from the workers.
+  cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("logger.verbosity", caf::atom("quiet"));
   cfg.add_message_types<caf::id_block::kb_data>();
   caf::actor_system sys{cfg};

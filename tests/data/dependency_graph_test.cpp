@@ -101,19 +101,38 @@ TEST(dependency_graph, accumulating_gemms_chain_on_their_output) {
   EXPECT_EQ(preds(g, 2), std::vector<uint32_t>{1});
 }
 
-TEST(dependency_graph, interleaved_strided_rows_are_exact_or_conservative_when_too_tall) {
+TEST(dependency_graph, tiles_whose_rows_interleave_are_independent) {
   // Two 4-row views of 16-byte rows, 32 bytes apart, offset by 16: the rows
   // interleave, the bounding spans [0,112) and [16,128) overlap.
   const tensor_view even{0, 4, 4, 32, dtype::f32}, odd{16, 4, 4, 32, dtype::f32};
-  const std::vector<op_record> ops{memory_op(0, 0, bytes(1000, 64), bytes(2000, 64)),
-                                   memory_op(1, 1, packed_view(3000, 4, 4, dtype::f32), even),
-                                   memory_op(2, 2, packed_view(4000, 4, 4, dtype::f32), odd)};
-  EXPECT_EQ(dependency_graph::build(ops).edges(), 0u); // row by row: independent
-  EXPECT_EQ(preds(dependency_graph::build(ops, {.max_row_ranges = 2}), 2),
-            std::vector<uint32_t>{1}); // by span: a WAW edge it does not need
-  EXPECT_EQ(access_ranges(even), (std::vector<byte_range>{{0, 16}, {32, 48}, {64, 80}, {96, 112}}));
-  EXPECT_EQ(access_ranges(even, 3), (std::vector<byte_range>{{0, 112}}));
-  EXPECT_EQ(access_ranges(packed_view(8, 4, 4, dtype::f32)), (std::vector<byte_range>{{8, 72}}));
+  const std::vector<op_record> ops{memory_op(0, 0, bytes(1000, 64), even),
+                                   memory_op(1, 1, packed_view(3000, 4, 4, dtype::f32), odd),
+                                   memory_op(2, 2, odd, bytes(5000, 64)),
+                                   memory_op(3, 3, bytes(6000, 64), even)};
+  const auto g = dependency_graph::build(ops);
+  EXPECT_EQ(preds(g, 1), std::vector<uint32_t>{});  // no WAW with 0
+  EXPECT_EQ(preds(g, 2), std::vector<uint32_t>{1});  // RAW on odd only
+  EXPECT_EQ(preds(g, 3), std::vector<uint32_t>{0});  // WAW on even, no WAR with 2
+}
+
+TEST(dependency_graph, views_of_different_strides_are_checked_row_by_row_or_conservatively) {
+  // Rows [0,16) [32,48) [64,80) [96,112) against [16,32) [80,96): disjoint.
+  const tensor_view x{0, 4, 16, 32, dtype::i8}, y{16, 2, 16, 64, dtype::i8};
+  const std::vector<op_record> ops{memory_op(0, 0, bytes(1000, 64), x),
+                                   memory_op(1, 1, bytes(2000, 32), y)};
+  EXPECT_EQ(dependency_graph::build(ops).edges(), 0u);
+  // With fewer row checks allowed than the shorter view's 2 rows: by span.
+  EXPECT_EQ(preds(dependency_graph::build(ops, {.max_row_checks = 1}), 1),
+            std::vector<uint32_t>{0});
+}
+
+TEST(dependency_graph, a_strided_rewrite_of_the_same_tile_supersedes_the_old_one) {
+  const tensor_view t{0, 4, 4, 64, dtype::f32};
+  const auto g = dependency_graph::build(
+    {memory_op(0, 0, bytes(1000, 64), t), memory_op(1, 1, bytes(2000, 64), t),
+     memory_op(2, 2, t, bytes(3000, 64))});
+  EXPECT_EQ(preds(g, 1), std::vector<uint32_t>{0});
+  EXPECT_EQ(preds(g, 2), std::vector<uint32_t>{1}); // not 0: 1 covered it
 }
 
 TEST(dependency_graph, explicit_deps_add_edges_and_bad_ones_are_named) {
