@@ -134,7 +134,14 @@ oplog_writer::oplog_writer(std::string path, size_t batch_records)
   }
 }
 
-oplog_writer::~oplog_writer() = default;
+oplog_writer::~oplog_writer() {
+  // Not closed: the buffered bytes go out without the end marker. kj stream
+  // destructors may throw (a failed flush); a destructor must not.
+  try {
+    delete impl_.release();
+  } catch (...) {
+  }
+}
 
 void oplog_writer::write_batch_locked() {
   if (pending_.empty())

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -82,6 +83,26 @@ TEST(oplog_stream, a_long_log_streams_back_in_order) {
   EXPECT_EQ(i, 10000u);
   EXPECT_EQ(in.records_read(), 10000u);
   EXPECT_FALSE(in.next(r));
+}
+
+TEST(oplog_stream, threads_may_append_to_one_writer) {
+  test::temp_file f("threads.kbops");
+  {
+    oplog_writer w(f.str(), 100);
+    std::vector<std::thread> threads;
+    for (uint64_t t = 0; t < 4; ++t)
+      threads.emplace_back([&w, t] {
+        for (uint64_t i = 0; i < 1000; ++i)
+          w.append(test::memory_op(t * 1000 + i, i, packed_view(0, 1, 1, dtype::f32),
+                                   packed_view(64, 1, 1, dtype::f32)));
+      });
+    for (auto& th : threads)
+      th.join();
+    w.close();
+  }
+  std::vector<int> seen(4000, 0);
+  for_each_op(f.str(), [&](const op_record& r) { ++seen.at(r.id); });
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 4000);
 }
 
 TEST(oplog_stream, a_writer_never_closed_leaves_an_incomplete_log) {
