@@ -1,5 +1,7 @@
 #include "runtime/data/dependency_graph.hpp"
 
+#include "runtime/data/access_index.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,120 +16,6 @@ namespace kb {
 namespace {
 
 constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
-
-/// One access recorded in a segment: the op and the view it reads or writes.
-struct access {
-  uint32_t op;
-  tensor_view view;
-};
-
-/// The address space in segments cut at the span ends of the views seen.
-/// Per segment: writers that may still be the last writer of some of its
-/// bytes, and readers that may have read some of its bytes since. An entry
-/// leaves a segment only when a later write covers all its bytes there, so
-/// for every byte the last writer and the readers since are in the lists; a
-/// new op is checked against each entry exactly (views_overlap), so strided
-/// views whose rows interleave do not conflict.
-class access_map {
-public:
-  explicit access_map(uint32_t max_row_checks) : max_row_checks_(max_row_checks) {}
-
-  /// Adds to `out` the ops of entries that share a byte with `v`: writers,
-  /// and readers too if `with_readers`.
-  void conflicts(const tensor_view& v, bool with_readers, std::vector<uint32_t>& out) const {
-    const byte_range r = byte_span(v);
-    for (auto it = first_overlap(r.first); it != segs_.end() && it->first < r.last; ++it) {
-      for (const auto& w : it->second.writers)
-        if (views_overlap(w.view, v, max_row_checks_))
-          out.push_back(w.op);
-      if (with_readers)
-        for (const auto& rd : it->second.readers)
-          if (views_overlap(rd.view, v, max_row_checks_))
-            out.push_back(rd.op);
-    }
-  }
-
-  void add_read(const tensor_view& v, uint32_t op) {
-    for_each_segment(byte_span(v), [&](segment& s) {
-      if (s.readers.empty() || s.readers.back().op != op || !(s.readers.back().view == v))
-        s.readers.push_back({op, v});
-    });
-  }
-
-  void set_write(const tensor_view& v, uint32_t op) {
-    const byte_range r = byte_span(v);
-    if (v.contiguous()) { // covers every byte of the segments in its span
-      split(r.first);
-      split(r.last);
-      auto it = segs_.lower_bound(r.first);
-      while (it != segs_.end() && it->first < r.last)
-        it = segs_.erase(it);
-      segs_.emplace_hint(it, r.first, segment{r.last, {{op, v}}, {}});
-      return;
-    }
-    // A strided write surely covers only entries of the very same view.
-    for_each_segment(r, [&](segment& s) {
-      std::erase_if(s.writers, [&](const access& a) { return a.view == v; });
-      std::erase_if(s.readers, [&](const access& a) { return a.view == v; });
-      s.writers.push_back({op, v});
-    });
-  }
-
-private:
-  struct segment {
-    uint64_t end;
-    std::vector<access> writers;
-    std::vector<access> readers;
-  };
-  using map = std::map<uint64_t, segment>;
-
-  map::const_iterator first_overlap(uint64_t at) const {
-    auto it = segs_.upper_bound(at);
-    if (it != segs_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.end > at)
-        return prev;
-    }
-    return it;
-  }
-
-  /// Makes `at` a segment boundary if a segment spans it.
-  void split(uint64_t at) {
-    auto it = segs_.upper_bound(at);
-    if (it == segs_.begin())
-      return;
-    --it;
-    if (it->first < at && at < it->second.end) {
-      segment tail{it->second.end, it->second.writers, it->second.readers};
-      it->second.end = at;
-      segs_.emplace_hint(std::next(it), at, std::move(tail));
-    }
-  }
-
-  /// Calls f on every segment of [r.first, r.last), creating segments for
-  /// bytes never touched.
-  template <class F>
-  void for_each_segment(byte_range r, F&& f) {
-    if (r.empty())
-      return;
-    split(r.first);
-    split(r.last);
-    uint64_t at = r.first;
-    auto it = segs_.lower_bound(r.first);
-    while (at < r.last) {
-      if (it == segs_.end() || it->first > at) { // a gap: bytes never touched
-        const uint64_t end = it == segs_.end() ? r.last : std::min(r.last, it->first);
-        it = segs_.emplace_hint(it, at, segment{end, {}, {}});
-      }
-      f(it->second);
-      at = it->second.end;
-      ++it;
-    }
-  }
-
-  uint32_t max_row_checks_;
-  map segs_;
-};
 
 std::string name_of(const std::vector<op_record>& ops, uint32_t i) { return describe(ops[i]); }
 
@@ -201,7 +89,7 @@ dependency_graph dependency_graph::build(const std::vector<op_record>& ops,
   std::vector<uint64_t> count(n + 1, 0);
   std::vector<uint32_t> flat;
   std::vector<uint64_t> flat_at(n + 1, 0); // by position in order_
-  access_map map(options.max_row_checks);
+  detail::access_index map(options.max_row_checks);
   std::vector<uint32_t> deps;
   for (size_t pos = 0; pos < n; ++pos) {
     const uint32_t i = g.order_[pos];

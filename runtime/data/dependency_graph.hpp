@@ -21,11 +21,11 @@
 // different strides are compared row by row up to `max_row_checks` rows,
 // beyond that by their spans: conservative, an edge they may not need.
 //
-// The views are found through an interval map of the address space, cut at
-// view span ends, so building is about O(ops * log ops) for logs of tiles,
-// not quadratic. (Many strided views whose spans overlap and none of which
-// ever rewrites another make the per-segment lists long; tiled logs do not.)
-// Views must pass check_view().
+// Earlier accesses are found through range maps (access_index.hpp): one over
+// bytes for contiguous views, one over rows per "band" of strided views
+// (same stride, column offset and row length: one tile column of a matrix).
+// Building costs O(ranges * log ranges), not quadratic, however many tiles a
+// matrix row holds. Views must pass check_view().
 
 #include "runtime/data/op_record.hpp"
 
