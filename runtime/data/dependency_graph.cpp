@@ -1,6 +1,6 @@
 #include "runtime/data/dependency_graph.hpp"
 
-#include "runtime/data/access_index.hpp"
+#include "runtime/data/detail/access_index.hpp"
 
 #include <fmt/format.h>
 

@@ -21,7 +21,7 @@
 // different strides are compared row by row up to `max_row_checks` rows,
 // beyond that by their spans: conservative, an edge they may not need.
 //
-// Earlier accesses are found through range maps (access_index.hpp): one over
+// Earlier accesses are found through range maps (detail/access_index.hpp): one over
 // bytes for contiguous views, one over rows per "band" of strided views
 // (same stride, column offset and row length: one tile column of a matrix).
 // Building costs O(ranges * log ranges), not quadratic, however many tiles a

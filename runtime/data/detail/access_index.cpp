@@ -1,4 +1,4 @@
-#include "runtime/data/access_index.hpp"
+#include "runtime/data/detail/access_index.hpp"
 
 #include <algorithm>
 
