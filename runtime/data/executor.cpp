@@ -115,8 +115,9 @@ caf::behavior replay_worker(caf::stateful_actor<worker_state>* self, const windo
 
 /// Ops that may share a batch: same name, kind, parameters, shapes, dtypes.
 std::string batch_key(const op_record& r) {
-  std::string k = fmt::format("{}|{}|{}|{}|{}|{}", r.op_name, static_cast<int>(r.kind),
-                              static_cast<int>(r.fn), r.accumulate, r.scalar, r.axis);
+  std::string k = fmt::format("{}|{}|{}|{}{}{}|{}|{}", r.op_name, static_cast<int>(r.kind),
+                              static_cast<int>(r.fn), r.accumulate, r.transpose_a, r.transpose_b,
+                              r.scalar, r.axis);
   for (const auto& v : r.inputs)
     k += fmt::format("|{}x{}:{}", v.rows, v.cols, static_cast<int>(v.type));
   k += fmt::format(">{}x{}:{}", r.out.rows, r.out.cols, static_cast<int>(r.out.type));

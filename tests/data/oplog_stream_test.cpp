@@ -32,6 +32,8 @@ std::vector<op_record> sample(size_t n) {
       ops.push_back(test::gemm_op(i, i * 10, packed_view(at, 4, 8, dtype::f16),
                                   packed_view(at + 64, 8, 4, dtype::f16),
                                   packed_view(at + 128, 4, 4, dtype::f32), true));
+      ops.back().transpose_a = i % 2 == 0;
+      ops.back().transpose_b = i % 4 == 1;
       break;
     default: {
       auto r = test::math_op(i, i * 10, math_fn::row_min, {packed_view(at, 4, 8, dtype::i8)},
