@@ -14,7 +14,8 @@
 //   phase2_speed [--size N] [--tile T] [--workers W] [--reps R]
 //
 // Prints GFLOP/s (2 N^3 / seconds) of each, and the ratio replay / Eigen for
-// 1 worker (like for like: one thread each) and for W workers.
+// 1 worker (like for like: one thread each) and for W workers. The three are
+// run interleaved, best of R rounds.
 
 #include "runtime/data/executor.hpp"
 #include "runtime/data/verify.hpp"
@@ -122,31 +123,28 @@ void run(const args& x, kb::dtype t) {
   const double flop = 2.0 * x.size * x.size * x.size;
   problem p = make_problem(x, t);
 
-  double eigen_best = 1e30;
+  // Interleaved (Eigen, 1 worker, W workers, Eigen, ...) so that a change of
+  // machine load hits all three alike; best of each.
+  double eigen_best = 1e30, one = 1e30, many = 1e30;
   matrix ref(x.size, x.size);
+  kb::memory_image result;
+  kb::replay_stats st1, stn;
+  auto replay_once = [&](unsigned workers, double& best, kb::replay_stats& st, bool keep) {
+    kb::memory_image m = p.image;
+    kb::replay_options o;
+    o.workers = workers;
+    st = kb::replay(p.ops, m, o);
+    best = std::min(best, st.seconds);
+    if (keep)
+      result = std::move(m);
+  };
   for (int r = 0; r < x.reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     ref.noalias() = p.a * p.b;
     eigen_best = std::min(eigen_best, seconds_since(t0));
+    replay_once(1, one, st1, r == 0);
+    replay_once(x.workers, many, stn, false);
   }
-
-  auto replay_best = [&](unsigned workers, kb::memory_image* keep) {
-    double best = 1e30;
-    kb::replay_stats st;
-    for (int r = 0; r < x.reps; ++r) {
-      kb::memory_image m = p.image;
-      kb::replay_options o;
-      o.workers = workers;
-      st = kb::replay(p.ops, m, o);
-      best = std::min(best, st.seconds);
-      if (keep && r == 0)
-        *keep = std::move(m);
-    }
-    return std::pair{best, st};
-  };
-  kb::memory_image result;
-  const auto [one, st1] = replay_best(1, &result);
-  const auto [many, stn] = replay_best(x.workers, nullptr);
 
   std::vector<float> want(ref.data(), ref.data() + ref.size());
   const auto check = kb::verify(result, p.c, want, "c");
