@@ -40,6 +40,8 @@ struct OpRecord {
   scalar     @10 :Float64;
   axis       @11 :Int32;
   deps       @12 :List(UInt64);
+  transposeA @13 :Bool;
+  transposeB @14 :Bool;
 }
 
 # Component and op names repeat a lot: each batch lists them once.

@@ -1,5 +1,7 @@
 #include "runtime/data/dependency_graph.hpp"
 
+#include "runtime/data/detail/access_index.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,82 +16,6 @@ namespace kb {
 namespace {
 
 constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
-
-/// Per byte of the address space touched so far: the last op that wrote it
-/// and the ops that read it since. Segments do not overlap; bytes never
-/// touched have no segment.
-class access_map {
-public:
-  /// Adds to `out` the last writers of [r.first, r.last), and their readers
-  /// since if `with_readers`.
-  void conflicts(byte_range r, bool with_readers, std::vector<uint32_t>& out) const {
-    for (auto it = first_overlap(r.first); it != segs_.end() && it->first < r.last; ++it) {
-      if (it->second.writer != none)
-        out.push_back(it->second.writer);
-      if (with_readers)
-        out.insert(out.end(), it->second.readers.begin(), it->second.readers.end());
-    }
-  }
-
-  void add_read(byte_range r, uint32_t op) {
-    split(r.first);
-    split(r.last);
-    uint64_t at = r.first;
-    auto it = segs_.lower_bound(r.first);
-    while (at < r.last) {
-      if (it == segs_.end() || it->first > at) { // a gap: bytes never touched
-        const uint64_t end = it == segs_.end() ? r.last : std::min(r.last, it->first);
-        it = segs_.emplace_hint(it, at, segment{end, none, {op}});
-      } else if (it->second.readers.empty() || it->second.readers.back() != op) {
-        it->second.readers.push_back(op);
-      }
-      at = it->second.end;
-      ++it;
-    }
-  }
-
-  void set_write(byte_range r, uint32_t op) {
-    split(r.first);
-    split(r.last);
-    auto it = segs_.lower_bound(r.first);
-    while (it != segs_.end() && it->first < r.last)
-      it = segs_.erase(it);
-    segs_.emplace_hint(it, r.first, segment{r.last, op, {}});
-  }
-
-private:
-  struct segment {
-    uint64_t end;
-    uint32_t writer;
-    std::vector<uint32_t> readers;
-  };
-  using map = std::map<uint64_t, segment>;
-
-  map::const_iterator first_overlap(uint64_t at) const {
-    auto it = segs_.upper_bound(at);
-    if (it != segs_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.end > at)
-        return prev;
-    }
-    return it;
-  }
-
-  /// Makes `at` a segment boundary if a segment spans it.
-  void split(uint64_t at) {
-    auto it = segs_.upper_bound(at);
-    if (it == segs_.begin())
-      return;
-    --it;
-    if (it->first < at && at < it->second.end) {
-      segment tail{it->second.end, it->second.writer, it->second.readers};
-      it->second.end = at;
-      segs_.emplace_hint(std::next(it), at, std::move(tail));
-    }
-  }
-
-  map segs_;
-};
 
 std::string name_of(const std::vector<op_record>& ops, uint32_t i) { return describe(ops[i]); }
 
@@ -140,20 +66,6 @@ void check_acyclic(const std::vector<op_record>& ops, const std::vector<uint64_t
 
 } // namespace
 
-std::vector<byte_range> access_ranges(const tensor_view& v, uint32_t max_row_ranges) {
-  const byte_range span = byte_span(v);
-  if (span.empty())
-    return {};
-  if (v.contiguous() || v.rows > max_row_ranges)
-    return {span};
-  std::vector<byte_range> rows(v.rows);
-  for (uint32_t r = 0; r < v.rows; ++r) {
-    const uint64_t a = v.address + uint64_t{r} * v.row_stride;
-    rows[r] = {a, a + v.row_bytes()};
-  }
-  return rows;
-}
-
 dependency_graph dependency_graph::build(const std::vector<op_record>& ops,
                                          const dependency_options& options) {
   const size_t n = ops.size();
@@ -177,23 +89,16 @@ dependency_graph dependency_graph::build(const std::vector<op_record>& ops,
   std::vector<uint64_t> count(n + 1, 0);
   std::vector<uint32_t> flat;
   std::vector<uint64_t> flat_at(n + 1, 0); // by position in order_
-  access_map map;
+  detail::access_index map(options.max_row_checks);
   std::vector<uint32_t> deps;
-  std::vector<byte_range> reads_r, writes_r;
   for (size_t pos = 0; pos < n; ++pos) {
     const uint32_t i = g.order_[pos];
     const op_record& op = ops[i];
-    reads_r.clear();
-    for (const auto& v : reads(op)) {
-      auto rs = access_ranges(v, options.max_row_ranges);
-      reads_r.insert(reads_r.end(), rs.begin(), rs.end());
-    }
-    writes_r = access_ranges(op.out, options.max_row_ranges);
+    const std::vector<tensor_view> in = reads(op);
     deps.clear();
-    for (const auto& r : reads_r)
-      map.conflicts(r, false, deps); // RAW
-    for (const auto& w : writes_r)
-      map.conflicts(w, true, deps); // WAW, WAR
+    for (const auto& v : in)
+      map.conflicts(v, false, deps); // RAW
+    map.conflicts(op.out, true, deps); // WAW, WAR
     for (uint64_t id : op.deps) {
       auto it = by_id.find(id);
       if (it == by_id.end())
@@ -205,10 +110,9 @@ dependency_graph dependency_graph::build(const std::vector<op_record>& ops,
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    for (const auto& r : reads_r)
-      map.add_read(r, i);
-    for (const auto& w : writes_r)
-      map.set_write(w, i);
+    for (const auto& v : in)
+      map.add_read(v, i);
+    map.set_write(op.out, i);
     flat.insert(flat.end(), deps.begin(), deps.end());
     flat_at[pos + 1] = flat.size();
     count[i + 1] = deps.size();

@@ -10,16 +10,22 @@
 // writer and on the readers since that write. Every dependency above is then
 // implied through a chain (an older writer precedes the last one by WAW, an
 // older reader precedes it by WAR), so replaying the graph orders every
-// conflicting pair exactly as the log does.
+// conflicting pair exactly as the log does. (An edge to an older op may
+// remain where the reduction is not worth finding; it is always a true
+// conflict.)
 //
-// Ranges: a contiguous view is one byte range. A strided view with gaps
-// between rows is tracked row by row if it has at most `max_row_ranges` rows,
-// else by its bounding span (the bytes from its first to its last element):
-// conservative, since two such views whose spans overlap but whose rows
-// interleave get an edge they do not need. Ordering stays right either way.
+// Overlap is decided per pair of views by views_overlap() (tensor.hpp):
+// exact for contiguous views and for strided views of the same row stride,
+// so tiles of one matrix whose bounding spans overlap but whose rows
+// interleave (the tiles of one tile row) are independent. Strided views of
+// different strides are compared row by row up to `max_row_checks` rows,
+// beyond that by their spans: conservative, an edge they may not need.
 //
-// An address-space interval map makes building O(ranges * log ranges), not
-// quadratic in the number of ops.
+// Earlier accesses are found through range maps (detail/access_index.hpp): one over
+// bytes for contiguous views, one over rows per "band" of strided views
+// (same stride, column offset and row length: one tile column of a matrix).
+// Building costs O(ranges * log ranges), not quadratic, however many tiles a
+// matrix row holds. Views must pass check_view().
 
 #include "runtime/data/op_record.hpp"
 
@@ -30,8 +36,9 @@
 namespace kb {
 
 struct dependency_options {
-  /// Strided views with up to this many rows are tracked row by row.
-  uint32_t max_row_ranges = 256;
+  /// Strided views of different strides are compared row by row up to this
+  /// many rows, beyond that conservatively.
+  uint32_t max_row_checks = 256;
 };
 
 /// The dependency DAG of a log. Nodes are indices into the op vector given
@@ -61,8 +68,5 @@ private:
   std::vector<uint64_t> pred_at_, succ_at_;
   std::vector<uint32_t> pred_, succ_;
 };
-
-/// The byte ranges `v` stands for in dependency inference (see above).
-std::vector<byte_range> access_ranges(const tensor_view& v, uint32_t max_row_ranges = 256);
 
 } // namespace kb

@@ -28,6 +28,10 @@ int8_t f32_to_i8(float f);
 /// f32 -> i32, round to nearest even, saturating; NaN -> 0.
 int32_t f32_to_i32(float f);
 
+/// Whether decode_f32/encode_f32 convert f16 arrays with the CPU's F16C
+/// instructions (same bits as the scalar functions, faster).
+bool f16_hardware_conversion();
+
 /// Decodes `out.size()` elements of type `t` (little-endian, packed) from
 /// `bytes` (exactly `out.size() * dtype_bytes(t)` long) into f32.
 void decode_f32(dtype t, std::span<const uint8_t> bytes, std::span<float> out);

@@ -115,8 +115,9 @@ caf::behavior replay_worker(caf::stateful_actor<worker_state>* self, const windo
 
 /// Ops that may share a batch: same name, kind, parameters, shapes, dtypes.
 std::string batch_key(const op_record& r) {
-  std::string k = fmt::format("{}|{}|{}|{}|{}|{}", r.op_name, static_cast<int>(r.kind),
-                              static_cast<int>(r.fn), r.accumulate, r.scalar, r.axis);
+  std::string k = fmt::format("{}|{}|{}|{}{}{}|{}|{}", r.op_name, static_cast<int>(r.kind),
+                              static_cast<int>(r.fn), r.accumulate, r.transpose_a, r.transpose_b,
+                              r.scalar, r.axis);
   for (const auto& v : r.inputs)
     k += fmt::format("|{}x{}:{}", v.rows, v.cols, static_cast<int>(v.type));
   k += fmt::format(">{}x{}:{}", r.out.rows, r.out.cols, static_cast<int>(r.out.type));
@@ -127,6 +128,7 @@ struct coordinator_state {
   const window_context* ctx = nullptr;
   std::vector<caf::actor> workers;
   std::vector<bool> busy;
+  std::vector<std::vector<uint32_t>> running;      // the batch each worker runs
   std::vector<uint32_t> waiting;                   // unfinished predecessors per op
   std::map<std::string, std::deque<uint32_t>> ready; // by batch key
   std::deque<std::string> keys;                    // ready keys, oldest first
@@ -160,8 +162,9 @@ void finish_if_done(coordinator_actor* self) {
 
 void dispatch(coordinator_actor* self);
 
-void on_done(coordinator_actor* self, size_t w, const std::vector<uint32_t>& ops, batch_done& d) {
+void on_done(coordinator_actor* self, size_t w, batch_done& d) {
   auto& st = self->state;
+  const std::vector<uint32_t>& ops = st.running[w];
   st.busy[w] = false;
   --st.in_flight;
   st.flops += d.flops;
@@ -185,34 +188,39 @@ void dispatch(coordinator_actor* self) {
   auto& st = self->state;
   if (!st.error.empty())
     return; // stop: let the ops in flight finish
-  unsigned idle = 0;
-  for (bool b : st.busy)
-    idle += b ? 0 : 1;
+  // A group of ready ops is cut into one share per worker (busy ones too,
+  // so a burst is not all handed to whoever happens to be idle), at most
+  // max_batch ops each.
+  const std::string* key = nullptr;
+  size_t share = 0;
   for (size_t w = 0; w < st.workers.size() && !st.keys.empty(); ++w) {
     if (st.busy[w])
       continue;
     auto& q = st.ready[st.keys.front()];
-    // Share a big group among the idle workers, at most max_batch each.
-    const size_t share = (q.size() + idle - 1) / idle;
-    const size_t n = std::clamp<size_t>(share, 1, st.ctx->max_batch);
-    std::vector<uint32_t> ops(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
+    if (key != &st.keys.front()) {
+      key = &st.keys.front();
+      share = (q.size() + st.workers.size() - 1) / st.workers.size();
+    }
+    const size_t n = std::clamp<size_t>(share, 1, std::min<size_t>(q.size(), st.ctx->max_batch));
+    auto& ops = st.running[w];
+    ops.assign(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
     q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
     if (q.empty()) {
       st.ready.erase(st.keys.front());
       st.keys.pop_front();
+      key = nullptr;
     }
     st.busy[w] = true;
-    --idle;
     ++st.in_flight;
     ++st.batches;
     self->request(st.workers[w], caf::infinite, replay_batch{ops})
-      .then([self, w, ops](batch_done& d) { on_done(self, w, ops, d); },
-            [self, w, ops](caf::error& e) {
+      .then([self, w](batch_done& d) { on_done(self, w, d); },
+            [self, w](caf::error& e) {
               batch_done d;
               d.error = fmt::format("phase 2: a replay worker failed running {} ({})",
-                                    describe((*self->state.ctx->ops)[ops.front()]),
+                                    describe((*self->state.ctx->ops)[self->state.running[w].front()]),
                                     self->system().render(e));
-              on_done(self, w, ops, d);
+              on_done(self, w, d);
             });
   }
 }
@@ -223,6 +231,7 @@ caf::behavior replay_coordinator(coordinator_actor* self, const window_context* 
   st.ctx = ctx;
   st.workers = std::move(workers);
   st.busy.assign(st.workers.size(), false);
+  st.running.resize(st.workers.size());
   const auto& g = *ctx->graph;
   st.waiting.resize(g.size());
   for (uint32_t i = 0; i < g.size(); ++i)
@@ -252,10 +261,9 @@ caf::behavior replay_coordinator(coordinator_actor* self, const window_context* 
 /// depends on (CAF mailboxes synchronise), so no byte is ever raced on. Pages
 /// only read and never written are not created: lookups of absent pages
 /// return zeros without inserting.
-void touch_outputs(const std::vector<op_record>& ops, memory_image& image,
-                   const dependency_options& o) {
+void touch_outputs(const std::vector<op_record>& ops, memory_image& image) {
   for (const auto& r : ops)
-    for (const auto& range : access_ranges(r.out, o.max_row_ranges))
+    for (const auto& range : row_ranges(r.out))
       image.touch(range.first, range.last - range.first);
 }
 
@@ -291,11 +299,14 @@ void run_window(const std::vector<op_record>& ops, const dependency_graph& g, me
   }
   if (ops.empty())
     return;
-  touch_outputs(ops, image, o.dependencies);
+  touch_outputs(ops, image);
   const window_context ctx{&ops, &g, &image, std::max(1u, o.max_batch), &o};
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", 1); // the coordinator; workers have their own threads
+  // Work sharing waits on a condition variable; work stealing would poll
+  // (spin) while the coordinator waits, taking a core from the workers.
+  cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("logger.verbosity", caf::atom("quiet"));
   cfg.add_message_types<caf::id_block::kb_data>();
   caf::actor_system sys{cfg};

@@ -61,7 +61,8 @@ replay_stats replay(const std::vector<op_record>& ops, memory_image& image,
 /// before the next window starts, so memory stays bounded. A record whose
 /// t_start is earlier than a record of an earlier window is an error (raise
 /// the window); explicit dependencies on ops of earlier windows are met by
-/// construction. Ids are remembered (8 bytes per op) to reject unknown ones.
+/// construction; one on an op of a later window is reported as unknown. Ids
+/// are remembered (8 bytes per op) to tell earlier ops from unknown ones.
 replay_stats replay(const std::filesystem::path& oplog, memory_image& image,
                     const replay_options& options = {});
 

@@ -245,6 +245,19 @@ npy_array read_npy(const std::string& path) {
   return a;
 }
 
+void read_npy_into(const std::string& path, memory_image& m, const tensor_view& v) {
+  const npy_array a = read_npy(path);
+  const bool fits = (a.shape.size() == 2 && a.shape[0] == v.rows && a.shape[1] == v.cols) ||
+                    (a.shape.size() == 1 && a.shape[0] == v.elements());
+  if (!fits)
+    throw std::runtime_error(fmt::format("{}: an array of shape {} does not fill tensor {}", path,
+                                         shape_repr(a.shape), to_string(v)));
+  if (a.type == v.type)
+    store_bytes(m, v, a.data);
+  else
+    store_f32(m, v, to_f32(a));
+}
+
 std::vector<float> to_f32(const npy_array& a) {
   std::vector<float> out(a.elements());
   decode_f32(a.type, a.data, out);

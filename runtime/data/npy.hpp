@@ -48,6 +48,13 @@ void write_npy(const std::string& path, std::span<const float> values,
 
 /// Reads a .npy file (see the header comment for what is accepted).
 npy_array read_npy(const std::string& path);
+/// Stores the array of `path` into the tensor `v` of `m` (how the host puts
+/// input tensors into the initial image): the array must hold v.rows x
+/// v.cols elements, as a (rows, cols) array or a 1-D one of rows * cols;
+/// elements are converted to v.type (copied as they are if the type is the
+/// same). A mismatch is a std::runtime_error naming the file.
+void read_npy_into(const std::string& path, memory_image& m, const tensor_view& v);
+
 /// The elements of `a` converted to f32.
 std::vector<float> to_f32(const npy_array& a);
 

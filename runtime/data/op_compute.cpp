@@ -61,16 +61,24 @@ void run_gemm(const op_record& r, memory_image& m, compute_scratch& s) {
   const auto& bv = r.inputs[1];
   load(m, av, s.in[0], s);
   load(m, bv, s.in[1], s);
-  const Eigen::Index tm = r.out.rows, tk = av.cols, tn = r.out.cols;
+  const Eigen::Index tm = r.out.rows, tk = r.transpose_a ? av.rows : av.cols, tn = r.out.cols;
   if (r.accumulate)
     load(m, r.out, s.out, s);
   else
     s.out.assign(r.out.elements(), 0.0f);
-  Eigen::Map<const row_matrix, Eigen::Aligned16> a(s.in[0].data(), tm, tk);
-  Eigen::Map<const row_matrix, Eigen::Aligned16> b(s.in[1].data(), tk, tn);
+  Eigen::Map<const row_matrix, Eigen::Aligned16> a(s.in[0].data(), av.rows, av.cols);
+  Eigen::Map<const row_matrix, Eigen::Aligned16> b(s.in[1].data(), bv.rows, bv.cols);
   Eigen::Map<row_matrix, Eigen::Aligned16> c(s.out.data(), tm, tn);
-  if (tm > 0 && tn > 0 && tk > 0)
+  if (tm == 0 || tn == 0 || tk == 0) {
+  } else if (r.transpose_a && r.transpose_b) {
+    c.noalias() += a.transpose() * b.transpose();
+  } else if (r.transpose_a) {
+    c.noalias() += a.transpose() * b;
+  } else if (r.transpose_b) {
+    c.noalias() += a * b.transpose();
+  } else {
     c.noalias() += a * b;
+  }
   store(m, r.out, s.out, s);
 }
 

@@ -128,8 +128,11 @@ std::string check(const op_record& r) {
       return fmt::format("a gemm takes 2 inputs (a, b), the record has {}", r.inputs.size());
     const auto& a = r.inputs[0];
     const auto& b = r.inputs[1];
-    if (a.cols != b.rows || a.rows != r.out.rows || b.cols != r.out.cols)
-      return fmt::format("gemm shapes do not chain: a {} * b {} -> out {}", shape(a), shape(b),
+    const uint32_t am = r.transpose_a ? a.cols : a.rows, ak = r.transpose_a ? a.rows : a.cols;
+    const uint32_t bk = r.transpose_b ? b.cols : b.rows, bn = r.transpose_b ? b.rows : b.cols;
+    if (ak != bk || am != r.out.rows || bn != r.out.cols)
+      return fmt::format("gemm shapes do not chain: a{} {} * b{} {} -> out {}",
+                         r.transpose_a ? "^T" : "", shape(a), r.transpose_b ? "^T" : "", shape(b),
                          shape(r.out));
     return {};
   }
@@ -152,7 +155,8 @@ uint64_t flops(const op_record& r) {
   case op_kind::gemm:
     if (r.inputs.size() != 2)
       return 0;
-    return 2 * r.out.elements() * r.inputs[0].cols + (r.accumulate ? r.out.elements() : 0);
+    return 2 * r.out.elements() * (r.transpose_a ? r.inputs[0].rows : r.inputs[0].cols) +
+           (r.accumulate ? r.out.elements() : 0);
   case op_kind::math:
     if (r.fn == math_fn::cast)
       return 0;

@@ -9,6 +9,8 @@
 //   dtypes match, else converted element by element.
 // - gemm: inputs a (tm x tk) and b (tk x tn), out (tm x tn);
 //   out = a * b, or out = out + a * b with `accumulate`; f32 accumulation.
+//   With `transpose_a` the view a holds tk x tm and a^T is used (likewise b):
+//   a column-major operand is the transpose of a row-major view.
 // - math: `fn` on the inputs:
 //   unary (exp log relu rsqrt sqrt neg abs recip tanh, scale, add_scalar, cast)
 //     take 1 input of out's shape; scale is x * scalar, add_scalar x + scalar,
@@ -68,6 +70,8 @@ struct op_record {
   std::vector<tensor_view> inputs;
   tensor_view out;
   bool accumulate = false; ///< gemm: out = out + a * b
+  bool transpose_a = false;  ///< gemm: use the transpose of inputs[0]
+  bool transpose_b = false;  ///< gemm: use the transpose of inputs[1]
   math_fn fn = math_fn::exp;
   double scalar = 0;       ///< scale / add_scalar
   int axis = 1;            ///< reductions

@@ -51,6 +51,8 @@ void to_wire(const op_record& r, wire::OpRecord::Builder w, name_table& names) {
     to_wire(r.inputs[i], ins[i]);
   to_wire(r.out, w.initOut());
   w.setAccumulate(r.accumulate);
+  w.setTransposeA(r.transpose_a);
+  w.setTransposeB(r.transpose_b);
   w.setFn(static_cast<wire::MathFn>(r.fn));
   w.setScalar(r.scalar);
   w.setAxis(r.axis);
@@ -87,6 +89,8 @@ op_record from_wire(wire::OpRecord::Reader w, const std::vector<std::string>& na
     r.inputs.push_back(from_wire(v));
   r.out = from_wire(w.getOut());
   r.accumulate = w.getAccumulate();
+  r.transpose_a = w.getTransposeA();
+  r.transpose_b = w.getTransposeB();
   const auto fn = static_cast<unsigned>(w.getFn());
   if (fn >= math_fn_count)
     bad(fmt::format("unknown math fn {}", fn));
@@ -134,7 +138,14 @@ oplog_writer::oplog_writer(std::string path, size_t batch_records)
   }
 }
 
-oplog_writer::~oplog_writer() = default;
+oplog_writer::~oplog_writer() {
+  // Not closed: the buffered bytes go out without the end marker. kj stream
+  // destructors may throw (a failed flush); a destructor must not.
+  try {
+    delete impl_.release();
+  } catch (...) {
+  }
+}
 
 void oplog_writer::write_batch_locked() {
   if (pending_.empty())

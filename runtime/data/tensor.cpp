@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kb {
@@ -16,6 +17,81 @@ byte_range byte_span(const tensor_view& v) {
   if (v.rows == 0 || v.cols == 0)
     return {v.address, v.address};
   return {v.address, v.address + (uint64_t{v.rows} - 1) * v.row_stride + v.row_bytes()};
+}
+
+std::vector<byte_range> row_ranges(const tensor_view& v, uint32_t max_rows) {
+  const byte_range span = byte_span(v);
+  if (span.empty())
+    return {};
+  if (v.contiguous() || v.rows > max_rows)
+    return {span};
+  std::vector<byte_range> rows(v.rows);
+  for (uint32_t r = 0; r < v.rows; ++r) {
+    const uint64_t a = v.address + uint64_t{r} * v.row_stride;
+    rows[r] = {a, a + v.row_bytes()};
+  }
+  return rows;
+}
+
+namespace {
+
+/// A view as rows of bytes: `rows` rows of `bytes`, `stride` apart (a
+/// contiguous view is one row).
+struct rows_of {
+  uint64_t address, rows, bytes, stride;
+  explicit rows_of(const tensor_view& v)
+    : address(v.address), rows(v.rows), bytes(v.row_bytes()), stride(v.row_stride) {
+    if (v.contiguous()) {
+      bytes *= rows;
+      rows = 1;
+      stride = bytes;
+    }
+  }
+};
+
+/// Whether [first, last) meets a row of `p`.
+bool range_meets(uint64_t first, uint64_t last, const rows_of& p) {
+  if (last <= p.address)
+    return false;
+  // The last row starting before `last` is the one that may reach past `first`.
+  const uint64_t r = std::min<uint64_t>((last - 1 - p.address) / p.stride, p.rows - 1);
+  return p.address + r * p.stride + p.bytes > first;
+}
+
+/// Same stride, p.address <= q.address: row r of p meets row r' of q only
+/// for k = r - r' in {d / S, d / S + 1} (rows are at most S bytes).
+bool same_stride_meet(const rows_of& p, const rows_of& q) {
+  const uint64_t s = p.stride, d = q.address - p.address;
+  const uint64_t k0 = d / s, rem = d % s;
+  // Rows r of p (0 <= r < p.rows) with r - k a row of q: need k < p.rows.
+  if (rem < p.bytes && k0 < p.rows)
+    return true;
+  return s - rem < q.bytes && k0 + 1 < p.rows;
+}
+
+} // namespace
+
+bool views_overlap(const tensor_view& a, const tensor_view& b, uint32_t max_row_checks) {
+  const byte_range sa = byte_span(a), sb = byte_span(b);
+  if (sa.empty() || sb.empty() || sa.last <= sb.first || sb.last <= sa.first)
+    return false;
+  rows_of p(a), q(b);
+  if (p.rows == 1)
+    return range_meets(p.address, p.address + p.bytes, q);
+  if (q.rows == 1)
+    return range_meets(q.address, q.address + q.bytes, p);
+  if (p.stride == q.stride)
+    return p.address <= q.address ? same_stride_meet(p, q) : same_stride_meet(q, p);
+  if (q.rows < p.rows)
+    std::swap(p, q);
+  if (p.rows > max_row_checks)
+    return true; // the spans overlap: conservative
+  for (uint64_t r = 0; r < p.rows; ++r) {
+    const uint64_t at = p.address + r * p.stride;
+    if (range_meets(at, at + p.bytes, q))
+      return true;
+  }
+  return false;
 }
 
 std::string check_view(const tensor_view& v) {

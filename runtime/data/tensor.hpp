@@ -46,6 +46,16 @@ struct byte_range {
 /// empty view. For a strided view this includes the gaps between rows.
 byte_range byte_span(const tensor_view& v);
 
+/// The bytes `v` covers as ranges: one per row for a strided view with gaps
+/// and at most `max_rows` rows, else just byte_span(v). Empty for an empty view.
+std::vector<byte_range> row_ranges(const tensor_view& v, uint32_t max_rows = 256);
+
+/// Whether `a` and `b` share a byte. Exact for contiguous views and for views
+/// with the same row stride (O(1)); two views of different strides are
+/// checked row by row if the shorter has at most `max_row_checks` rows, else
+/// answered by whether their spans overlap (conservative: maybe a false yes).
+bool views_overlap(const tensor_view& a, const tensor_view& b, uint32_t max_row_checks = 256);
+
 /// "" if `v` is well formed, else what is wrong (stride below the row size,
 /// or bytes past the end of the 64-bit address space).
 std::string check_view(const tensor_view& v);

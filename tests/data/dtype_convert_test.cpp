@@ -116,6 +116,33 @@ TEST(dtype_convert, ints_round_half_to_even_saturate_and_map_nan_to_zero) {
   EXPECT_EQ(f32_to_i32(std::nanf("")), 0);
 }
 
+TEST(dtype_convert, array_conversion_of_f16_gives_the_scalar_bits) {
+  // decode_f32/encode_f32 may use F16C; they must agree with the scalar
+  // functions on every f16 and on a sweep of f32 bit patterns (NaNs too).
+  std::vector<uint8_t> all(2 * 65536);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    all[2 * h] = static_cast<uint8_t>(h);
+    all[2 * h + 1] = static_cast<uint8_t>(h >> 8);
+  }
+  std::vector<float> f(65536);
+  decode_f32(dtype::f16, all, f);
+  for (uint32_t h = 0; h < 65536; ++h)
+    ASSERT_EQ(std::bit_cast<uint32_t>(f[h]), std::bit_cast<uint32_t>(f16_to_f32(static_cast<uint16_t>(h))))
+      << std::hex << h;
+  std::vector<float> sweep;
+  for (uint64_t x = 0; x <= 0xffffffffu; x += 251)
+    sweep.push_back(std::bit_cast<float>(static_cast<uint32_t>(x)));
+  for (uint32_t x : {0x7f800001u, 0x7fc00000u, 0xffbfffffu, 0x477ff000u, 0x477fefffu, 0x33000000u,
+                     0x33000001u, 0x387fe000u, 0x387ff000u})
+    sweep.push_back(std::bit_cast<float>(x));
+  std::vector<uint8_t> enc(2 * sweep.size());
+  encode_f32(dtype::f16, sweep, enc);
+  for (size_t i = 0; i < sweep.size(); ++i)
+    ASSERT_EQ(enc[2 * i] | enc[2 * i + 1] << 8, f32_to_f16(sweep[i]))
+      << std::hex << std::bit_cast<uint32_t>(sweep[i]);
+  std::printf("f16 arrays convert with F16C: %s\n", f16_hardware_conversion() ? "yes" : "no");
+}
+
 TEST(dtype_convert, encode_and_decode_are_little_endian_and_check_sizes) {
   const std::vector<float> v{1.0f, -2.0f};
   std::vector<uint8_t> f16(4), bf16(4), i8(2), i32(8);

@@ -84,7 +84,7 @@ TEST(executor, ready_ops_of_one_shape_are_shared_out_in_batches) {
 
 /// A random log over a small region, so ops conflict a lot: strided tiles of
 /// an 8x8 f32 matrix whose rows interleave, packed tiles of mixed dtypes,
-/// gemm with accumulate, broadcasts, reductions into strided columns, casts,
+/// gemm with accumulate and transposes, broadcasts, reductions into strided columns, casts,
 /// explicit deps, t_start out of vector order with ties.
 std::vector<op_record> random_log(size_t n, uint32_t seed, memory_image& m) {
   std::mt19937 rng(seed);
@@ -121,6 +121,8 @@ std::vector<op_record> random_log(size_t n, uint32_t seed, memory_image& m) {
     case 1:
       r = gemm_op(i, t, a, b, out, pick(2) == 0);
       r.op_name = "gemm";
+      r.transpose_a = pick(3) == 0; // square tiles: the shapes still chain
+      r.transpose_b = pick(3) == 0;
       break;
     case 2:
       r = math_op(i, t, unary[pick(6)], {a}, out);

@@ -79,6 +79,29 @@ TEST(npy, int_arrays_round_trip) {
   EXPECT_EQ(to_f32(read_npy(f.str())), (std::vector<float>{-128, 127}));
 }
 
+TEST(npy, a_file_fills_a_strided_tensor_converting_its_dtype) {
+  test::temp_file f("in.npy");
+  write_npy(f.str(), std::vector<float>{1, 2.5f, -3, 4}, {2, 2}, dtype::f32);
+  memory_image m;
+  const tensor_view v{100, 2, 2, 8, dtype::f16};
+  read_npy_into(f.str(), m, v);
+  EXPECT_EQ(m.read(100, 12), (std::vector<uint8_t>{0x00, 0x3c, 0x00, 0x41, 0, 0, 0, 0, 0x00, 0xc2,
+                                                   0x00, 0x44}));
+  read_npy_into(f.str(), m, packed_view(200, 2, 2, dtype::f32)); // same type: the bytes as they are
+  EXPECT_EQ(load_f32(m, packed_view(200, 2, 2, dtype::f32)), (std::vector<float>{1, 2.5f, -3, 4}));
+  EXPECT_THROW(read_npy_into(f.str(), m, packed_view(200, 1, 4, dtype::f32)), std::runtime_error);
+  write_npy(f.str(), std::vector<float>{1, 2, 3}, {3}, dtype::i32);
+  read_npy_into(f.str(), m, packed_view(300, 3, 1, dtype::i32)); // 1-D of rows * cols
+  EXPECT_EQ(load_f32(m, packed_view(300, 3, 1, dtype::i32)), (std::vector<float>{1, 2, 3}));
+  try {
+    read_npy_into(f.str(), m, packed_view(0, 2, 2, dtype::i32));
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              f.str() + ": an array of shape (3,) does not fill tensor 0x0 2x2 i32 stride 8");
+  }
+}
+
 TEST(npy, bad_files_name_the_file_and_the_fault) {
   test::temp_file f("bad.npy");
   const std::string p = f.str();

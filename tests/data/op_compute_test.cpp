@@ -60,6 +60,29 @@ TEST(op_compute, gemm_multiplies_and_accumulates_in_f32) {
   EXPECT_EQ(execute(gemm_op(2, 0, a, x, c, true), b.m, b.s), 20u); // 2*2*2*2 + 4
 }
 
+TEST(op_compute, gemm_transposes_either_operand) {
+  bench b;
+  const auto a = b.put(f32(0, 2, 2), {1, 2, 3, 4});
+  const auto x = b.put(f32(64, 2, 2), {5, 6, 7, 8});
+  auto g = gemm_op(1, 0, a, x, f32(128, 2, 2));
+  g.transpose_a = true; // [[1, 3], [2, 4]] * [[5, 6], [7, 8]]
+  EXPECT_EQ(b.run(g), (std::vector<float>{26, 30, 38, 44}));
+  g.transpose_a = false;
+  g.transpose_b = true; // [[1, 2], [3, 4]] * [[5, 7], [6, 8]]
+  EXPECT_EQ(b.run(g), (std::vector<float>{17, 23, 39, 53}));
+  // a stored 3x2, used as 2x3; b 3x1: out 2x1. [[1, 3, 5], [2, 4, 6]] * [1, 1, 1]
+  const auto tall = b.put(f32(256, 3, 2), {1, 2, 3, 4, 5, 6});
+  const auto ones = b.put(f32(320, 3, 1), {1, 1, 1});
+  auto t = gemm_op(2, 0, tall, ones, f32(384, 2, 1));
+  t.transpose_a = true;
+  EXPECT_EQ(b.run(t), (std::vector<float>{9, 12}));
+  EXPECT_EQ(flops(t), 12u); // 2 * 2 * 1 * 3
+  t.transpose_a = false;
+  EXPECT_EQ(check(t), "gemm shapes do not chain: a 3x2 * b 3x1 -> out 2x1");
+  t.transpose_b = true;
+  EXPECT_EQ(check(t), "gemm shapes do not chain: a 3x2 * b^T 3x1 -> out 2x1");
+}
+
 TEST(op_compute, gemm_reads_strided_tiles_and_rounds_into_f16) {
   bench b;
   // A 2x4 f32 matrix; the tile is its left 2x2 (stride 16 bytes).

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -31,6 +32,8 @@ std::vector<op_record> sample(size_t n) {
       ops.push_back(test::gemm_op(i, i * 10, packed_view(at, 4, 8, dtype::f16),
                                   packed_view(at + 64, 8, 4, dtype::f16),
                                   packed_view(at + 128, 4, 4, dtype::f32), true));
+      ops.back().transpose_a = i % 2 == 0;
+      ops.back().transpose_b = i % 4 == 1;
       break;
     default: {
       auto r = test::math_op(i, i * 10, math_fn::row_min, {packed_view(at, 4, 8, dtype::i8)},
@@ -82,6 +85,26 @@ TEST(oplog_stream, a_long_log_streams_back_in_order) {
   EXPECT_EQ(i, 10000u);
   EXPECT_EQ(in.records_read(), 10000u);
   EXPECT_FALSE(in.next(r));
+}
+
+TEST(oplog_stream, threads_may_append_to_one_writer) {
+  test::temp_file f("threads.kbops");
+  {
+    oplog_writer w(f.str(), 100);
+    std::vector<std::thread> threads;
+    for (uint64_t t = 0; t < 4; ++t)
+      threads.emplace_back([&w, t] {
+        for (uint64_t i = 0; i < 1000; ++i)
+          w.append(test::memory_op(t * 1000 + i, i, packed_view(0, 1, 1, dtype::f32),
+                                   packed_view(64, 1, 1, dtype::f32)));
+      });
+    for (auto& th : threads)
+      th.join();
+    w.close();
+  }
+  std::vector<int> seen(4000, 0);
+  for_each_op(f.str(), [&](const op_record& r) { ++seen.at(r.id); });
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 4000);
 }
 
 TEST(oplog_stream, a_writer_never_closed_leaves_an_incomplete_log) {

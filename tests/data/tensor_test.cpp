@@ -30,6 +30,37 @@ TEST(tensor, check_view_names_a_short_stride_and_a_wrap) {
   EXPECT_NE(check_view(tensor_view{0, 3, 1, uint64_t{1} << 63, dtype::i8}), "");
 }
 
+TEST(tensor, row_ranges_are_per_row_for_strided_views_up_to_a_limit) {
+  const tensor_view even{0, 4, 4, 32, dtype::f32};
+  EXPECT_EQ(row_ranges(even), (std::vector<byte_range>{{0, 16}, {32, 48}, {64, 80}, {96, 112}}));
+  EXPECT_EQ(row_ranges(even, 3), (std::vector<byte_range>{{0, 112}}));
+  EXPECT_EQ(row_ranges(packed_view(8, 4, 4, dtype::f32)), (std::vector<byte_range>{{8, 72}}));
+  EXPECT_EQ(row_ranges(packed_view(8, 0, 4, dtype::f32)), (std::vector<byte_range>{}));
+}
+
+TEST(tensor, views_overlap_exactly_for_contiguous_and_same_stride_views) {
+  const tensor_view p{0, 2, 16, 32, dtype::i8}; // rows [0,16) and [32,48)
+  auto bytes = [](uint64_t at, uint32_t n) { return packed_view(at, 1, n, dtype::i8); };
+  EXPECT_FALSE(views_overlap(p, bytes(16, 16))); // the gap
+  EXPECT_TRUE(views_overlap(p, bytes(15, 2)));
+  EXPECT_TRUE(views_overlap(bytes(47, 1), p));   // the last byte
+  EXPECT_FALSE(views_overlap(p, bytes(48, 16)));
+  EXPECT_TRUE(views_overlap(p, bytes(0, 100)));
+  // Same stride: offset 16 interleaves; offset 24 with 10-byte rows reaches
+  // into the next row of p (24 + 10 > 32); offset 40 meets p's second row.
+  EXPECT_FALSE(views_overlap(p, tensor_view{16, 2, 16, 32, dtype::i8}));
+  EXPECT_TRUE(views_overlap(p, tensor_view{24, 2, 10, 32, dtype::i8}));
+  EXPECT_FALSE(views_overlap(p, tensor_view{24, 2, 8, 32, dtype::i8}));
+  EXPECT_TRUE(views_overlap(tensor_view{40, 2, 4, 32, dtype::i8}, p));
+  EXPECT_FALSE(views_overlap(p, tensor_view{0, 0, 16, 32, dtype::i8})); // empty
+  // Different strides: row by row, or by span beyond the limit.
+  const tensor_view q{16, 2, 16, 64, dtype::i8}; // rows [16,32) and [80,96)
+  const tensor_view four{0, 4, 16, 32, dtype::i8};
+  EXPECT_FALSE(views_overlap(four, q));
+  EXPECT_TRUE(views_overlap(four, q, 1));
+  EXPECT_TRUE(views_overlap(four, tensor_view{40, 2, 4, 48, dtype::i8}));
+}
+
 TEST(tensor, a_strided_f16_store_lands_row_by_row_and_loads_back) {
   memory_image m;
   const tensor_view v{0x10, 2, 2, 6, dtype::f16};
