@@ -1,0 +1,236 @@
+// `kernbench run --kernel NAME` (issue 12): the shipped gemm kernel verifies
+// on aligned and ragged shapes in f16, bf16 and f32; bad kernels and
+// arguments exit 2 naming them; --dump-tensors writes the deployed inputs
+// (checked by replaying --oplog on them) and a product within tolerance;
+// the op log and dumps do not depend on --threads.
+
+#include "runtime/data/executor.hpp"
+#include "runtime/data/npy.hpp"
+#include "runtime/data/oplog_stream.hpp"
+#include "runtime/data/verify.hpp"
+#include "tests/cli/cli_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace kb {
+namespace {
+
+using ::testing::HasSubstr;
+using test::run_kernbench;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct shape {
+  uint32_t m, k, n, tile, block_m;
+};
+
+std::string gemm_args(const shape& s, const std::string& type) {
+  return "--arg M=" + std::to_string(s.m) + " --arg K=" + std::to_string(s.k) +
+         " --arg N=" + std::to_string(s.n) + " --arg tile=" + std::to_string(s.tile) +
+         " --arg block_m=" + std::to_string(s.block_m) + " --arg dtype=" + type +
+         " --arg out_dtype=" + type;
+}
+
+class KernelRunVerify : public ::testing::TestWithParam<std::tuple<shape, std::string>> {};
+
+TEST_P(KernelRunVerify, TheGemmKernelPasses) {
+  const auto& [s, type] = GetParam();
+  const auto r = run_kernbench("run --kernel gemm --verify --pes all " + gemm_args(s, type));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verify          c: all " + std::to_string(s.m * s.n) +
+                               " elements match (" + type + ","));
+  EXPECT_THAT(r.out, HasSubstr("\nverdict: PASS\n"));
+  // Programs = ceil(M / block_m), one PE each (at most 4).
+  const uint32_t programs = (s.m + s.block_m - 1) / s.block_m;
+  EXPECT_THAT(r.out, HasSubstr("kernel gemm on " + std::to_string(std::min(programs, 4u)) +
+                               " PE(s)"));
+  EXPECT_THAT(r.out, HasSubstr("commands        " + std::to_string(programs) + " issued"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+  Shapes, KernelRunVerify,
+  ::testing::Combine(::testing::Values(shape{64, 64, 64, 32, 64},  // one tile per program
+                                       shape{128, 96, 64, 32, 64}, // several K tiles
+                                       shape{100, 70, 90, 32, 48}, // ragged M, K, N and blocks
+                                       shape{33, 17, 65, 16, 8}),  // 5 programs on 4 PEs
+                     ::testing::Values("f16", "bf16", "f32")),
+  [](const auto& info) {
+    const shape& s = std::get<0>(info.param);
+    return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) + "_" +
+           std::get<1>(info.param);
+  });
+
+TEST(KernelRun, AnUnknownKernelIsRefusedNamingTheKnownOnes) {
+  const auto r = run_kernbench("run --kernel gemv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--kernel gemv: no such kernel (kernbench ships gemm)"));
+}
+
+TEST(KernelRun, AnUnknownArgumentIsRefusedNamingTheKnownOnes) {
+  const auto r = run_kernbench("run --kernel gemm --arg L=3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--arg L: kernel gemm takes no such argument (M, K, N, block_m, "
+                               "tile, dtype, out_dtype)"));
+}
+
+TEST(KernelRun, BadArgumentValuesAreRefused) {
+  auto r = run_kernbench("run --kernel gemm --arg M=12x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err,
+              HasSubstr("--arg M=12x: expected a whole number from 0 to 4294967295 (kernel gemm)"));
+  r = run_kernbench("run --kernel gemm --arg M=-1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err,
+              HasSubstr("--arg M=-1: expected a whole number from 0 to 4294967295 (kernel gemm)"));
+  r = run_kernbench("run --kernel gemm --arg dtype=f64");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--arg dtype=f64: expected f32, f16, bf16, i8 or i32 (kernel gemm)"));
+  r = run_kernbench("run --kernel gemm --arg tile=0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("kernel gemm needs M, K, N, block_m and tile above 0"));
+}
+
+TEST(KernelRun, MalformedArgumentsAreRefused) {
+  auto r = run_kernbench("run --kernel gemm --arg M");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--arg M: expected KEY=VALUE"));
+  r = run_kernbench("run --kernel gemm --arg M=64 --arg M=32");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--arg M=32: M is given twice"));
+}
+
+TEST(KernelRun, WithoutVerifyThereIsNoVerdict) {
+  const auto r = run_kernbench("run --kernel gemm --arg M=64 --arg K=64 --arg N=64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("verdict")));
+  EXPECT_THAT(r.out, Not(HasSubstr("phase 2")));
+}
+
+/// The address of tensor `name` as the run reports it ("tensor a at 0x0 (f16)").
+uint64_t address_in(const std::string& out, const std::string& name) {
+  std::smatch m;
+  const std::regex re("tensor " + name + " +at 0x([0-9a-f]+)");
+  if (!std::regex_search(out, m, re))
+    throw std::runtime_error("no address of " + name + " in: " + out);
+  return std::stoull(m[1].str(), nullptr, 16);
+}
+
+/// Elements of `a` as f32, row-major.
+std::vector<float> values(const npy_array& a) { return to_f32(a); }
+
+TEST(KernelRun, DumpedTensorsAreTheDeployedInputsAndTheProduct) {
+  // Ragged: M = 50 (block_m 32: 2 programs), K = 40, N = 24, tile 16; f16 in,
+  // f32 out.
+  const uint32_t M = 50, K = 40, N = 24;
+  const std::string dir = test::temp_dir("dump");
+  const auto r = run_kernbench("run --kernel gemm --pes all --seed 7 --arg M=50 --arg K=40 "
+                               "--arg N=24 --arg tile=16 --arg block_m=32 --arg dtype=f16 "
+                               "--dump-tensors " + dir + " --oplog " + dir + "/ops.log");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const npy_array a = read_npy(dir + "/a.npy"), b = read_npy(dir + "/b.npy"),
+                  c = read_npy(dir + "/c.npy");
+  EXPECT_EQ(a.type, dtype::f16);
+  EXPECT_EQ(a.shape, (std::vector<uint64_t>{M, K}));
+  EXPECT_EQ(b.type, dtype::f16);
+  EXPECT_EQ(b.shape, (std::vector<uint64_t>{K, N}));
+  EXPECT_EQ(c.type, dtype::f32);
+  EXPECT_EQ(c.shape, (std::vector<uint64_t>{M, N}));
+  // Inputs are random in [-1, 1]; not all alike.
+  const auto av = values(a), bv = values(b), cv = values(c);
+  for (float x : av)
+    ASSERT_TRUE(x >= -1 && x <= 1) << x;
+  EXPECT_NE(av[0], av[1]);
+
+  // The dumped inputs are exactly what was deployed: replaying the run's op
+  // log on an image holding them gives the dumped C byte for byte.
+  memory_image image;
+  image.write(address_in(r.out, "a"), a.data);
+  image.write(address_in(r.out, "b"), b.data);
+  replay_options ro;
+  ro.workers = 1;
+  replay(dir + "/ops.log", image, ro);
+  EXPECT_EQ(image.read(address_in(r.out, "c"), uint64_t{M} * N * 4), c.data);
+  EXPECT_THAT(r.out, HasSubstr("op log          " + std::to_string(read_oplog(dir + "/ops.log").size()) +
+                               " records in " + dir + "/ops.log"));
+
+  // And C is the product within the f32 tolerance (computed here in f64).
+  const tolerance tol = tolerance_for(dtype::f32);
+  uint64_t bad = 0;
+  for (uint32_t i = 0; i < M; ++i)
+    for (uint32_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (uint32_t k = 0; k < K; ++k)
+        want += double{av[i * K + k]} * bv[k * N + j];
+      if (std::abs(cv[i * N + j] - want) > tol.atol + tol.rtol * std::abs(want))
+        ++bad;
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(KernelRun, TheSeedChoosesTheInputs) {
+  const std::string dir = test::temp_dir("seeds");
+  const std::string base = "run --kernel gemm --arg M=16 --arg K=16 --arg N=16 --arg tile=16 ";
+  ASSERT_EQ(run_kernbench(base + "--seed 1 --dump-tensors " + dir + "/s1").exit_code, 0);
+  ASSERT_EQ(run_kernbench(base + "--seed 1 --dump-tensors " + dir + "/s1b").exit_code, 0);
+  ASSERT_EQ(run_kernbench(base + "--seed 2 --dump-tensors " + dir + "/s2").exit_code, 0);
+  EXPECT_EQ(slurp(dir + "/s1/a.npy"), slurp(dir + "/s1b/a.npy"));
+  EXPECT_NE(slurp(dir + "/s1/a.npy"), slurp(dir + "/s2/a.npy"));
+  EXPECT_NE(slurp(dir + "/s1/a.npy"), slurp(dir + "/s1/b.npy"));
+}
+
+TEST(KernelRun, OpLogAndTensorsAreTheSameForOneTwoAndFourThreads) {
+  const std::string dir = test::temp_dir("threads");
+  const std::string base = "run --kernel gemm --pes all --verify --arg M=200 --arg K=96 "
+                           "--arg N=80 --arg tile=32 --arg block_m=32 --arg dtype=bf16 ";
+  for (const char* t : {"1", "2", "4"}) {
+    const std::string d = dir + "/t" + t;
+    const auto r = run_kernbench(base + "--threads " + t + " --dump-tensors " + d +
+                                 " --oplog " + d + ".log");
+    ASSERT_EQ(r.exit_code, 0) << t << r.err;
+    EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+  }
+  const std::string log1 = slurp(dir + "/t1.log");
+  ASSERT_GT(log1.size(), 1000u);
+  for (const char* t : {"2", "4"}) {
+    EXPECT_TRUE(slurp(dir + "/t" + t + ".log") == log1) << t << " threads: op log differs";
+    for (const char* name : {"a", "b", "c"})
+      EXPECT_TRUE(slurp(dir + "/t" + t + "/" + name + ".npy") ==
+                  slurp(dir + "/t1/" + name + ".npy"))
+        << t << " threads: " << name << ".npy differs";
+  }
+}
+
+TEST(KernelRun, AFailedRunExitsOneNamingTheFailure) {
+  // One 1024x1024 f16 tile of A is 2 MiB, more than a replay slot (1 MiB):
+  // with the op log on, its DMA read fails when it ends. Taken at 2 ns,
+  // setup to 10, HBM from 14 for 4096 ns (head out at 114, tail at 4210);
+  // the 256 GB/s pe_dma link holds the tail: 117 + 8192 + 1 = 8310 ns.
+  const auto r = run_kernbench("run --kernel gemm --verify --arg M=1024 --arg K=1024 "
+                               "--arg N=64 --arg tile=1024 --arg block_m=1024");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "kernbench run --kernel gemm: sip0.cube0.pe0.pe_dma at t=8310000 ps: op log: "
+                   "sip0.cube0.pe0.pe_dma tile 0 of command 1 (dma_read): a 1024x1024 f16 tile "
+                   "takes 2097152 B; the replay's operand slots hold 1048576 B (use smaller "
+                   "tiles to verify)\n");
+}
+
+TEST(KernelRun, KernelRunsRefuseOutputsTheyDoNotWriteYet) {
+  const auto r = run_kernbench("run --kernel gemm --json /dev/null");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--kernel: --trace, --trace-stream, --json and --csv are not "
+                               "written for kernel runs yet"));
+}
+
+} // namespace
+} // namespace kb

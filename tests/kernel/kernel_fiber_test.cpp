@@ -1,0 +1,145 @@
+// A kernel's own stack (runtime/kernel/kernel_fiber): it runs until it
+// suspends, resumes where it stopped, rethrows what the kernel threw on the
+// caller's stack, and unwinds a suspended kernel's stack when destroyed.
+
+#include "kernels/tl.hpp"
+#include "runtime/kernel/kernel_fiber.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kb {
+namespace {
+
+using ::testing::ThrowsMessage;
+
+TEST(KernelFiber, RunsToTheSuspendAndResumesThere) {
+  std::vector<std::string> trace;
+  std::unique_ptr<kernel_fiber> f;
+  f = std::make_unique<kernel_fiber>([&] {
+    trace.push_back("a");
+    f->suspend();
+    trace.push_back("b");
+    f->suspend();
+    trace.push_back("c");
+  });
+  EXPECT_TRUE(trace.empty()); // nothing runs before the first resume
+  EXPECT_FALSE(f->finished());
+  f->resume();
+  EXPECT_EQ(trace, (std::vector<std::string>{"a"}));
+  EXPECT_FALSE(f->finished());
+  EXPECT_FALSE(f->running());
+  f->resume();
+  EXPECT_EQ(trace, (std::vector<std::string>{"a", "b"}));
+  f->resume();
+  EXPECT_EQ(trace, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(f->finished());
+  EXPECT_FALSE(f->running());
+}
+
+TEST(KernelFiber, LocalsSurviveASuspend) {
+  int seen = 0;
+  std::unique_ptr<kernel_fiber> f;
+  f = std::make_unique<kernel_fiber>([&] {
+    int local = 41; // lives on the fiber's stack
+    f->suspend();
+    seen = local + 1;
+  });
+  f->resume();
+  f->resume();
+  EXPECT_EQ(seen, 42);
+}
+
+TEST(KernelFiber, IsRunningOnlyWhileTheKernelRuns) {
+  bool inside = false;
+  std::unique_ptr<kernel_fiber> f;
+  f = std::make_unique<kernel_fiber>([&] { inside = f->running(); });
+  f->resume();
+  EXPECT_TRUE(inside);
+  EXPECT_FALSE(f->running());
+}
+
+TEST(KernelFiber, AnExceptionLeavesResumeWithItsMessage) {
+  std::unique_ptr<kernel_fiber> f;
+  f = std::make_unique<kernel_fiber>([&] {
+    f->suspend();
+    throw std::runtime_error("the kernel gave up at row 7");
+  });
+  f->resume(); // to the suspend: no error yet
+  EXPECT_THAT([&] { f->resume(); },
+              ThrowsMessage<std::runtime_error>("the kernel gave up at row 7"));
+  EXPECT_TRUE(f->finished());
+}
+
+TEST(KernelFiber, AKernelErrorKeepsItsType) {
+  kernel_fiber f([] { throw tl::kernel_error("misaligned"); });
+  EXPECT_THAT([&] { f.resume(); }, ThrowsMessage<tl::kernel_error>("misaligned"));
+}
+
+TEST(KernelFiber, ResumingAFinishedKernelIsAnError) {
+  kernel_fiber f([] {});
+  f.resume();
+  EXPECT_THAT([&] { f.resume(); }, ThrowsMessage<std::logic_error>(
+                                     "kernel_fiber: resumed after the kernel ended"));
+}
+
+TEST(KernelFiber, SuspendingFromOutsideTheKernelIsAnError) {
+  kernel_fiber f([] {});
+  EXPECT_THAT([&] { f.suspend(); },
+              ThrowsMessage<std::logic_error>("kernel_fiber: suspend outside the kernel"));
+}
+
+TEST(KernelFiber, ResumingFromInsideTheKernelIsAnErrorTheCallerSees) {
+  std::unique_ptr<kernel_fiber> f;
+  f = std::make_unique<kernel_fiber>([&] { f->resume(); });
+  EXPECT_THAT([&] { f->resume(); }, ThrowsMessage<std::logic_error>(
+                                      "kernel_fiber: resumed from inside the kernel"));
+  EXPECT_TRUE(f->finished());
+}
+
+struct sets_on_destruction {
+  bool& flag;
+  ~sets_on_destruction() { flag = true; }
+};
+
+TEST(KernelFiber, DestroyingASuspendedKernelUnwindsItsStack) {
+  bool destroyed = false, after_suspend = false;
+  std::unique_ptr<kernel_fiber> f;
+  f = std::make_unique<kernel_fiber>([&] {
+    sets_on_destruction guard{destroyed};
+    f->suspend();
+    after_suspend = true; // never reached
+  });
+  f->resume();
+  EXPECT_FALSE(destroyed);
+  f.reset();
+  EXPECT_TRUE(destroyed);
+  EXPECT_FALSE(after_suspend);
+}
+
+TEST(KernelFiber, DestroyingAKernelNeverStartedRunsNothing) {
+  bool ran = false;
+  { kernel_fiber f([&] { ran = true; }); }
+  EXPECT_FALSE(ran);
+}
+
+TEST(KernelFiber, ADeepStackFitsInTheDefaultHalfMebibyte) {
+  // 64 frames of 4 KiB: 256 KiB of the 512 KiB stack.
+  std::function<int(int)> deep = [&](int n) -> int {
+    volatile char pad[4096];
+    pad[0] = static_cast<char>(n);
+    return n == 0 ? pad[0] : deep(n - 1) + 1;
+  };
+  int got = -1;
+  kernel_fiber f([&] { got = deep(63); });
+  f.resume();
+  EXPECT_EQ(got, 63);
+}
+
+} // namespace
+} // namespace kb

@@ -1,0 +1,140 @@
+// What a kernel may touch beyond its own cube's HBM (tl::ptr: "HBM, SRAM or
+// another PE's TCM"), and where the range checks end: the shared SRAM holds
+// what is stored to it, another PE's loaded tensor is in that PE's TCM, and
+// blocks running past the end of a memory are refused.
+
+#include "tests/kernel/kernel_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+using ::testing::HasSubstr;
+using test::bytes_of;
+using test::hbm;
+using test::run_kernel_on_pe0;
+using test::run_kernels;
+using test::tcm;
+
+constexpr uint64_t tcm0 = 512 * 1024; // start of AllocatableTCM
+
+std::vector<float> iota(float first, size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = first + static_cast<float>(i);
+  return v;
+}
+
+std::vector<float> row(const tl::tensor& t) {
+  std::vector<float> v;
+  for (uint32_t c = 0; c < t.cols(); ++c)
+    v.push_back(t.at(0, c));
+  return v;
+}
+
+std::shared_ptr<memory_image> iota_at_zero() {
+  auto m = std::make_shared<memory_image>();
+  m->write(hbm(0), bytes_of(iota(1, 16)));
+  return m;
+}
+
+TEST(KernelMemoryRange, AStoreToTheSharedSramIsReadBack) {
+  const uint64_t sram = global_address{mem_space::sram, 0, 0, 0, 4096}.encode();
+  std::vector<float> seen;
+  const auto r = run_kernel_on_pe0(
+    [&](tl::context& tl) {
+      tl.wait(tl.store({sram, dtype::f32}, tl.load({hbm(0), dtype::f32}, {1, 16})));
+      seen = row(tl.load({sram, dtype::f32}, {1, 16}));
+    },
+    iota_at_zero());
+  ASSERT_EQ(r.run.error, "");
+  EXPECT_EQ(seen, iota(1, 16));
+  EXPECT_EQ(r.final_image.read(sram, 64), bytes_of(iota(1, 16)));
+}
+
+TEST(KernelMemoryRange, ABlockWhoseRowsReachAnotherCubeIsRefused) {
+  // Two rows 2^44 B apart: the second row would be in sip0.cube1 (absent).
+  const auto r = run_kernel_on_pe0(
+    [](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {2, 1, uint64_t{1} << 42}); });
+  EXPECT_EQ(r.run.error,
+            "sip0.cube0.pe0.pe_cpu at t=0 ps: kernel k on sip0.cube0.pe0: load of 2x1 f32: "
+            "[0x0 (hbm of sip0.cube0), +17592186044420 B) runs past the end of sip0.cube0.hbm "
+            "(its last byte 0x100000000003 (hbm of sip0.cube1) is in no memory)");
+}
+
+// BUG (runtime/kernel/kernel_context.cpp check_range, with
+// runtime/machine/fabric_map.cpp key_of): an HBM block that runs past the
+// 64 GiB offset field of its address is accepted. key_of() ignores the PE
+// field (bits 43..36) of HBM and SRAM addresses, so the byte after the last
+// one of sip0.cube0's HBM, 0x1000000000, is "owned" by the same HBM and the
+// run-past-the-end check never fires; the memory then serves addresses that
+// are not HBM offsets at all. Right: refuse it like any other block past the
+// end of its memory (e.g. check that decode(last) has the same space, SIP,
+// cube and PE fields as decode(address), or that offset + span - 1 <=
+// global_address::max_offset).
+TEST(KernelMemoryRange, BUG_AnHbmBlockRunningPast64GibIsRefused) {
+  const uint64_t a = hbm(global_address::max_offset - 7); // the last 8 B, then 8 more
+  const auto r = run_kernel_on_pe0([&](tl::context& tl) { tl.load({a, dtype::f32}, {1, 4}); });
+  EXPECT_THAT(r.run.error,
+              HasSubstr("kernel k on sip0.cube0.pe0: load of 1x4 f32: [0xffffffff8 (hbm of "
+                        "sip0.cube0), +16 B) runs past the end of sip0.cube0.hbm"));
+}
+
+// BUG (runtime/kernel/kernel_context.cpp check_range): a load from another
+// PE's TCM beyond that TCM's size (default 2048 KiB) is accepted: the
+// fabric map gives every PE's TCM the whole 64 GiB offset range, and
+// neither the kernel's check nor pe_tcm knows the size. Right: an error
+// naming the address, like a block outside every memory.
+TEST(KernelMemoryRange, BUG_ALoadBeyondAnotherPesTcmSizeIsRefused) {
+  const auto r = run_kernel_on_pe0(
+    [](tl::context& tl) { tl.load({tcm(1, 3 * 1024 * 1024), dtype::f32}, {1, 4}); });
+  EXPECT_THAT(r.run.error, HasSubstr("kernel k on sip0.cube0.pe0: load of 1x4 f32"));
+}
+
+// BUG (Phase 1 TCM contents: kernel_context::load / pe_dma / pe_tcm): a
+// kernel's loaded tensor lives in its PE's TCM (its address is a TCM
+// address, and the op log's dma_read writes there, so Phase 2 has it), but
+// in Phase 1 the bytes go only to the kernel: the PE_TCM actor's memory
+// never gets them. Another PE's kernel loading that tensor's address in
+// Phase 1 reads zeros, while the Phase 2 replay of the same load reads the
+// data. Right: the DMA read's bytes are also written to the TCM's memory
+// (memory lives in the actors that own it, DESIGN §5), so both phases agree.
+TEST(KernelMemoryRange, BUG_AnotherPeReadsALoadedTensorFromItsTcm) {
+  // pe1 loads 1..16 into its TCM (its first block, tcm(1, 512 KiB)) and
+  // raises a flag at hbm 8192; pe0 polls the flag, then loads pe1's tensor
+  // and copies it to hbm 12288, then lowers pe1's wait with a flag at 16384.
+  const tl::ptr flag{hbm(8192), dtype::f32}, done{hbm(16384), dtype::f32};
+  std::vector<float> seen;
+  const auto r = run_kernels(
+    {{"sip0.cube0.pe1",
+      [&](tl::context& tl) {
+        const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 16});
+        EXPECT_EQ(x.address(), tcm(1, tcm0));
+        tl.wait(tl.store(flag, x));
+        for (int i = 0; i < 100; ++i) // keep x alive until pe0 has read it
+          if (tl.load(done, {1, 1}).at(0, 0) != 0)
+            break;
+      }},
+     {"sip0.cube0.pe0",
+      [&](tl::context& tl) {
+        tl::tensor f;
+        for (int i = 0; i < 100; ++i)
+          if ((f = tl.load(flag, {1, 1})).at(0, 0) != 0)
+            break;
+        const tl::tensor y = tl.load({tcm(1, tcm0), dtype::f32}, {1, 16});
+        seen = row(y);
+        tl.wait(tl.store({hbm(12288), dtype::f32}, y));
+        tl.wait(tl.store(done, f));
+      }}},
+    iota_at_zero());
+  ASSERT_EQ(r.run.error, "");
+  EXPECT_EQ(seen, iota(1, 16)) << "Phase 1: pe0 read pe1's TCM tensor";
+  ASSERT_TRUE(r.replayed);
+  EXPECT_EQ(r.final_image.read(hbm(12288), 64), bytes_of(iota(1, 16)))
+    << "Phase 2: the copy of pe1's TCM tensor";
+}
+
+} // namespace
+} // namespace kb
