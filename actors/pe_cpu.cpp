@@ -1,6 +1,7 @@
 #include "actors/pe_cpu.hpp"
 
 #include "actors/detail/names.hpp"
+#include "runtime/address.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/pipeline/driver_program.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
@@ -26,6 +27,7 @@ pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& c
     if (auto it = ctx.programs->find(prefix); it != ctx.programs->end())
       c.program = it->second;
   c.fabric = ctx.fabric;
+  c.topology = ctx.topology;
   if (ctx.topology)
     if (const node_spec* tcm = ctx.topology->find_node(prefix + ".pe_tcm")) {
       c.tcm_bytes = tcm->params.required<uint64_t>("size_kib") * 1024;
@@ -74,6 +76,12 @@ void pe_cpu::on_start() {
   site.tcm_bytes = cfg_.tcm_bytes;
   site.tcm_reserved = cfg_.tcm_reserved;
   site.fabric = cfg_.fabric;
+  if (const topology_spec* topo = cfg_.topology)
+    site.tcm_size = [topo](const std::string& tcm) -> uint64_t {
+      const node_spec* n = topo->find_node(tcm);
+      return n && n->kind == "pe_tcm" ? n->params.required<uint64_t>("size_kib") * 1024
+                                      : global_address::max_offset + 1;
+    };
   kernel_ = std::make_unique<kernel_context>(std::move(site), static_cast<kernel_port&>(*this));
   kernel_fn fn = cfg_.program->fn;
   if (!fn) // the built-in driver: every command at once, then wait for all

@@ -26,6 +26,7 @@ public:
     uint64_t tcm_bytes = 0;    ///< the PE's TCM (its pe_tcm's size_kib)
     uint64_t tcm_reserved = 0; ///< SchedulerReservedTCM (scheduler_reserved_kib)
     std::shared_ptr<const fabric_map> fabric;
+    const topology_spec* topology = nullptr; ///< for the sizes of other PEs' TCMs
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -118,12 +119,38 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
     if (ev.body.empty())
       throw std::runtime_error(fmt::format("{}: a kernel load from {} got no data back",
                                            node_name(), detail::describe_address(ev.arg0)));
-    token_builder(lane).setData(ev.body.root<wire::MemAccess>().getData());
+    const auto data = ev.body.root<wire::MemAccess>().getData();
+    token_builder(lane).setData(data);
+    if (stage(lane).getLocalAddress() != 0)
+      fill_tcm(lane, data);
   }
   if (ev.tail > now())
     schedule(ev.tail, tail_timer, lane); // the read data's tail is still coming
   else
     end_stage(lane);
+}
+
+void pe_dma::fill_tcm(lane_id lane, capnp::Data::Reader data) {
+  // The loaded bytes land in the TCM block the kernel's tensor names, so
+  // that the TCM's own contents (which other PEs may load) hold them too. The
+  // write leaves with the data's tail and the stage does not wait for it.
+  auto s = stage(lane);
+  const uint64_t at = s.getLocalAddress();
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(64 + data.size() / 8);
+  auto a = msg->initRoot<wire::MemAccess>();
+  a.setRows(1);
+  a.setRowBytes(data.size());
+  a.setStride(data.size());
+  a.setData(data);
+  a.setWho(token(lane).getWho());
+  outgoing m;
+  m.kind = kind_of(pipe_kind::mem_write);
+  m.bytes = data.size();
+  m.arg0 = at;
+  m.arg1 = mem_tag{id(), static_cast<uint32_t>(data.size())}.pack();
+  m.body = message_body{std::move(msg)};
+  fills_.push_back(at);
+  send_on(egress_for(at, lane), std::move(m));
 }
 
 void pe_dma::on_message(sim_event& ev) {
@@ -138,6 +165,11 @@ void pe_dma::on_message(sim_event& ev) {
     on_reply(read_lane, ev);
     return;
   case kind_of(pipe_kind::mem_ack):
+    if (auto f = std::find(fills_.begin(), fills_.end(), ev.arg0);
+        f != fills_.end() && !(waiting_[write_lane] && stage(write_lane).getAddress() == ev.arg0)) {
+      fills_.erase(f); // a TCM fill is in
+      return;
+    }
     on_reply(write_lane, ev);
     return;
   default:

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kb {
 
@@ -48,6 +49,8 @@ private:
   uint32_t egress_for(uint64_t address, lane_id lane);
   /// The body of a kernel's load (asks for the bytes) or store (carries them).
   message_body data_request(lane_id lane, wire::Stage::Reader s, wire::TileToken::Reader t) const;
+  /// Writes a kernel load's bytes into its TCM block (asynchronously).
+  void fill_tcm(lane_id lane, capnp::Data::Reader data);
   /// A mem_data / mem_ack arrived for `lane`.
   void on_reply(lane_id lane, sim_event& ev);
 
@@ -55,6 +58,8 @@ private:
   detail::fabric_port port_;
   /// Per lane: a request is out and its reply not yet in.
   bool waiting_[2] = {false, false};
+  /// TCM fills sent and not yet acknowledged (their addresses).
+  std::vector<uint64_t> fills_;
 };
 
 } // namespace kb

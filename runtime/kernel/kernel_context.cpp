@@ -92,17 +92,31 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type,
                      detail::describe_address(address), to_string(type), e));
   if (span == 0)
     fail(fmt::format("{}: an empty block", what));
+  if (!site_.fabric)
+    fail("the PE was built without the machine's fabric map (build it with build_machine)");
   const uint64_t last = address + (span - 1);
-  const auto first_owner = site_.fabric->memory_of(address);
-  if (last < address || !first_owner)
+  const auto owner = site_.fabric->memory_of(address);
+  if (!owner)
     fail(fmt::format("{}: address {} is outside every memory of the machine", what,
                      detail::describe_address(address)));
-  const auto last_owner = site_.fabric->memory_of(last);
-  if (last_owner != first_owner)
-    fail(fmt::format("{}: [{}, +{} B) runs past the end of {} (its last byte {} is {})", what,
-                     detail::describe_address(address), span, site_.fabric->name(*first_owner),
-                     detail::describe_address(last),
-                     last_owner ? "in " + site_.fabric->name(*last_owner) : "in no memory"));
+  // One memory holds the whole block: both ends in the same space, SIP,
+  // cube (and PE for a TCM), within the memory's size.
+  const global_address f = global_address::decode(address), l = global_address::decode(last);
+  uint64_t size = global_address::max_offset + 1;
+  if (f.space == mem_space::tcm && site_.tcm_size)
+    size = site_.tcm_size(site_.fabric->name(*owner));
+  const bool inside = last >= address && l.space == f.space && l.sip == f.sip &&
+                      l.cube == f.cube && l.pe == f.pe && l.offset >= f.offset &&
+                      l.offset < size;
+  if (!inside) {
+    const auto last_owner = last >= address ? site_.fabric->memory_of(last) : std::nullopt;
+    fail(fmt::format("{}: [{}, +{} B) runs past the end of {} ({} B; its last byte {} is {})", what,
+                     detail::describe_address(address), span, site_.fabric->name(*owner),
+                     size, detail::describe_address(last),
+                     last_owner && *last_owner != *owner
+                       ? "in " + site_.fabric->name(*last_owner)
+                       : std::string("in no memory")));
+  }
 }
 
 std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint32_t cols,

@@ -49,6 +49,8 @@ struct kernel_site {
   uint64_t tcm_bytes = 0;     ///< the PE's TCM
   uint64_t tcm_reserved = 0;  ///< of which SchedulerReservedTCM
   std::shared_ptr<const fabric_map> fabric; ///< who owns which address
+  /// The size in bytes of the TCM node named so (null: unchecked).
+  std::function<uint64_t(const std::string&)> tcm_size;
 };
 
 using kernel_fn = std::function<void(tl::context&)>;

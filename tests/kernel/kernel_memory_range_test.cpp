@@ -61,20 +61,14 @@ TEST(KernelMemoryRange, ABlockWhoseRowsReachAnotherCubeIsRefused) {
   EXPECT_EQ(r.run.error,
             "sip0.cube0.pe0.pe_cpu at t=0 ps: kernel k on sip0.cube0.pe0: load of 2x1 f32: "
             "[0x0 (hbm of sip0.cube0), +17592186044420 B) runs past the end of sip0.cube0.hbm "
-            "(its last byte 0x100000000003 (hbm of sip0.cube1) is in no memory)");
+            "(68719476736 B; its last byte 0x100000000003 (hbm of sip0.cube1) is in no memory)");
 }
 
-// BUG (runtime/kernel/kernel_context.cpp check_range, with
-// runtime/machine/fabric_map.cpp key_of): an HBM block that runs past the
-// 64 GiB offset field of its address is accepted. key_of() ignores the PE
-// field (bits 43..36) of HBM and SRAM addresses, so the byte after the last
-// one of sip0.cube0's HBM, 0x1000000000, is "owned" by the same HBM and the
-// run-past-the-end check never fires; the memory then serves addresses that
-// are not HBM offsets at all. Right: refuse it like any other block past the
-// end of its memory (e.g. check that decode(last) has the same space, SIP,
-// cube and PE fields as decode(address), or that offset + span - 1 <=
-// global_address::max_offset).
-TEST(KernelMemoryRange, BUG_AnHbmBlockRunningPast64GibIsRefused) {
+// An HBM block that runs past the 64 GiB offset field of its address is
+// refused, although the fabric map's key ignores the PE field of HBM and
+// SRAM addresses (so 0x1000000000 still "belongs" to sip0.cube0's HBM):
+// both ends of a block must decode to the same memory.
+TEST(KernelMemoryRange, AnHbmBlockRunningPast64GibIsRefused) {
   const uint64_t a = hbm(global_address::max_offset - 7); // the last 8 B, then 8 more
   const auto r = run_kernel_on_pe0([&](tl::context& tl) { tl.load({a, dtype::f32}, {1, 4}); });
   EXPECT_THAT(r.run.error,
@@ -82,26 +76,20 @@ TEST(KernelMemoryRange, BUG_AnHbmBlockRunningPast64GibIsRefused) {
                         "sip0.cube0), +16 B) runs past the end of sip0.cube0.hbm"));
 }
 
-// BUG (runtime/kernel/kernel_context.cpp check_range): a load from another
-// PE's TCM beyond that TCM's size (default 2048 KiB) is accepted: the
-// fabric map gives every PE's TCM the whole 64 GiB offset range, and
-// neither the kernel's check nor pe_tcm knows the size. Right: an error
-// naming the address, like a block outside every memory.
-TEST(KernelMemoryRange, BUG_ALoadBeyondAnotherPesTcmSizeIsRefused) {
+// A load from another PE's TCM beyond that TCM's size (default 2048 KiB) is
+// refused: the fabric map gives every TCM the whole offset range, the
+// kernel's check knows each TCM's size_kib.
+TEST(KernelMemoryRange, ALoadBeyondAnotherPesTcmSizeIsRefused) {
   const auto r = run_kernel_on_pe0(
     [](tl::context& tl) { tl.load({tcm(1, 3 * 1024 * 1024), dtype::f32}, {1, 4}); });
   EXPECT_THAT(r.run.error, HasSubstr("kernel k on sip0.cube0.pe0: load of 1x4 f32"));
 }
 
-// BUG (Phase 1 TCM contents: kernel_context::load / pe_dma / pe_tcm): a
-// kernel's loaded tensor lives in its PE's TCM (its address is a TCM
-// address, and the op log's dma_read writes there, so Phase 2 has it), but
-// in Phase 1 the bytes go only to the kernel: the PE_TCM actor's memory
-// never gets them. Another PE's kernel loading that tensor's address in
-// Phase 1 reads zeros, while the Phase 2 replay of the same load reads the
-// data. Right: the DMA read's bytes are also written to the TCM's memory
-// (memory lives in the actors that own it, DESIGN §5), so both phases agree.
-TEST(KernelMemoryRange, BUG_AnotherPeReadsALoadedTensorFromItsTcm) {
+// A kernel's loaded tensor lives in its PE's TCM in both phases: PE_DMA
+// also writes the loaded bytes into the TCM block the tensor names, so
+// another PE's kernel loading that address in Phase 1 reads what the
+// Phase 2 replay of the same load reads.
+TEST(KernelMemoryRange, AnotherPeReadsALoadedTensorFromItsTcm) {
   // pe1 loads 1..16 into its TCM (its first block, tcm(1, 512 KiB)) and
   // raises a flag at hbm 8192; pe0 polls the flag, then loads pe1's tensor
   // and copies it to hbm 12288, then lowers pe1's wait with a flag at 16384.

@@ -1,17 +1,11 @@
 // The TCM block of a tensor being stored must outlive the store's DMA write.
 //
-// BUG (runtime/kernel/kernel_context.cpp, kernel_context::store): a store
-// keeps only the tensor's TCM address, not the tensor. When the kernel drops
-// its last copy of the tensor while the store is in flight (the natural
-// `tl.store(dst, tl.load(src, ...))`), the block goes back to AllocatableTCM
-// at once and the kernel's next load is given the same block. Its DMA read
-// then writes the block while the store's DMA write still reads it. Phase 1
-// does not notice (the store's bytes travel in its message), but the op log
-// has the read of the new data into the block before the write out of it,
-// so the Phase 2 replay writes the wrong bytes to `dst` - and real hardware
-// would too. Right behaviour: the block stays allocated until the store is
-// done (e.g. `written` in kernel_context holds the tensor's state, released
-// when drop_finished_stores() sees the command done, or on_done()).
+// When the kernel drops its last copy of a tensor while a store of it is
+// in flight (the natural `tl.store(dst, tl.load(src, ...))`), the block is
+// not reused until every command that used it is done: the kernel's next
+// load is handed another block, and the Phase 2 replay writes the right
+// bytes to `dst` (a reused block would have its new data read into it
+// before the store's write out of it in the op log).
 
 #include "tests/kernel/kernel_support.hpp"
 
@@ -47,7 +41,7 @@ std::vector<float> iota(float first, size_t n) {
 // ns), which is handed the block the store reads. Its dma_read sorts before
 // the store's dma_write in the op log, so the replay copies the SRAM bytes
 // into dst's first 16 elements.
-TEST(KernelTcmLifetime, BUG_AStoredTensorsBlockIsReusedWhileTheStoreStillReadsIt) {
+TEST(KernelTcmLifetime, AStoredTensorsBlockIsNotReusedWhileTheStoreStillReadsIt) {
   const uint64_t sram = global_address{mem_space::sram, 0, 0, 0, 0}.encode();
   auto m = std::make_shared<memory_image>();
   m->write(hbm(0), bytes_of(iota(0, 8192)));     // src: 32 KiB

@@ -112,7 +112,7 @@ TEST(TlTensor, TheLastCopyReleasesTheTcmBlock) {
   int released = 0;
   {
     auto s = std::make_shared<tl::tensor::state>();
-    s->release = [&] { ++released; };
+    s->release = [&](std::vector<uint64_t>) { ++released; };
     tl::tensor a(std::move(s));
     tl::tensor b = a;
     { tl::tensor c = b; }

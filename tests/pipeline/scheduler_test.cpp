@@ -43,7 +43,7 @@ TEST(Scheduler, DuplicateTileCompletionIsAnErrorNamingTheTile) {
   s.params.bytes = 64;
   prog->commands.push_back(simple_command{s});
   simulation sim;
-  sim.add_node(pe + ".pe_cpu", make_node_factory<pe_cpu>(pe_cpu::config{prog, 0, 0, nullptr}));
+  sim.add_node(pe + ".pe_cpu", make_node_factory<pe_cpu>(pe_cpu::config{prog, 0, 0, nullptr, nullptr}));
   sim.add_node(pe + ".pe_scheduler", make_node_factory<pe_scheduler>(pe_scheduler::config{}));
   sim.add_node(pe + ".pe_dma", make_node_factory<double_completer>());
   sim.add_link(pe + ".pe_cpu", pe + ".pe_scheduler", ns(1), std::nullopt, 4);
