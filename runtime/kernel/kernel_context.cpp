@@ -330,26 +330,25 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   return {id};
 }
 
+tl::handle kernel_context::composite(const pe_command& c, uint64_t dst, uint32_t m, uint32_t n,
+                                     dtype out) {
+  // After this kernel's stores in flight (it may read what they write); its
+  // output is a compute result, pending in Phase 1.
+  const uint64_t id = port_.issue(c, {}, stores_in_flight());
+  const uint64_t row = uint64_t{n} * dtype_bytes(out);
+  if (m > 0 && row > 0)
+    note_write({id, dst, m, row, row, {}, describe(c)});
+  return {id};
+}
+
 tl::handle kernel_context::gemm(gemm_plan_args a) {
   a.pe_prefix = site_.pe;
-  const dtype out = a.out_dtype.value_or(a.in_dtype);
-  const uint64_t row = uint64_t{a.n} * dtype_bytes(out);
-  const pe_command c = a;
-  const uint64_t id = port_.issue(c, {}, stores_in_flight());
-  if (a.m > 0 && row > 0)
-    note_write({id, a.c_addr, a.m, row, row, {}, describe(c)});
-  return {id};
+  return composite(a, a.c_addr, a.m, a.n, a.out_dtype.value_or(a.in_dtype));
 }
 
 tl::handle kernel_context::math(math_plan_args a) {
   a.pe_prefix = site_.pe;
-  const dtype out = a.out_dtype.value_or(a.in_dtype);
-  const uint64_t row = uint64_t{a.n} * dtype_bytes(out);
-  const pe_command c = a;
-  const uint64_t id = port_.issue(c, {}, stores_in_flight());
-  if (a.m > 0 && row > 0)
-    note_write({id, a.dst_addr, a.m, row, row, {}, describe(c)});
-  return {id};
+  return composite(a, a.dst_addr, a.m, a.n, a.out_dtype.value_or(a.in_dtype));
 }
 
 tl::handle kernel_context::issue_command(const pe_command& c) {

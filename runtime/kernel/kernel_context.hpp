@@ -105,6 +105,8 @@ private:
   const tl::tensor::state& operand(const tl::tensor& t, const std::string& what) const;
   /// Issues `op` (inputs set) on the PE's MATH unit, into a new TCM tensor
   /// of `rows` x `cols` `type`; `cost` is the timing class of its elements.
+  /// Issues a composite command writing m x n `out` elements at `dst`.
+  tl::handle composite(const pe_command& c, uint64_t dst, uint32_t m, uint32_t n, dtype out);
   tl::tensor where_like(math_fn f, std::vector<const tl::tensor*> in);
   tl::tensor compute(op_record op, uint32_t rows, uint32_t cols, dtype type, math_op cost,
                      uint64_t elements, std::vector<uint64_t> deps);

@@ -19,6 +19,9 @@ cli_result run_kernbench(const std::string& args, const std::string& env = "",
 /// A fresh empty directory under the test's temporary directory.
 std::string temp_dir(const std::string& name);
 
+/// The whole file (empty if it cannot be read).
+std::string slurp(const std::string& path);
+
 /// The source tree ($KB_SOURCE_DIR, set by CTest).
 std::string source_dir();
 

@@ -24,12 +24,7 @@ namespace {
 using ::testing::HasSubstr;
 using test::run_kernbench;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 struct shape {
   uint32_t m, k, n, tile, block_m;

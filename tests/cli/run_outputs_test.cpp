@@ -18,12 +18,7 @@ namespace {
 
 using test::run_kernbench;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;

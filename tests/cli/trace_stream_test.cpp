@@ -22,12 +22,7 @@ namespace {
 
 using test::run_kernbench;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 /// Peak RSS (KiB) of `kernbench args...`, run with stdout to /dev/null.
 long peak_rss_kib(const std::vector<std::string>& args) {
