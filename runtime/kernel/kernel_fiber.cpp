@@ -26,6 +26,12 @@ namespace kb {
 
 namespace ctx = boost::context;
 
+namespace {
+/// Thrown inside a suspended kernel whose fiber is destroyed, to unwind
+/// its stack (its locals' destructors run) before the stack goes.
+struct kernel_cancelled {};
+} // namespace
+
 struct kernel_fiber::impl {
   std::function<void()> body;
   ctx::fiber kernel; ///< the kernel's context while it is suspended
@@ -34,6 +40,7 @@ struct kernel_fiber::impl {
   bool started = false;
   bool running = false;
   bool finished = false;
+  bool cancelled = false; ///< being destroyed: unwind the kernel's stack
   // The two stacks, for the sanitizer's switch annotations.
   const void* kernel_bottom = nullptr;
   size_t kernel_size = 0;
@@ -87,10 +94,10 @@ kernel_fiber::kernel_fiber(std::function<void()> body, size_t stack_bytes)
                  self->arrived_in_kernel(nullptr);
                  self->caller = std::move(caller);
                  try {
-                   self->body();
-                 } catch (const ctx::detail::forced_unwind&) {
-                   self->to_caller(nullptr);
-                   throw; // a suspended kernel being destroyed: unwind on
+                   if (!self->cancelled)
+                     self->body();
+                 } catch (const kernel_cancelled&) {
+                   // destroyed while suspended: its stack is unwound
                  } catch (...) {
                    self->error = std::current_exception();
                  }
@@ -101,13 +108,18 @@ kernel_fiber::kernel_fiber(std::function<void()> body, size_t stack_bytes)
 }
 
 kernel_fiber::~kernel_fiber() {
-  if (!impl_ || !impl_->started || impl_->finished || !impl_->kernel)
+  if (!impl_ || impl_->finished || impl_->running || !impl_->kernel)
     return;
-  // A suspended kernel: destroying its fiber unwinds its stack (its locals'
-  // destructors run), on that stack.
-  impl_->to_kernel();
-  impl_->kernel = ctx::fiber{};
-  impl_->back_from_kernel();
+  // Never started or suspended: run it to its end through the same
+  // announced switches as always; a suspended kernel unwinds its stack
+  // (kernel_cancelled), one never started does not run at all. (Boost's own
+  // forced unwinding would throw on a stack AddressSanitizer was not told of.)
+  impl_->cancelled = true;
+  try {
+    resume();
+  } catch (...) {
+    // the kernel threw while unwinding: nothing is left to report it to
+  }
 }
 
 void kernel_fiber::resume() {
@@ -132,13 +144,10 @@ void kernel_fiber::suspend() {
     throw std::logic_error("kernel_fiber: suspend outside the kernel");
   void* saved = nullptr;
   impl_->to_caller(&saved);
-  try {
-    impl_->caller = std::move(impl_->caller).resume();
-  } catch (const ctx::detail::forced_unwind&) {
-    impl_->arrived_in_kernel(saved); // back on this stack, to unwind it
-    throw;
-  }
+  impl_->caller = std::move(impl_->caller).resume();
   impl_->arrived_in_kernel(saved);
+  if (impl_->cancelled)
+    throw kernel_cancelled{};
 }
 
 bool kernel_fiber::finished() const { return impl_->finished; }
