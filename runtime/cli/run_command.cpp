@@ -34,6 +34,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -45,6 +46,14 @@ namespace kb {
 std::string default_config_dir() {
   if (const char* d = std::getenv("KB_CONFIG_DIR"); d && *d)
     return d;
+  // An installed binary: <prefix>/bin/kernbench finds <prefix>/share/kernbench/config.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = (exe.parent_path() / KB_INSTALLED_CONFIG_DIR).lexically_normal();
+    if (std::filesystem::is_regular_file(installed / "topology.yaml", ec))
+      return installed.string();
+  }
   return KB_DEFAULT_CONFIG_DIR;
 }
 

@@ -1,14 +1,19 @@
 // Issue 12 item 7: kernels of your own without rebuilding kernbench. A
 // kernel library is loaded with `run --kernel-lib` (its kernels run and
-// verify like shipped ones; a bad library is a usage error naming it).
+// verify like shipped ones; a bad library is a usage error naming it), and
+// `cmake --install` gives a prefix that examples/user_kernel builds against
+// with a fresh CMake run.
 
 #include "kernels/registry.hpp"
 #include "tests/cli/cli_support.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace kb {
@@ -100,6 +105,73 @@ TEST(kernel_lib, needs_kernel_and_an_unknown_kernel_names_the_loaded_ones) {
                        "twice)\n"),
             std::string::npos)
     << r.err;
+}
+
+// -- the installed package ------------------------------------------------------
+
+/// Runs a shell command; its output goes to `log` (returned on failure).
+int sh(const std::string& cmd, const std::string& log) {
+  const int status = std::system((cmd + " >" + log + " 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+
+TEST(kernel_lib, the_example_builds_against_an_install_prefix_and_runs) {
+  const std::string dir = test::temp_dir("install");
+  const std::string prefix = dir + "/prefix", build = dir + "/example", log = dir + "/log";
+  const std::string cmake = quoted(KB_CMAKE_COMMAND);
+  ASSERT_EQ(sh(cmake + " --install " + quoted(KB_BUILD_DIR) + " --prefix " + prefix, log), 0)
+    << slurp(log);
+  for (const char* f : {"bin/kernbench", "include/kernbench/kernels/tl.hpp",
+                        "include/kernbench/kernels/registry.hpp",
+                        "include/kernbench/kernels/tensor_state.hpp",
+                        "lib/cmake/kernbench/kernbenchConfig.cmake",
+                        "lib/cmake/kernbench/kernbenchConfigVersion.cmake",
+                        "share/kernbench/config/topology.yaml",
+                        "share/kernbench/config/components.yaml"})
+    EXPECT_TRUE(std::filesystem::exists(prefix + "/" + f)) << f;
+  // The installed headers need nothing but the standard library and each other.
+  ASSERT_EQ(sh(quoted(KB_CXX_COMPILER) + " -std=c++20 -fsyntax-only -I " + prefix +
+                 "/include/kernbench -x c++ " + prefix +
+                 "/include/kernbench/kernels/tensor_state.hpp",
+               log),
+            0)
+    << slurp(log);
+
+  // A fresh CMake run that knows only the prefix (no kernbench source or build tree).
+  const std::string example = test::source_dir() + "/examples/user_kernel";
+  ASSERT_EQ(sh(cmake + " -S " + quoted(example) + " -B " + build + " -G " +
+                 quoted(KB_CMAKE_GENERATOR) + " -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=" +
+                 quoted(KB_CXX_COMPILER) + " -DCMAKE_PREFIX_PATH=" + prefix,
+               log),
+            0)
+    << slurp(log);
+  ASSERT_EQ(sh(cmake + " --build " + build, log), 0) << slurp(log);
+  const std::string lib = build + "/libuser_kernels.so";
+  ASSERT_TRUE(std::filesystem::exists(lib));
+
+  const std::string kernbench = prefix + "/bin/kernbench";
+  ASSERT_EQ(sh("env -u KB_CONFIG_DIR " + kernbench + " run --quiet --kernel-lib " + lib +
+                 " --kernel scaled_add --arg alpha=2 --arg dtype=bf16 --verify",
+               log),
+            0)
+    << slurp(log);
+  const std::string out = slurp(log);
+  EXPECT_NE(out.find("verdict: PASS"), std::string::npos) << out;
+  // The installed binary reads the installed config, not the source tree's.
+  EXPECT_NE(out.find("of " + prefix + "/share/kernbench/config/topology.yaml"), std::string::npos)
+    << out;
+  std::filesystem::remove_all(dir); // the installed binary is large
 }
 
 } // namespace
