@@ -87,6 +87,11 @@ TEST(kernel_lib, a_kernel_name_that_is_taken_is_refused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: --kernel-lib " KB_TEST_KERNELS_again ": kernel twice is "
                    "already defined (by " KB_TEST_KERNELS_good ")\n");
+  r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_good " --kernel-lib "
+                    KB_TEST_KERNELS_good " --kernel twice");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --kernel-lib " KB_TEST_KERNELS_good ": loaded already "
+                   "(given twice?)\n");
   r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_twice " --kernel twice");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: --kernel-lib " KB_TEST_KERNELS_twice ": kernel twice is "
