@@ -1,5 +1,6 @@
 #include "kernels/registry.hpp"
 
+#include "kernels/kernel_library.hpp"
 #include "kernels/shipped.hpp"
 
 #include <fmt/format.h>
@@ -65,6 +66,10 @@ dtype kernel_args::type(const std::string& name) const {
   fail(name, "expected f32, f16, bf16, i8 or i32");
 }
 
+void kernel_catalog::add(kernel_def d) {
+  kernels_.push_back(std::move(d));
+}
+
 const std::map<std::string, kernel_def>& shipped_kernels() {
   static const std::map<std::string, kernel_def> all = [] {
     std::map<std::string, kernel_def> m;
@@ -79,11 +84,18 @@ const kernel_def& find_kernel(const std::string& name) {
   const auto& all = shipped_kernels();
   if (auto it = all.find(name); it != all.end())
     return it->second;
+  const auto& loaded = loaded_kernels();
+  if (auto it = loaded.find(name); it != loaded.end())
+    return it->second.def;
   std::string known;
   for (const auto& [n, d] : all)
     known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument(fmt::format("--kernel {}: no such kernel (kernbench ships {})", name,
-                                          known));
+  std::string more;
+  for (const auto& [n, k] : loaded)
+    more += (more.empty() ? "" : ", ") + n;
+  throw std::invalid_argument(fmt::format(
+    "--kernel {}: no such kernel (kernbench ships {}; {})", name, known,
+    more.empty() ? "no --kernel-lib adds more" : "the --kernel-lib libraries add " + more));
 }
 
 } // namespace kb

@@ -3,6 +3,12 @@
 // each registered kernel declares its arguments, and from their values
 // builds a launch: the tensors the host deploys, the grid, the kernel body
 // and the reference the Phase 2 results are verified against.
+//
+// Besides the kernels kernbench ships, a kernel library built against an
+// installed kernbench (`find_package(kernbench)`, docs/kernels.md) adds its
+// own at run time (`--kernel-lib PATH`): it defines the two entry points at
+// the end of this file. This header is part of that interface: a change to
+// any type a kernel library sees bumps `kernel_abi_version`.
 
 #include "kernels/tl.hpp"
 
@@ -70,9 +76,39 @@ struct kernel_def {
   std::function<kernel_launch(const kernel_args&)> prepare;
 };
 
+/// The version of the kernel library interface: this header, kernels/tl.hpp
+/// and what they include. A library built against another version is
+/// refused when it is loaded.
+inline constexpr int kernel_abi_version = 1;
+
+/// What a kernel library's `kernbench_register_kernels` adds its kernels to.
+class kernel_catalog {
+public:
+  /// Adds a kernel (checked by the loader: a name, a prepare function, no
+  /// name kernbench or another library already has).
+  void add(kernel_def d);
+  const std::vector<kernel_def>& kernels() const { return kernels_; }
+
+private:
+  std::vector<kernel_def> kernels_;
+};
+
 /// The kernels kernbench ships, by name.
 const std::map<std::string, kernel_def>& shipped_kernels();
-/// The kernel called `name`; std::invalid_argument listing the known ones.
+/// The kernel called `name`, shipped or loaded (runtime/host/kernel_library);
+/// std::invalid_argument listing the known ones.
 const kernel_def& find_kernel(const std::string& name);
 
 } // namespace kb
+
+// -- the entry points of a kernel library ------------------------------------
+// Both are looked up by name after dlopen, so they are extern "C" and
+// exported even from a library built with -fvisibility=hidden.
+extern "C" {
+/// Adds the library's kernels to `catalog`.
+__attribute__((visibility("default"))) void kernbench_register_kernels(kb::kernel_catalog& catalog);
+/// Returns kb::kernel_abi_version as the library saw it when it was built
+/// (kernbench_add_kernel_library adds this function; elsewhere define it as
+/// `extern "C" int kernbench_kernel_abi() { return kb::kernel_abi_version; }`).
+__attribute__((visibility("default"))) int kernbench_kernel_abi();
+}

@@ -5,6 +5,7 @@
 #include "runtime/machine/machine.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/host/kernel_run.hpp"
+#include "kernels/kernel_library.hpp"
 
 #include <fmt/format.h>
 
@@ -26,6 +27,15 @@ std::map<std::string, std::string> parse_kernel_args(const std::vector<std::stri
         fmt::format("{} {}: {} is given twice", option, a, a.substr(0, eq)));
   }
   return out;
+}
+
+void load_kernel_libraries(const run_cli& c) {
+  if (c.kernel_libs.empty())
+    return;
+  if (c.kernel.empty())
+    throw std::invalid_argument("--kernel-lib: only with --kernel (a library adds kernels to run)");
+  for (const auto& path : c.kernel_libs)
+    load_kernel_library(path);
 }
 
 int run_kernel_cli(const run_cli& c, topology_spec topo) {

@@ -1,6 +1,7 @@
 #pragma once
-// `kernbench run --kernel NAME [--arg K=V ...] [--verify] [--dump-tensors DIR]
-// [--oplog FILE]`: a shipped kernel on the machine, Phase 1 and (with
+// `kernbench run [--kernel-lib PATH ...] --kernel NAME [--arg K=V ...]
+// [--verify] [--dump-tensors DIR] [--oplog FILE]`: a shipped or loaded kernel
+// on the machine, Phase 1 and (with
 // --verify or --dump-tensors) the Phase 2 replay and its verdict.
 
 #include "runtime/cli/run_cli.hpp"
@@ -16,6 +17,10 @@ namespace kb {
 /// std::invalid_argument naming it).
 std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args,
                                                      const std::string& option = "--arg");
+
+/// Loads the --kernel-lib libraries (kernels/kernel_library.hpp); a bad
+/// library, or --kernel-lib without --kernel, is std::invalid_argument.
+void load_kernel_libraries(const run_cli& c);
 
 /// Exit status: 0 (ran; with --verify: every output matches), 1 (the run
 /// failed), 3 (an output does not match its reference).

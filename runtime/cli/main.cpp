@@ -6,6 +6,7 @@
 // arguments prints the help and exits 0.
 
 #include "kb_version.hpp"
+#include "runtime/cli/list_kernels_command.hpp"
 #include "runtime/cli/peer_command.hpp"
 #include "runtime/cli/phold_command.hpp"
 #include "runtime/cli/run_command.hpp"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   kb::add_phold_command(app, exit_code);
   kb::add_peer_command(app, exit_code);
   kb::add_list_components_command(app, exit_code);
+  kb::add_list_kernels_command(app, exit_code);
   kb::add_schedule_command(app, exit_code);
   kb::add_sweep_command(app, exit_code);
   kb::add_trace_command(app, exit_code);

@@ -41,6 +41,7 @@ struct run_cli {
   std::string kernel;                ///< set: run this kernel instead of --op
   std::vector<std::string> args;     ///< --arg KEY=VALUE
   std::vector<std::string> inputs;   ///< --input TENSOR=FILE.npy
+  std::vector<std::string> kernel_libs; ///< --kernel-lib PATH: kernel libraries to load
   bool verify = false;
   std::string dump_tensors, oplog;
   uint64_t seed = 1;

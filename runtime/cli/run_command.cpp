@@ -34,6 +34,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -45,6 +46,14 @@ namespace kb {
 std::string default_config_dir() {
   if (const char* d = std::getenv("KB_CONFIG_DIR"); d && *d)
     return d;
+  // An installed binary: <prefix>/bin/kernbench finds <prefix>/share/kernbench/config.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = (exe.parent_path() / KB_INSTALLED_CONFIG_DIR).lexically_normal();
+    if (std::filesystem::is_regular_file(installed / "topology.yaml", ec))
+      return installed.string();
+  }
   return KB_DEFAULT_CONFIG_DIR;
 }
 
@@ -121,6 +130,7 @@ uint64_t param_of(const topology_spec& t, const std::string& kind, const std::st
 }
 
 int run(const run_cli& c) {
+  load_kernel_libraries(c);
   const std::string dir = default_config_dir();
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
   const std::string comp_path = c.components.empty() ? dir + "/components.yaml" : c.components;
@@ -422,7 +432,13 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");
   cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
   cmd->add_option("--kernel", c->kernel,
-                  "run a shipped kernel by name (gemm, ...) instead of --op; see --arg")
+                  "run a kernel by name instead of --op: shipped (gemm, softmax, ...) or "
+                  "from a --kernel-lib (`kernbench list-kernels` lists them); see --arg")
+    ->group("Kernels");
+  cmd->add_option("--kernel-lib", c->kernel_libs,
+                  "load a kernel library built against an installed kernbench "
+                  "(docs/kernels.md); repeatable")
+    ->allow_extra_args(false)
     ->group("Kernels");
   cmd->add_option("--arg", c->args, "a kernel argument KEY=VALUE (repeatable)")->group("Kernels");
   cmd->add_option("--input", c->inputs,

@@ -5,13 +5,16 @@
 
 #include <CLI/App.hpp>
 
+#include <string>
+
 namespace kb {
 
 CLI::App* add_run_command(CLI::App& app, int& exit_code);
 CLI::App* add_list_components_command(CLI::App& app, int& exit_code);
 
-/// Directory of the default config files (config/), from KB_CONFIG_DIR or
-/// the source tree this binary was built from.
+/// Directory of the default config files (config/): $KB_CONFIG_DIR, else
+/// share/kernbench/config of the installation this binary belongs to
+/// (`cmake --install`), else the source tree this binary was built from.
 std::string default_config_dir();
 
 } // namespace kb

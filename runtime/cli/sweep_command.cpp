@@ -57,7 +57,8 @@ std::string exe_dir() {
 }
 
 /// The plot script: --plot-script, else plot_sweep.py beside the binary (the
-/// build copies it there), else the source tree's scripts/.
+/// build copies it there), else in the installation's share/kernbench, else
+/// the source tree's scripts/.
 std::string find_plot_script(const std::string& given) {
   if (!given.empty()) {
     if (!std::filesystem::is_regular_file(given))
@@ -65,7 +66,8 @@ std::string find_plot_script(const std::string& given) {
     return given;
   }
   for (const std::string& p :
-       {exe_dir() + "/plot_sweep.py", std::string(KB_SOURCE_SCRIPTS_DIR) + "/plot_sweep.py"})
+       {exe_dir() + "/plot_sweep.py", exe_dir() + "/" KB_INSTALLED_SHARE_DIR "/plot_sweep.py",
+        std::string(KB_SOURCE_SCRIPTS_DIR) + "/plot_sweep.py"})
     if (std::filesystem::is_regular_file(p))
       return p;
   throw std::invalid_argument(fmt::format(

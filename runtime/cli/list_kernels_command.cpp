@@ -1,0 +1,54 @@
+#include "runtime/cli/list_kernels_command.hpp"
+
+#include "kernels/kernel_library.hpp"
+#include "kernels/registry.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+namespace {
+
+void print_kernel(const kernel_def& d, const std::string& origin) {
+  fmt::print("{} ({})\n", d.name, origin);
+  if (!d.description.empty())
+    fmt::print("  {}\n", d.description);
+  for (const auto& a : d.args) {
+    const std::string arg = fmt::format("{}={}", a.name, a.fallback);
+    fmt::print("  --arg {:<22} {}\n", arg, a.help);
+  }
+}
+
+} // namespace
+
+CLI::App* add_list_kernels_command(CLI::App& app, int& exit_code) {
+  auto libs = std::make_shared<std::vector<std::string>>();
+  auto* cmd = app.add_subcommand(
+    "list-kernels", "print every kernel `run --kernel` can run, its arguments and their defaults");
+  cmd->add_option("--kernel-lib", *libs,
+                  "also list the kernels of this kernel library (docs/kernels.md); repeatable")
+    ->allow_extra_args(false);
+  cmd->footer("Example:\n  kernbench list-kernels --kernel-lib build/libmy_kernels.so");
+  cmd->callback([libs, &exit_code] {
+    for (const auto& path : *libs)
+      load_kernel_library(path);
+    bool first = true;
+    for (const auto& [name, d] : shipped_kernels()) {
+      fmt::print("{}", first ? "" : "\n");
+      first = false;
+      print_kernel(d, "shipped");
+    }
+    for (const auto& [name, k] : loaded_kernels()) {
+      fmt::print("\n");
+      print_kernel(k.def, k.library);
+    }
+    exit_code = 0;
+  });
+  return cmd;
+}
+
+} // namespace kb
