@@ -4,9 +4,7 @@
 #
 #   scripts/fuzz.sh [SECONDS]      default 20 seconds per target
 #
-# Environment: KB_JOBS (default 2), KB_FUZZ_TARGETS (default: all but
-# fuzz_batch, whose two findings are fixed but which has not been run long
-# since; tests/fuzz/findings/README.md).
+# Environment: KB_JOBS (default 2), KB_FUZZ_TARGETS (default: all five).
 # New inputs go to a scratch corpus under build-fuzz/corpus/; the committed
 # seeds are only read. Fails if any target finds a crash, leak, timeout or
 # out-of-memory (the reproducer is left in build-fuzz/). See docs/testing.md.
@@ -20,7 +18,7 @@ main() {
   [[ "$seconds" =~ ^[0-9]+$ ]] || kb_die "SECONDS must be a whole number, got '$seconds'"
   command -v clang++-14 >/dev/null || kb_die "clang++-14 not found: run scripts/setup.sh"
   local targets
-  read -r -a targets <<<"${KB_FUZZ_TARGETS:-fuzz_topology fuzz_registry fuzz_schedule fuzz_trace}"
+  read -r -a targets <<<"${KB_FUZZ_TARGETS:-fuzz_topology fuzz_registry fuzz_schedule fuzz_trace fuzz_batch}"
   t0=$(kb_now)
   if [[ ! -f "$dir/CMakeCache.txt" ]]; then
     cmake -S "$KB_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
