@@ -136,6 +136,11 @@ void pe_dma::fill_tcm(lane_id lane, capnp::Data::Reader data) {
   // write leaves with the data's tail and the stage does not wait for it.
   auto s = stage(lane);
   const uint64_t at = s.getLocalAddress();
+  // A machine without a route from this DMA to that TCM has no way to read
+  // it from elsewhere either: nothing to fill.
+  const auto tcm = port_.map().memory_of(at);
+  if (!tcm || !port_.map().next_hop(id(), *tcm))
+    return;
   auto msg = std::make_unique<capnp::MallocMessageBuilder>(64 + data.size() / 8);
   auto a = msg->initRoot<wire::MemAccess>();
   a.setRows(1);
