@@ -75,16 +75,19 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
   o.phase2_workers = c.phase2_workers;
   for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
     o.input_files[name] = path;
-  if (c.pes != "all") {
+  // A grid is dealt to every PE unless --pes says otherwise.
+  const std::string pes_opt = c.pes_given ? c.pes : "all";
+  if (pes_opt != "all") {
     size_t used = 0;
     unsigned long n = 0;
     try {
-      n = std::stoul(c.pes, &used);
+      n = std::stoul(pes_opt, &used);
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != c.pes.size() || n == 0 || c.pes[0] == '-')
-      throw std::invalid_argument(fmt::format("--pes {}: expected 'all' or a count from 1", c.pes));
+    if (used != pes_opt.size() || n == 0 || pes_opt[0] == '-')
+      throw std::invalid_argument(
+        fmt::format("--pes {}: expected 'all' or a count from 1", pes_opt));
     o.pes = n;
   }
   const kernel_run_result r = run_kernel(std::move(topo), def, args, o);

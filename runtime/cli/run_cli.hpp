@@ -21,6 +21,7 @@ struct run_cli {
   std::vector<std::string> epilogue;
   uint32_t repeat = 1;
   std::string pes = "1";
+  bool pes_given = false;   ///< --pes on the command line (a kernel's grid defaults to all PEs)
   size_t threads = 1;
   std::string delivery = "direct";
   std::string partition = "cube";

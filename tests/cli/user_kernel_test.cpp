@@ -27,7 +27,7 @@ TEST(kernel_lib, a_loaded_kernel_runs_and_verifies) {
   const auto r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_good
                                " --kernel twice --arg rows=20 --verify");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("kernel twice on 1 PE(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel twice on 2 PE(s)"), std::string::npos) << r.out; // its 2 programs, one PE each
   EXPECT_NE(r.out.find("verdict: PASS"), std::string::npos) << r.out;
 }
 
