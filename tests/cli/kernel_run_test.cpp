@@ -227,5 +227,46 @@ TEST(KernelRun, KernelRunsRefuseOutputsTheyDoNotWriteYet) {
                                "written for kernel runs yet"));
 }
 
+TEST(KernelRun, TensorsOverTheMemoryBudgetAreRefusedWithTheEstimate) {
+  // a, b: 8192^2 f16, c: 8192^2 f32; each counted 3x in its dtype (host
+  // image, memory copy, replay image) and 8 B per element (f32 values and
+  // reference): 2 x 939,524,096 + 1,342,177,280 = 3 GiB.
+  const auto r = run_kernbench("run --kernel gemm --arg M=8192 --arg K=8192 --arg N=8192",
+                               "KB_MEMORY_BUDGET_MB=1024");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: kernel gemm's tensors needs about 3.0 GiB of memory, more "
+                   "than the budget of 1.0 GiB (KB_MEMORY_BUDGET_MB)\n");
+}
+
+TEST(KernelRun, AnOpLogItCannotWriteIsRefusedBeforeTheRun) {
+  const auto r = run_kernbench("run --kernel gemm --oplog /nonexistent-dir/x.oplog");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --oplog /nonexistent-dir/x.oplog: cannot write it\n");
+  EXPECT_EQ(r.out, "") << "nothing ran";
+}
+
+TEST(KernelRun, InputsFromNpyFilesAreCheckedAndGiveTheSameOutputs) {
+  const std::string dir = test::temp_dir("kernel_inputs");
+  const std::string small = " --arg rows=4 --arg cols=8";
+  ASSERT_EQ(run_kernbench("run --kernel layernorm" + small + " --dump-tensors " + dir + "/a")
+              .exit_code,
+            0);
+  // The dumped inputs, given back with another seed: the same output.
+  const auto r = run_kernbench("run --kernel layernorm" + small + " --seed 99 --verify --input x=" +
+                               dir + "/a/x.npy --input gamma=" + dir + "/a/gamma.npy --input beta=" +
+                               dir + "/a/beta.npy --dump-tensors " + dir + "/b");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+  EXPECT_TRUE(slurp(dir + "/a/y.npy") == slurp(dir + "/b/y.npy"));
+  const auto shape = run_kernbench("run --kernel layernorm --input x=" + dir + "/a/x.npy");
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_EQ(shape.err, "kernbench: error: --input x=" + dir +
+                         "/a/x.npy: the file holds a 4x8 array; tensor x is 32x512\n");
+  const auto name = run_kernbench("run --kernel layernorm --input z=" + dir + "/a/x.npy");
+  EXPECT_EQ(name.exit_code, 2);
+  EXPECT_EQ(name.err, "kernbench: error: --input z=" + dir +
+                        "/a/x.npy: kernel layernorm has no input 'z' (its inputs: x, gamma, beta)\n");
+}
+
 } // namespace
 } // namespace kb
