@@ -4,6 +4,7 @@
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("kb::wire");
+using Op = import "oplog.capnp"; # TensorView: a view of memory, as the op log has it
 
 enum StageType { dmaRead @0; fetch @1; gemm @2; math @3; store @4; dmaWrite @5; }
 
@@ -31,23 +32,14 @@ struct Stage {
   dataOp    @19 :DataOp;    # a kernel's compute on TCM tensors: what Phase 2 does
 }
 
-# A 2-D strided view of memory (runtime/data/tensor.hpp).
-struct View {
-  address   @0 :UInt64;
-  rows      @1 :UInt32;
-  cols      @2 :UInt32;
-  rowStride @3 :UInt64;
-  dtype     @4 :UInt8;
-}
-
 # The data op of a stage that says it itself (runtime/data/op_record.hpp):
 # a kernel's dot or math on TCM tensors. Composite tiles leave it unset.
 struct DataOp {
   kind       @0 :UInt8;    # kb::op_kind
   fn         @1 :UInt8;    # kb::math_fn
   name       @2 :Text;
-  inputs     @3 :List(View);
-  out        @4 :View;
+  inputs     @3 :List(Op.TensorView);
+  out        @4 :Op.TensorView;
   accumulate @5 :Bool;
   scalar     @6 :Float64;
   axis       @7 :Int8;

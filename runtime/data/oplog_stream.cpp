@@ -16,10 +16,6 @@
 
 namespace kb {
 
-namespace {
-
-// -- record <-> wire -------------------------------------------------------------
-
 void to_wire(const tensor_view& v, wire::TensorView::Builder w) {
   w.setAddress(v.address);
   w.setRows(v.rows);
@@ -27,6 +23,17 @@ void to_wire(const tensor_view& v, wire::TensorView::Builder w) {
   w.setRowStride(v.row_stride);
   w.setDtype(static_cast<wire::DType>(v.type));
 }
+
+tensor_view from_wire(wire::TensorView::Reader w) {
+  const auto t = static_cast<unsigned>(w.getDtype());
+  if (t > static_cast<unsigned>(dtype::i32))
+    throw std::invalid_argument(fmt::format("unknown dtype {}", t));
+  return {w.getAddress(), w.getRows(), w.getCols(), w.getRowStride(), static_cast<dtype>(t)};
+}
+
+namespace {
+
+// -- record <-> wire -------------------------------------------------------------
 
 struct name_table {
   std::unordered_map<std::string, uint32_t> index;
@@ -64,13 +71,6 @@ void to_wire(const op_record& r, wire::OpRecord::Builder w, name_table& names) {
 /// Throws a plain message; the reader adds the file and the position.
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
 
-tensor_view from_wire(wire::TensorView::Reader w) {
-  const auto t = static_cast<unsigned>(w.getDtype());
-  if (t > static_cast<unsigned>(dtype::i32))
-    bad(fmt::format("unknown dtype {}", t));
-  return {w.getAddress(), w.getRows(), w.getCols(), w.getRowStride(), static_cast<dtype>(t)};
-}
-
 op_record from_wire(wire::OpRecord::Reader w, const std::vector<std::string>& names) {
   op_record r;
   r.id = w.getId();
@@ -86,8 +86,8 @@ op_record from_wire(wire::OpRecord::Reader w, const std::vector<std::string>& na
     bad(fmt::format("unknown op kind {}", kind));
   r.kind = static_cast<op_kind>(kind);
   for (auto v : w.getInputs())
-    r.inputs.push_back(from_wire(v));
-  r.out = from_wire(w.getOut());
+    r.inputs.push_back(kb::from_wire(v));
+  r.out = kb::from_wire(w.getOut());
   r.accumulate = w.getAccumulate();
   r.transpose_a = w.getTransposeA();
   r.transpose_b = w.getTransposeB();

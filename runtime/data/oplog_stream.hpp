@@ -4,6 +4,7 @@
 // batches of records, an end marker with the count. Writer and reader both
 // hold one batch at a time, so memory does not grow with the log.
 
+#include "messages/oplog.capnp.h"
 #include "runtime/data/op_record.hpp"
 
 #include <cstdint>
@@ -79,6 +80,12 @@ private:
   uint64_t read_ = 0;
   bool ended_ = false;
 };
+
+/// A view as the op log's TensorView (messages/oplog.capnp; the PE
+/// pipeline's data ops carry the same struct) and back; an unknown dtype is
+/// std::invalid_argument.
+void to_wire(const tensor_view& v, wire::TensorView::Builder w);
+tensor_view from_wire(wire::TensorView::Reader w);
 
 /// Writes `ops` to `path` (a writer, closed).
 void write_oplog(const std::string& path, const std::vector<op_record>& ops,

@@ -1,5 +1,7 @@
 #include "runtime/pipeline/token.hpp"
 
+#include "runtime/data/oplog_stream.hpp"
+
 namespace kb {
 
 void to_wire(const stage& s, wire::Stage::Builder out) {
@@ -52,28 +54,14 @@ stage from_wire(wire::Stage::Reader in) {
   return s;
 }
 
-namespace {
-void view_to_wire(const tensor_view& v, wire::View::Builder out) {
-  out.setAddress(v.address);
-  out.setRows(v.rows);
-  out.setCols(v.cols);
-  out.setRowStride(v.row_stride);
-  out.setDtype(static_cast<uint8_t>(v.type));
-}
-tensor_view view_from_wire(wire::View::Reader in) {
-  return {in.getAddress(), in.getRows(), in.getCols(), in.getRowStride(),
-          static_cast<dtype>(in.getDtype())};
-}
-} // namespace
-
 void to_wire(const op_record& r, wire::DataOp::Builder out) {
   out.setKind(static_cast<uint8_t>(r.kind));
   out.setFn(static_cast<uint8_t>(r.fn));
   out.setName(r.op_name);
   auto in = out.initInputs(static_cast<unsigned>(r.inputs.size()));
   for (unsigned i = 0; i < r.inputs.size(); ++i)
-    view_to_wire(r.inputs[i], in[i]);
-  view_to_wire(r.out, out.initOut());
+    to_wire(r.inputs[i], in[i]);
+  to_wire(r.out, out.initOut());
   out.setAccumulate(r.accumulate);
   out.setScalar(r.scalar);
   out.setAxis(static_cast<int8_t>(r.axis));
@@ -85,8 +73,8 @@ op_record from_wire(wire::DataOp::Reader in) {
   r.fn = static_cast<math_fn>(in.getFn());
   r.op_name = in.getName().cStr();
   for (auto v : in.getInputs())
-    r.inputs.push_back(view_from_wire(v));
-  r.out = view_from_wire(in.getOut());
+    r.inputs.push_back(from_wire(v));
+  r.out = from_wire(in.getOut());
   r.accumulate = in.getAccumulate();
   r.scalar = in.getScalar();
   r.axis = in.getAxis();
