@@ -30,6 +30,16 @@ struct Stage {
   localAddress @17 :UInt64; # the TCM end of the transfer (0: a scheduler slot)
   wantData  @18 :Bool;      # dma_read: bring the bytes back to the kernel
   dataOp    @19 :DataOp;    # a kernel's compute on TCM tensors: what Phase 2 does
+  operands  @20 :StageOperands; # blocks a composite stage reads in place (unset: none)
+}
+
+# Data a composite tile's stage reads without a DMA_READ of its own
+# (runtime/plan/pipeline_plan.hpp stage_params): a GEMM stage's pinned A and
+# B blocks; a GEMM epilogue MATH stage's operand block (in `a`) and scalar.
+struct StageOperands {
+  a     @0 :Op.TensorView;
+  b     @1 :Op.TensorView;
+  value @2 :Float64 = 1.0;
 }
 
 # The data op of a stage that says it itself (runtime/data/op_record.hpp):
@@ -71,7 +81,12 @@ struct GemmCommand {
   epilogue @13 :List(EpilogueOp);
 }
 
-struct EpilogueOp { op @0 :UInt8; scope @1 :UInt8; }  # scope 0 = none (an error)
+struct EpilogueOp {
+  op      @0 :UInt8;
+  scope   @1 :UInt8;          # 0 = none (an error)
+  operand @2 :Op.TensorView;  # kb::epilogue_op::operand (unset: none)
+  value   @3 :Float64 = 1.0;
+}
 
 struct MathCommand {
   m @0 :UInt32; n @1 :UInt32; tileM @2 :UInt32; tileN @3 :UInt32;

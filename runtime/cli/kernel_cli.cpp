@@ -38,6 +38,36 @@ void load_kernel_libraries(const run_cli& c) {
     load_kernel_library(path);
 }
 
+data_request data_request_of(const run_cli& c) {
+  data_request d;
+  d.verify = c.verify;
+  d.dump_dir = c.dump_tensors;
+  d.oplog = c.oplog;
+  d.op_digests = c.op_digests;
+  d.phase2_workers = c.phase2_workers;
+  return d;
+}
+
+int print_data_result(const run_cli& c, const data_result& d) {
+  if (d.op_records > 0 || !c.oplog.empty())
+    fmt::print("  op log          {} records{}\n", d.op_records,
+               c.oplog.empty() ? "" : fmt::format(" in {}", c.oplog));
+  if (d.replayed)
+    fmt::print("  phase 2         {} ops in {} batches, {:.3f} GFLOP, {:.3f} s\n", d.phase2.ops,
+               d.phase2.batches, d.phase2.flops * 1e-9, d.phase2.seconds);
+  if (!c.op_digests.empty())
+    fmt::print("  op digests      one line per op in {}\n", c.op_digests);
+  if (!c.dump_tensors.empty())
+    fmt::print("  tensors         written to {}/<name>.npy\n", c.dump_tensors);
+  if (!c.verify)
+    return 0;
+  for (const auto& v : d.verdicts)
+    fmt::print("  verify          {}\n", v.describe());
+  const bool ok = d.ok();
+  fmt::print("verdict: {}\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 3;
+}
+
 int run_kernel_cli(const run_cli& c, topology_spec topo) {
   if (c.procs > 1 || !c.peers.empty())
     throw std::invalid_argument(
@@ -69,10 +99,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
   o.driver.shards = c.shards;
   o.driver.record = false;
   o.seed = c.seed;
-  o.verify = c.verify;
-  o.dump_dir = c.dump_tensors;
-  o.oplog = c.oplog;
-  o.phase2_workers = c.phase2_workers;
+  o.data = data_request_of(c);
   for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
     o.input_files[name] = path;
   // A grid is dealt to every PE unless --pes says otherwise.
@@ -113,21 +140,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
   fmt::print("  TCM             {} B at most allocated by one kernel\n", tcm_peak);
   for (const auto& [name, p] : r.tensors)
     fmt::print("  tensor {:<8} at 0x{:x} ({})\n", name, p.address, to_string(p.type));
-  if (r.op_records > 0 || !c.oplog.empty())
-    fmt::print("  op log          {} records{}\n", r.op_records,
-               c.oplog.empty() ? "" : fmt::format(" in {}", c.oplog));
-  if (r.replayed)
-    fmt::print("  phase 2         {} ops in {} batches, {:.3f} GFLOP, {:.3f} s\n", r.phase2.ops,
-               r.phase2.batches, r.phase2.flops * 1e-9, r.phase2.seconds);
-  if (!c.dump_tensors.empty())
-    fmt::print("  tensors         written to {}/<name>.npy\n", c.dump_tensors);
-  if (!c.verify)
-    return 0;
-  for (const auto& v : r.verdicts)
-    fmt::print("  verify          {}\n", v.describe());
-  const bool ok = r.verified_ok();
-  fmt::print("verdict: {}\n", ok ? "PASS" : "FAIL");
-  return ok ? 0 : 3;
+  return print_data_result(c, r.data);
 }
 
 } // namespace kb

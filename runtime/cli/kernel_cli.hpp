@@ -6,6 +6,7 @@
 
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/config/topology_spec.hpp"
+#include "runtime/host/data_session.hpp"
 
 #include <map>
 #include <string>
@@ -21,6 +22,14 @@ std::map<std::string, std::string> parse_kernel_args(const std::vector<std::stri
 /// Loads the --kernel-lib libraries (kernels/kernel_library.hpp); a bad
 /// library, or --kernel-lib without --kernel, is std::invalid_argument.
 void load_kernel_libraries(const run_cli& c);
+
+/// The data options of a run (--verify, --dump-tensors, --oplog,
+/// --op-digests, --phase2-workers).
+data_request data_request_of(const run_cli& c);
+
+/// Prints the op log, Phase 2 and verify lines of a run; returns its exit
+/// status: 0, or 3 when an output does not match.
+int print_data_result(const run_cli& c, const data_result& d);
 
 /// Exit status: 0 (ran; with --verify: every output matches), 1 (the run
 /// failed), 3 (an output does not match its reference).

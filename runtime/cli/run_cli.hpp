@@ -43,8 +43,10 @@ struct run_cli {
   std::vector<std::string> args;     ///< --arg KEY=VALUE
   std::vector<std::string> inputs;   ///< --input TENSOR=FILE.npy
   std::vector<std::string> kernel_libs; ///< --kernel-lib PATH: kernel libraries to load
+  // -- data (kernel and driver runs) --
   bool verify = false;
-  std::string dump_tensors, oplog;
+  bool verify_given = false;         ///< --verify or --no-verify on the command line
+  std::string dump_tensors, oplog, op_digests;
   uint64_t seed = 1;
   unsigned phase2_workers = 0;
 };

@@ -11,6 +11,7 @@
 #include "actors/builtin_kinds.hpp"
 #include "runtime/predict/service_model.hpp"
 #include "runtime/address.hpp"
+#include "runtime/host/driver_data.hpp"
 #include "runtime/host/placement.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/config/impl_registry.hpp"
@@ -211,7 +212,31 @@ int run(const run_cli& c) {
     programs[pes[p]] = prog;
   }
   const bool record = !c.json.empty() || !c.trace.empty() || c.record;
+  // The data of the run (--verify, --dump-tensors, --oplog, --op-digests):
+  // the driver is a kernel whose commands move real bytes as well.
+  const data_request data = data_request_of(c);
+  driver_data dd;
+  std::unique_ptr<data_session> session;
+  if (data.wants_results()) {
+    if (c.procs > 1 || !c.peers.empty() || c.rank > 0)
+      throw std::invalid_argument(
+        "--verify, --dump-tensors, --oplog, --op-digests: not with --procs > 1 or --peers yet "
+        "(the op log of a split run is not merged)");
+    std::vector<pe_command> first;
+    for (uint32_t p = 0; p < pes.size(); ++p)
+      first.push_back(programs[pes[p]]->commands.front());
+    check_memory("the operands' data (--verify, --dump-tensors, --oplog)",
+                 data_bytes_estimate(c, sizes_of(c), pes.size()));
+    try {
+      dd = make_driver_data(pes, first, c.seed, c.verify);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("--verify: {}", e.what()));
+    }
+    session = std::make_unique<data_session>(data, dd.image);
+  }
   driver_options opts;
+  opts.deploy = dd.image;
+  opts.ops = session ? session->sink() : nullptr;
   opts.threads = c.threads;
   opts.delivery = *delivery;
   opts.partition = c.partition;
@@ -341,7 +366,12 @@ int run(const run_cli& c) {
   if (!c.csv.empty())
     append_csv_row(c.csv, "--csv file", run_csv_header(),
                    run_csv_fields(rep, compute_metrics(rep)));
-  return 0;
+  if (!session)
+    return 0;
+  fmt::print("\ndata\n");
+  return print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
+    return dd.expected.at(name);
+  }));
 }
 
 } // namespace
@@ -447,9 +477,16 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "deploy a kernel input from a NumPy file TENSOR=FILE.npy instead of random "
                   "values (repeatable)")
     ->group("Kernels");
-  cmd->add_flag("--verify", c->verify,
+  cmd->add_flag("--verify,!--no-verify", c->verify,
                 "replay the op log (Phase 2) and check the outputs against the kernel's "
-                "reference; exit 3 on a mismatch")
+                "reference (for --op: A x B and the epilogue ops, or f(A)); exit 3 on a "
+                "mismatch. On by default for `kernbench run` without options")
+    ->group("Kernels")
+    ->each([c](const std::string&) { c->verify_given = true; });
+  cmd->add_option("--op-digests", c->op_digests,
+                  "debug mode of the replay: ops in log order on one thread, one line per op "
+                  "in this file (its output view, a digest of its bytes, non-finite values); "
+                  "diff two runs' files to find the first op that differs")
     ->group("Kernels");
   cmd->add_option("--dump-tensors", c->dump_tensors,
                   "write every deployed input and every result as DIR/<tensor>.npy")
@@ -469,7 +506,12 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
               "  kernbench run --M 2048 --K 2048 --N 2048 --json out.json\n"
               "  kernbench run --set cube.pe_template.pe_gemm.mac_rows=64 --csv runs.csv\n"
               "  kernbench run --pes all --trace run.json   # open in ui.perfetto.dev");
-  cmd->callback([c, &exit_code] { exit_code = run(*c); });
+  cmd->callback([c, cmd, &exit_code] {
+    // `kernbench run` alone runs the default GEMM and checks its numbers.
+    if (cmd->count_all() <= 1 && !c->verify_given)
+      c->verify = true;
+    exit_code = run(*c);
+  });
   return cmd;
 }
 

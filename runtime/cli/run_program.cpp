@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -52,9 +53,20 @@ operand_sizes sizes_of(const run_cli& c) {
     c.out_dtype_name.empty() ? in : dtype_or_throw(c.out_dtype_name, "--out-dtype");
   const uint64_t eb = dtype_bytes(in), ob = dtype_bytes(out);
   if (c.op == "math")
-    return {align_up(uint64_t{c.m} * c.n * eb, 4096), 0, align_up(uint64_t{c.m} * c.n * ob, 4096)};
-  return {align_up(uint64_t{c.m} * c.k * eb, 4096), align_up(uint64_t{c.k} * c.n * eb, 4096),
-          align_up(uint64_t{c.m} * c.n * ob, 4096)};
+    return {align_up(uint64_t{c.m} * c.n * eb, 4096), 0, align_up(uint64_t{c.m} * c.n * ob, 4096),
+            {}};
+  operand_sizes s{align_up(uint64_t{c.m} * c.k * eb, 4096),
+                  align_up(uint64_t{c.k} * c.n * eb, 4096),
+                  align_up(uint64_t{c.m} * c.n * ob, 4096),
+                  {}};
+  for (const auto& e : c.epilogue)
+    if (const auto op = parse_math_op(e.substr(0, e.find(':'))); op && takes_operand(*op))
+      s.extra.push_back(align_up(epilogue_operand_rows(*op, c.m) * uint64_t{c.n} * 4, 4096));
+  return s;
+}
+
+uint32_t epilogue_operand_rows(math_op op, uint32_t m) {
+  return op == math_op::add || op == math_op::mul ? m : 1;
 }
 
 /// One command for the PE `prefix` on the operands the host placed for it.
@@ -82,19 +94,43 @@ pe_command make_command(const run_cli& c, const std::string& prefix,
     g.pe_prefix = prefix;
     g.a_pinned = c.a_pinned;
     g.b_pinned = c.b_pinned;
+    size_t operand = 0;
     for (const auto& e : c.epilogue) {
-      auto colon = e.find(':');
+      // OP:SCOPE[:VALUE]
+      const auto colon = e.find(':');
+      const auto colon2 = colon == std::string::npos ? colon : e.find(':', colon + 1);
       auto op = parse_math_op(e.substr(0, colon));
       if (!op)
         throw std::invalid_argument(fmt::format("--epilogue '{}': unknown op", e));
-      epilogue_op eo{*op, std::nullopt};
+      epilogue_op eo;
+      eo.op = *op;
       if (colon != std::string::npos) {
-        auto sc = parse_epilogue_scope(e.substr(colon + 1));
+        auto sc = parse_epilogue_scope(e.substr(colon + 1, colon2 - colon - 1));
         if (!sc)
           throw std::invalid_argument(fmt::format(
             "--epilogue '{}': unknown scope (k_tile or output_tile)", e));
         eo.scope = *sc;
       }
+      if (colon2 != std::string::npos) {
+        if (*op != math_op::scale)
+          throw std::invalid_argument(fmt::format(
+            "--epilogue '{}': only scale takes a value (scale:SCOPE:VALUE)", e));
+        const std::string v = e.substr(colon2 + 1);
+        size_t used = 0;
+        try {
+          eo.value = std::stod(v, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != v.size() || !std::isfinite(eo.value))
+          throw std::invalid_argument(
+            fmt::format("--epilogue '{}': the value '{}' is not a finite number", e, v));
+      }
+      // The host placed a tensor for each op that reads one (f32: a 1 x N
+      // row for bias and dequant, M x N for add and mul).
+      if (takes_operand(*op) && operand < at.extra.size())
+        eo.operand = packed_view(at.extra[operand++], epilogue_operand_rows(*op, c.m), c.n,
+                                 dtype::f32);
       g.epilogue.push_back(eo);
     }
     return g;
@@ -119,6 +155,15 @@ pe_command make_command(const run_cli& c, const std::string& prefix,
     return m;
   }
   throw std::invalid_argument(fmt::format("--op '{}': expected gemm or math", c.op));
+}
+
+uint64_t data_bytes_estimate(const run_cli& c, const operand_sizes& sizes, size_t pes) {
+  uint64_t per_pe = add_sat(add_sat(sizes.a, sizes.b), sizes.c);
+  for (uint64_t e : sizes.extra)
+    per_pe = add_sat(per_pe, e);
+  const uint64_t mn = mul_sat(c.m, c.n);
+  const uint64_t f64 = mul_sat(8, add_sat(add_sat(mul_sat(c.m, c.k), mul_sat(c.k, c.n)), mn));
+  return add_sat(mul_sat(pes, add_sat(mul_sat(2, per_pe), mul_sat(4, mn))), f64);
 }
 
 /// Tiles of one command (0 when a shape or tile is zero: the plan

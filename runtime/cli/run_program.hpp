@@ -21,8 +21,13 @@ struct pe_place {
 };
 pe_place place_of(const std::string& prefix);
 
-/// Bytes of each operand of one command (4 KiB pages; a MATH command has no B).
+/// Bytes of each operand of one command (4 KiB pages; a MATH command has no
+/// B), and of each epilogue op's operand tensor (f32).
 operand_sizes sizes_of(const run_cli& c);
+
+/// Rows of the operand tensor of GEMM epilogue op `op` (bias, add, mul,
+/// dequant) for M = `m`: M for add and mul, 1 (a row of N) for the others.
+uint32_t epilogue_operand_rows(math_op op, uint32_t m);
 
 /// One command for the PE `prefix` on the operands the host placed for it.
 pe_command make_command(const run_cli& c, const std::string& prefix, const operand_addresses& at);
@@ -34,6 +39,11 @@ uint64_t tiles_per_command(const run_cli& c);
 /// Every command's plan is held while it runs, and with --json or --trace
 /// every stage's records until the end: refuse up front what would not fit.
 void check_run_memory(const run_cli& c, size_t pes);
+
+/// Memory the data of a run takes (--verify and the like) on `pes` PEs with
+/// operands of `sizes` and C of m x n: the deployed and the final image,
+/// each C's expected values (f32), one PE's reference in f64.
+uint64_t data_bytes_estimate(const run_cli& c, const operand_sizes& sizes, size_t pes);
 
 /// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps.
 void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,

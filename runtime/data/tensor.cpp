@@ -9,10 +9,6 @@
 
 namespace kb {
 
-tensor_view packed_view(uint64_t address, uint32_t rows, uint32_t cols, dtype type) {
-  return {address, rows, cols, uint64_t{cols} * dtype_bytes(type), type};
-}
-
 byte_range byte_span(const tensor_view& v) {
   if (v.rows == 0 || v.cols == 0)
     return {v.address, v.address};

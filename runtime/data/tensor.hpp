@@ -4,6 +4,7 @@
 
 #include "runtime/data/memory_image.hpp"
 #include "runtime/plan/dtype.hpp"
+#include "runtime/plan/tensor_view.hpp"
 
 #include <cstdint>
 #include <span>
@@ -11,27 +12,6 @@
 #include <vector>
 
 namespace kb {
-
-/// `rows` rows of `cols` elements of `type`, row r at `address + r * row_stride`
-/// (bytes). Elements of a row are packed. `row_stride >= cols * dtype_bytes(type)`
-/// unless `rows <= 1` (then the stride is never used).
-struct tensor_view {
-  uint64_t address = 0;
-  uint32_t rows = 0;
-  uint32_t cols = 0;
-  uint64_t row_stride = 0;
-  dtype type = dtype::f32;
-
-  uint64_t elements() const { return uint64_t{rows} * cols; }
-  uint64_t row_bytes() const { return uint64_t{cols} * dtype_bytes(type); }
-  /// True if the rows lie back to back (one contiguous byte range).
-  bool contiguous() const { return rows <= 1 || row_stride == row_bytes(); }
-
-  friend bool operator==(const tensor_view&, const tensor_view&) = default;
-};
-
-/// A packed (contiguous) rows x cols view at `address`.
-tensor_view packed_view(uint64_t address, uint32_t rows, uint32_t cols, dtype type);
 
 /// A half-open byte range [first, last).
 struct byte_range {

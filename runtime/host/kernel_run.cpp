@@ -4,7 +4,6 @@
 #include "runtime/data/dtype_convert.hpp"
 #include "runtime/data/npy.hpp"
 #include "runtime/kernel/kernel_context.hpp"
-#include "runtime/kernel/op_log.hpp"
 
 #include <fmt/format.h>
 
@@ -19,24 +18,9 @@
 
 namespace kb {
 
-bool kernel_run_result::verified_ok() const {
-  for (const auto& v : verdicts)
-    if (!v.ok)
-      return false;
-  return true;
-}
-
 namespace {
 
 constexpr uint64_t tensor_alignment = 4096;
-
-/// A temporary op log path (removed after the run).
-std::string temp_oplog() {
-  static std::atomic<uint64_t> n{0};
-  return (std::filesystem::temp_directory_path() /
-          fmt::format("kernbench-{}-{}.oplog", ::getpid(), n++))
-    .string();
-}
 
 /// The random values of input `index`, quantized to its dtype: the bytes
 /// deployed and the f32 values they hold.
@@ -154,65 +138,26 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     programs[pes[pe]] = std::move(prog);
   }
 
-  const bool results = o.verify || !o.dump_dir.empty() || !o.oplog.empty();
-  const std::string log_path = o.oplog.empty() ? temp_oplog() : o.oplog;
-  std::shared_ptr<op_log> log;
+  data_session data(o.data, image);
   driver_options d = o.driver;
   d.deploy = image;
-  if (results) {
-    if (!std::ofstream(log_path, std::ios::binary)) // fail before the run, not after it
-      throw std::invalid_argument(fmt::format("{}{}: cannot write it",
-                                              o.oplog.empty() ? "op log " : "--oplog ", log_path));
-    log = std::make_shared<op_log>(log_path);
-    d.ops = log;
-  }
+  d.ops = data.sink();
   r.run = run_driver(std::move(topo), programs, d);
-  if (!log)
-    return r;
-  struct remove_temp {
-    std::string path;
-    ~remove_temp() {
-      std::error_code ec;
-      if (!path.empty())
-        std::filesystem::remove(path, ec);
-    }
-  } cleanup{o.oplog.empty() ? log_path : std::string()};
   if (!r.run.error.empty())
     return r; // nothing to replay: the run failed
-  r.op_records = log->finish();
-  if (!o.verify && o.dump_dir.empty())
-    return r;
-
-  memory_image final_image = *image;
-  replay_options ro;
-  ro.workers = o.phase2_workers;
-  r.phase2 = replay(log_path, final_image, ro);
-  r.replayed = true;
-  auto view_of = [&](const kernel_tensor& t) {
-    return packed_view(table.at(t.name).address, t.rows, t.cols, t.type);
-  };
-  if (o.verify) {
-    const tensor_values expected = l.reference(inputs);
-    for (const kernel_tensor& t : l.tensors) {
-      if (!t.output)
-        continue;
-      auto it = expected.find(t.name);
-      if (it == expected.end())
-        throw std::logic_error(
-          fmt::format("kernel {}: its reference gives no '{}'", def.name, t.name));
-      r.verdicts.push_back(verify(final_image, view_of(t), it->second, t.name));
-    }
-  }
-  if (!o.dump_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.dump_dir, ec);
-    if (ec)
-      throw std::runtime_error(
-        fmt::format("--dump-tensors {}: cannot create it: {}", o.dump_dir, ec.message()));
-    for (const kernel_tensor& t : l.tensors)
-      write_npy((std::filesystem::path(o.dump_dir) / (t.name + ".npy")).string(),
-                t.output ? final_image : *image, view_of(t));
-  }
+  std::vector<data_tensor> tensors;
+  for (const kernel_tensor& t : l.tensors)
+    tensors.push_back(
+      {t.name, packed_view(table.at(t.name).address, t.rows, t.cols, t.type), t.output});
+  tensor_values expected;
+  if (o.data.verify)
+    expected = l.reference(inputs);
+  r.data = data.finish(tensors, [&](const std::string& name) {
+    auto it = expected.find(name);
+    if (it == expected.end())
+      throw std::logic_error(fmt::format("kernel {}: its reference gives no '{}'", def.name, name));
+    return it->second;
+  });
   return r;
 }
 

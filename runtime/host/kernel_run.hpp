@@ -7,8 +7,7 @@
 // verifies them against the kernel's reference and dumps tensors as .npy.
 
 #include "kernels/registry.hpp"
-#include "runtime/data/executor.hpp"
-#include "runtime/data/verify.hpp"
+#include "runtime/host/data_session.hpp"
 #include "runtime/driver/driver_run.hpp"
 
 #include <map>
@@ -22,10 +21,7 @@ struct kernel_run_options {
   driver_options driver;     ///< threads, tracing, ... (deploy and ops are set here)
   uint64_t seed = 1;         ///< of the inputs' random values
   size_t pes = 0;            ///< PEs the grid is dealt to (0: all)
-  bool verify = false;       ///< Phase 2 and the check against the reference
-  std::string dump_dir;      ///< set: every tensor as DIR/<name>.npy (needs Phase 2)
-  std::string oplog;         ///< set: keep the op log in this file
-  unsigned phase2_workers = 0; ///< executor actors (0: one per core)
+  data_request data;         ///< op log, Phase 2, verify, dumps
   /// Inputs deployed from .npy files instead of random values: tensor name
   /// -> path (shape must match; values are converted to the tensor's dtype).
   std::map<std::string, std::string> input_files;
@@ -35,11 +31,7 @@ struct kernel_run_result {
   driver_run run;
   std::string kernel;
   std::vector<std::pair<std::string, tl::ptr>> tensors; ///< where the host put them
-  bool replayed = false;     ///< Phase 2 ran
-  uint64_t op_records = 0;
-  replay_stats phase2;
-  std::vector<verify_result> verdicts; ///< one per output (with verify)
-  bool verified_ok() const;
+  data_result data;          ///< Phase 2 and the verdicts (one per output, with verify)
 };
 
 /// Runs `def` with `args` on `topo`. Bad arguments or options are

@@ -144,7 +144,12 @@ std::vector<operand_addresses> place_operands(const std::vector<pe_site>& pes,
         first = first && !(bytes[j] != 0 && where[j] == where[i]);
       addr[i] = map.allocate(where[i], bytes[i], first ? pe_boundary : page, what);
     }
-    out.push_back({addr[0], addr[1], addr[2]});
+    operand_addresses at{addr[0], addr[1], addr[2], {}};
+    for (size_t e = 0; e < sizes.extra.size(); ++e)
+      at.extra.push_back(map.allocate(
+        where[2], sizes.extra[e], page,
+        fmt::format("sip{}.cube{}.pe{} epilogue operand {}", pe.sip, pe.cube, pe.pe, e)));
+    out.push_back(std::move(at));
   }
   return out;
 }

@@ -61,11 +61,15 @@ private:
 /// Bytes of each operand of one command.
 struct operand_sizes {
   uint64_t a = 0, b = 0, c = 0; ///< b = 0: no B operand (MATH)
+  /// Further operands (a GEMM epilogue's bias, add, mul or dequant tensor),
+  /// each placed after C in C's memory.
+  std::vector<uint64_t> extra;
 };
 
 /// Where one PE's operands live.
 struct operand_addresses {
   uint64_t a = 0, b = 0, c = 0;
+  std::vector<uint64_t> extra; ///< one per operand_sizes::extra
 };
 
 /// A PE by its numbers.

@@ -1,6 +1,7 @@
 #include "runtime/pipeline/command.hpp"
 
 #include "runtime/pipeline/token.hpp"
+#include "runtime/data/oplog_stream.hpp"
 #include "runtime/plan/plan_error.hpp"
 
 #include <fmt/format.h>
@@ -61,6 +62,9 @@ message_body encode_command(const pe_command& c, uint64_t id, std::span<const ui
       ep[i].setScope(g->epilogue[i].scope
                        ? static_cast<uint8_t>(*g->epilogue[i].scope) + 1
                        : 0);
+      if (g->epilogue[i].operand)
+        to_wire(*g->epilogue[i].operand, ep[i].initOperand());
+      ep[i].setValue(g->epilogue[i].value);
     }
   } else if (auto* m = std::get_if<math_plan_args>(&c)) {
     auto w = cmd.initMath();
@@ -103,9 +107,13 @@ pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_pr
       a.b_pinned = w.getBPinned();
       a.pe_prefix = pe_prefix;
       for (auto e : w.getEpilogue()) {
-        epilogue_op op{static_cast<math_op>(e.getOp()), std::nullopt};
+        epilogue_op op;
+        op.op = static_cast<math_op>(e.getOp());
         if (e.getScope() != 0)
           op.scope = static_cast<epilogue_scope>(e.getScope() - 1);
+        if (e.hasOperand())
+          op.operand = from_wire(e.getOperand());
+        op.value = e.getValue();
         a.epilogue.push_back(op);
       }
       return generate_gemm_plan(a);

@@ -1,6 +1,7 @@
 #include "runtime/pipeline/stage_ops.hpp"
 
 #include "runtime/pipeline/token.hpp"
+#include "runtime/data/oplog_stream.hpp"
 #include "runtime/plan/math_op.hpp"
 
 #include <fmt/format.h>
@@ -26,13 +27,28 @@ uint64_t slot_address(uint32_t pe, region r, uint32_t slot) {
 
 namespace {
 
-std::optional<math_fn> fn_of(math_op op) {
+/// What an epilogue (or MATH command) op does to data: a unary function, a
+/// binary one with the stage's operand block, or a scale by its value.
+struct math_semantics {
+  math_fn fn;
+  bool with_operand = false;
+};
+
+std::optional<math_semantics> semantics_of(math_op op, bool has_operand) {
   switch (op) {
-  case math_op::relu: return math_fn::relu;
-  case math_op::exp: return math_fn::exp;
-  case math_op::rsqrt: return math_fn::rsqrt;
-  default: return std::nullopt; // add, mul, bias, scale, dequant: their operand is not in the plan
+  case math_op::relu: return math_semantics{math_fn::relu};
+  case math_op::exp: return math_semantics{math_fn::exp};
+  case math_op::rsqrt: return math_semantics{math_fn::rsqrt};
+  case math_op::scale: return math_semantics{math_fn::scale};
+  case math_op::bias:
+  case math_op::add:
+    return has_operand ? std::optional{math_semantics{math_fn::add, true}} : std::nullopt;
+  case math_op::mul:
+    return has_operand ? std::optional{math_semantics{math_fn::mul, true}} : std::nullopt;
+  case math_op::dequant:
+    return math_semantics{has_operand ? math_fn::mul : math_fn::scale, has_operand};
   }
+  return std::nullopt;
 }
 
 struct tile_ctx {
@@ -114,38 +130,62 @@ std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reade
   }
   case stage_type::fetch:
     return std::nullopt;
-  case stage_type::gemm:
-    for (char operand : {'A', 'B'}) {
+  case stage_type::gemm: {
+    // A pinned operand is read in place; the other comes through its slot.
+    const bool has_ops = stage.hasOperands();
+    const auto ops = stage.getOperands();
+    auto input = [&](char operand, bool pinned, auto pinned_view, region slot, uint32_t rows,
+                     uint32_t cols) {
+      if (pinned) {
+        const tensor_view v = from_wire(pinned_view);
+        if (v.rows != rows || v.cols != cols)
+          c.fail(fmt::format("its pinned {} block is {}x{}, not {}x{}", operand, v.rows, v.cols,
+                             rows, cols));
+        return v;
+      }
       bool read = false;
       for (auto st : token.getStages())
         read |= to_stage_type(st.getType()) == stage_type::dma_read && st.getOperand() == operand;
       if (!read)
-        c.fail(fmt::format("operand {} is pinned in TCM; the replay does not follow pinned "
-                           "operands yet",
+        c.fail(fmt::format("operand {} is neither read by a DMA stage nor pinned with a block",
                            operand));
-    }
+      return c.slot(slot, rows, cols, in);
+    };
     r.kind = op_kind::gemm;
     r.op_name = fmt::format("gemm_{}", to_string(in));
-    r.inputs = {c.slot(region::a, tm, tk, in), c.slot(region::b, tk, tn, in)};
+    r.inputs = {input('A', has_ops && ops.hasA(), ops.getA(), region::a, tm, tk),
+                input('B', has_ops && ops.hasB(), ops.getB(), region::b, tk, tn)};
     r.out = c.slot(region::acc, tm, tn, dtype::f32);
     r.accumulate = token.getK() != 0;
     return r;
+  }
   case stage_type::math: {
     if (stage.getOp() == 255)
       c.fail("a MATH stage without an op");
     const auto op = static_cast<math_op>(stage.getOp());
-    const auto fn = fn_of(op);
-    if (!fn)
-      c.fail(fmt::format("math op '{}' names no operand in the plan, so the replay cannot "
-                         "compute it",
-                         to_string(op)));
+    const bool epilogue = stage.getScope() != 0;
+    const bool has_operand = epilogue && stage.hasOperands() && stage.getOperands().hasA();
+    const auto sem = semantics_of(op, has_operand);
+    if (!sem)
+      c.fail(fmt::format("math op '{}' has no operand {}, so the replay cannot compute it{}",
+                         to_string(op), epilogue ? "in its epilogue" : "in a MATH command",
+                         epilogue ? " (give the epilogue op an operand tensor)" : ""));
     r.kind = op_kind::math;
-    r.fn = *fn;
-    r.op_name = std::string(to_string(*fn));
+    r.fn = sem->fn;
+    r.op_name = std::string(to_string(sem->fn));
+    if (sem->fn == math_fn::scale)
+      r.scalar = stage.hasOperands() ? stage.getOperands().getValue() : 1.0;
     r.out = c.slot(region::acc, tm, tn, dtype::f32);
     // An epilogue works on the accumulator in place; a MATH command's tile
     // reads its input slot.
-    r.inputs = {stage.getScope() != 0 ? r.out : c.slot(region::a, tm, tn, in)};
+    r.inputs = {epilogue ? r.out : c.slot(region::a, tm, tn, in)};
+    if (sem->with_operand) {
+      const tensor_view v = from_wire(stage.getOperands().getA());
+      if (v.cols != tn || (v.rows != 1 && v.rows != tm))
+        c.fail(fmt::format("its operand block is {}x{}; the tile is {}x{}", v.rows, v.cols, tm,
+                           tn));
+      r.inputs.push_back(v);
+    }
     return r;
   }
   case stage_type::store:

@@ -16,8 +16,10 @@
 //   dma_read   global block -> TCM tensor, or -> slot A / B     (memory)
 //   fetch      (no data op: GEMM and MATH read the slots)
 //   gemm       slot A x slot B -> accumulator (+= after k = 0)  (gemm)
-//   math       epilogue: f(accumulator) in place; MATH command:
-//              f(slot A) -> accumulator                          (math)
+//              (a pinned operand: its block, read in place)
+//   math       epilogue: f(accumulator) in place, with the op's operand
+//              block (bias, add, mul, dequant) or value (scale); MATH
+//              command: f(slot A) -> accumulator                 (math)
 //   store      accumulator -> slot C in the output dtype         (memory)
 //   dma_write  TCM tensor or slot C -> global block             (memory)
 
@@ -45,8 +47,8 @@ uint64_t slot_address(uint32_t pe, region r, uint32_t slot);
 /// The op record of `stage` of `token`, served by `component` from `start`
 /// to `end`; nullopt for a stage that moves no data of its own (fetch).
 /// `id` is the record's id. Throws std::runtime_error for a stage whose
-/// data cannot be replayed (a tile larger than a slot, an epilogue op
-/// without data semantics, a pinned operand).
+/// data cannot be replayed (a tile larger than a slot, an add / mul / bias
+/// without an operand, a GEMM operand neither read nor pinned).
 std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reader stage,
                                const std::string& component, uint32_t pe, SimTime start,
                                SimTime end, uint64_t id);

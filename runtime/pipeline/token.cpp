@@ -25,6 +25,16 @@ void to_wire(const stage& s, wire::Stage::Builder out) {
   out.setLastK(p.last_k);
   out.setLocalAddress(p.local_address);
   out.setWantData(p.want_data);
+  if (p.pinned_a || p.pinned_b || p.operand_block || p.value != 1.0) {
+    auto o = out.initOperands();
+    if (p.pinned_a)
+      to_wire(*p.pinned_a, o.initA());
+    else if (p.operand_block)
+      to_wire(*p.operand_block, o.initA());
+    if (p.pinned_b)
+      to_wire(*p.pinned_b, o.initB());
+    o.setValue(p.value);
+  }
 }
 
 stage from_wire(wire::Stage::Reader in) {
@@ -51,6 +61,18 @@ stage from_wire(wire::Stage::Reader in) {
   p.last_k = in.getLastK();
   p.local_address = in.getLocalAddress();
   p.want_data = in.getWantData();
+  if (in.hasOperands()) {
+    const auto o = in.getOperands();
+    if (o.hasA()) {
+      if (s.type == stage_type::gemm)
+        p.pinned_a = from_wire(o.getA());
+      else
+        p.operand_block = from_wire(o.getA());
+    }
+    if (o.hasB())
+      p.pinned_b = from_wire(o.getB());
+    p.value = o.getValue();
+  }
   return s;
 }
 

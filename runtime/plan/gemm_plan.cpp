@@ -20,10 +20,28 @@ void validate(const gemm_plan_args& args, dtype out) {
   detail::require_nonzero(generator, "tile_n", args.tile_n);
   for (size_t i = 0; i < args.epilogue.size(); ++i) {
     const auto& e = args.epilogue[i];
+    const std::string what = std::string{generator} + ": epilogue op #" + std::to_string(i) +
+                             " '" + std::string{to_string(e.op)} + "'";
     if (!e.scope)
-      throw plan_error(std::string{generator} + ": epilogue op #" +
-                       std::to_string(i) + " '" + std::string{to_string(e.op)} +
-                       "' has no scope (expected k_tile or output_tile)");
+      throw plan_error(what + " has no scope (expected k_tile or output_tile)");
+    if (!e.operand)
+      continue;
+    if (!takes_operand(e.op))
+      throw plan_error(what + " takes no operand (only bias, add, mul and dequant do)");
+    const tensor_view& v = *e.operand;
+    const bool row = v.rows == 1 && v.cols == args.n;
+    const bool matrix = v.rows == args.m && v.cols == args.n;
+    if (!row && !(matrix && (e.op == math_op::add || e.op == math_op::mul)))
+      throw plan_error(what + ": its operand is " + std::to_string(v.rows) + "x" +
+                       std::to_string(v.cols) + "; expected 1x" + std::to_string(args.n) +
+                       (e.op == math_op::add || e.op == math_op::mul
+                          ? " or " + std::to_string(args.m) + "x" + std::to_string(args.n)
+                          : std::string{}));
+    if (v.rows > 1 && v.row_stride < v.row_bytes())
+      throw plan_error(what + ": its operand's row stride " + std::to_string(v.row_stride) +
+                       " B is below its row of " + std::to_string(v.row_bytes()) + " B");
+    detail::require_region(generator, "the epilogue operand", v.address, v.rows,
+                           static_cast<uint32_t>(v.row_stride / dtype_bytes(v.type)), v.type);
   }
   detail::require_region(generator, "A", args.a_addr, args.m, args.k,
                          args.in_dtype);
@@ -33,12 +51,12 @@ void validate(const gemm_plan_args& args, dtype out) {
 }
 
 /// Ops of `scope`, in the given order.
-std::vector<math_op> ops_of(const std::vector<epilogue_op>& epilogue,
-                            epilogue_scope scope) {
-  std::vector<math_op> ops;
+std::vector<epilogue_op> ops_of(const std::vector<epilogue_op>& epilogue,
+                                epilogue_scope scope) {
+  std::vector<epilogue_op> ops;
   for (const auto& e : epilogue)
     if (e.scope == scope)
-      ops.push_back(e.op);
+      ops.push_back(e);
   return ops;
 }
 
@@ -48,8 +66,8 @@ struct gemm_context {
   dtype in;
   dtype out;
   detail::pe_unit_ids ids;
-  std::vector<math_op> k_ops;
-  std::vector<math_op> out_ops;
+  std::vector<epilogue_op> k_ops;
+  std::vector<epilogue_op> out_ops;
   uint32_t k_tiles;
 };
 
@@ -79,12 +97,21 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
                         const stage_params& params) {
     stages.push_back(stage{type, component, params});
   };
-  auto push_math = [&](math_op op, epilogue_scope scope) {
+  auto push_math = [&](const epilogue_op& e, epilogue_scope scope) {
     auto p = base;
     p.elements = uint64_t{tm} * tn;
-    p.op = op;
+    p.op = e.op;
     p.scope = scope;
+    p.value = e.value;
+    if (e.operand)
+      p.operand_block = e.operand->block(e.operand->rows == 1 ? 0 : row0, col0,
+                                         e.operand->rows == 1 ? 1 : tm, tn);
     push(stage_type::math, ctx.ids.math, p);
+  };
+  // A pinned operand is read in place: the tile's block of it.
+  auto pinned = [](uint64_t addr, uint32_t ld, uint32_t r0, uint32_t c0, uint32_t rows,
+                   uint32_t cols, dtype t) {
+    return tensor_view{addr, 0, ld, uint64_t{ld} * dtype_bytes(t), t}.block(r0, c0, rows, cols);
   };
 
   if (!args.a_pinned) {
@@ -104,13 +131,20 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
     p.bytes = (uint64_t{tm} * tk + uint64_t{tk} * tn) * dtype_bytes(ctx.in);
     push(stage_type::fetch, ctx.ids.fetch_store, p);
   }
-  push(stage_type::gemm, ctx.ids.gemm, base);
-  for (auto op : ctx.k_ops)
-    push_math(op, epilogue_scope::k_tile);
+  {
+    auto p = base;
+    if (args.a_pinned)
+      p.pinned_a = pinned(args.a_addr, args.k, row0, k0, tm, tk, ctx.in);
+    if (args.b_pinned)
+      p.pinned_b = pinned(args.b_addr, args.n, k0, col0, tk, tn, ctx.in);
+    push(stage_type::gemm, ctx.ids.gemm, p);
+  }
+  for (const auto& e : ctx.k_ops)
+    push_math(e, epilogue_scope::k_tile);
   if (!last_k)
     return stages; // the accumulator stays in registers
-  for (auto op : ctx.out_ops)
-    push_math(op, epilogue_scope::output_tile);
+  for (const auto& e : ctx.out_ops)
+    push_math(e, epilogue_scope::output_tile);
   {
     auto p = base;
     p.operand = 'C';

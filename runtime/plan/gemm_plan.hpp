@@ -41,8 +41,11 @@ struct gemm_plan_args {
   /// PE node id the unit ids hang off, e.g. "sip0.cube0.pe0".
   std::string pe_prefix;
   /// A already sits in TCM: no DMA_READ(A) (FETCH still moves the A tile).
+  /// `a_addr` says where its data is (normally a TCM tensor): the replay
+  /// reads each tile's block of it there (the GEMM stage's `pinned_a`).
   bool a_pinned = false;
-  /// B already sits in TCM: no DMA_READ(B) (FETCH still moves the B tile).
+  /// B already sits in TCM: no DMA_READ(B) (FETCH still moves the B tile);
+  /// its data at `b_addr`, as for A.
   bool b_pinned = false;
   /// Epilogue ops in order; each must carry a scope.
   std::vector<epilogue_op> epilogue;

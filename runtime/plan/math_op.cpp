@@ -50,6 +50,10 @@ std::optional<math_op> parse_math_op(std::string_view name) {
   return value_of<math_op>(op_names, name);
 }
 
+bool takes_operand(math_op op) {
+  return op == math_op::bias || op == math_op::add || op == math_op::mul || op == math_op::dequant;
+}
+
 std::string_view to_string(epilogue_scope scope) {
   return name_of(scope_names, scope);
 }

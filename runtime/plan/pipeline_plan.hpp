@@ -39,8 +39,9 @@ std::string_view to_string(stage_type type);
 /// - dma_read / dma_write: `operand`, `address`, `row_stride_bytes`, `rows`,
 ///   `row_bytes`, `bytes` (= rows * row_bytes).
 /// - fetch: `bytes` (A + B tile bytes for GEMM, the input tile for MATH).
-/// - gemm: only the tile-level fields.
-/// - math: `elements`, `op`, and `scope` for a GEMM epilogue op.
+/// - gemm: the tile-level fields; `pinned_a` / `pinned_b` for pinned operands.
+/// - math: `elements`, `op`, and `scope`, `operand_block` and `value` for a
+///   GEMM epilogue op.
 /// - store: `operand` = 'C', `bytes` (output tile in `out_dtype`).
 struct stage_params {
   /// Matrix the data belongs to: 'A', 'B', 'C', or 0 for none/both.
@@ -76,6 +77,14 @@ struct stage_params {
   /// and whether a read brings its bytes back to the kernel.
   uint64_t local_address = 0;
   bool want_data = false;
+  /// Data (ADR-0020), gemm stages: the tile's block of a pinned operand,
+  /// which no DMA_READ brings to a slot (the replay reads it in place).
+  std::optional<tensor_view> pinned_a;
+  std::optional<tensor_view> pinned_b;
+  /// Data, GEMM epilogue MATH stages: the tile's block of the op's operand
+  /// (1 x tn for a row, tm x tn for a matrix) and its scalar (epilogue_op).
+  std::optional<tensor_view> operand_block;
+  double value = 1.0;
 
   friend bool operator==(const stage_params&, const stage_params&) = default;
 };

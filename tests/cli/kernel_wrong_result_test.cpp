@@ -76,17 +76,17 @@ kernel_def gemm_fixture(std::function<void(uint32_t program, gemm_plan_args&, bo
 
 kernel_run_result run(const kernel_def& d) {
   kernel_run_options o;
-  o.verify = true;
-  o.phase2_workers = 1;
+  o.data.verify = true;
+  o.data.phase2_workers = 1;
   return run_kernel(default_topology(), d, kernel_args(d.name, d.args, {}), o);
 }
 
 TEST(KernelWrongResult, TheFixtureDoneRightPasses) {
   const auto r = run(gemm_fixture([](uint32_t, gemm_plan_args&, bool&) {}));
   ASSERT_EQ(r.run.error, "");
-  ASSERT_EQ(r.verdicts.size(), 1u);
-  EXPECT_TRUE(r.verified_ok()) << r.verdicts[0].describe();
-  EXPECT_EQ(r.verdicts[0].elements, uint64_t{M} * N);
+  ASSERT_EQ(r.data.verdicts.size(), 1u);
+  EXPECT_TRUE(r.data.ok()) << r.data.verdicts[0].describe();
+  EXPECT_EQ(r.data.verdicts[0].elements, uint64_t{M} * N);
 }
 
 TEST(KernelWrongResult, ASkippedLastRowBlockIsFoundAtItsFirstElement) {
@@ -94,9 +94,9 @@ TEST(KernelWrongResult, ASkippedLastRowBlockIsFoundAtItsFirstElement) {
   // mismatch in row-major order is (64, 0); all 32 x 40 elements differ.
   const auto r = run(gemm_fixture([](uint32_t p, gemm_plan_args&, bool& skip) { skip = p == 2; }));
   ASSERT_EQ(r.run.error, "");
-  ASSERT_EQ(r.verdicts.size(), 1u);
-  const verify_result& v = r.verdicts[0];
-  EXPECT_FALSE(r.verified_ok());
+  ASSERT_EQ(r.data.verdicts.size(), 1u);
+  const verify_result& v = r.data.verdicts[0];
+  EXPECT_FALSE(r.data.ok());
   EXPECT_FALSE(v.ok);
   EXPECT_EQ(v.first.row, 64u);
   EXPECT_EQ(v.first.col, 0u);
@@ -123,7 +123,7 @@ TEST(KernelWrongResult, AWrongBOffsetInOneBlockIsFoundWhereItFirstMatters) {
     },
     in));
   ASSERT_EQ(r.run.error, "");
-  ASSERT_EQ(r.verdicts.size(), 1u);
+  ASSERT_EQ(r.data.verdicts.size(), 1u);
   const auto& a = in->at("a");
   const auto& b = in->at("b");
   auto bk = [&](uint32_t k, uint32_t j) { return k < K ? double{b[k * N + j]} : 0.0; };
@@ -142,7 +142,7 @@ TEST(KernelWrongResult, AWrongBOffsetInOneBlockIsFoundWhereItFirstMatters) {
       }
     }
   ASSERT_GT(differ, 0u);
-  const verify_result& v = r.verdicts[0];
+  const verify_result& v = r.data.verdicts[0];
   EXPECT_FALSE(v.ok);
   EXPECT_EQ(v.first.row, row);
   EXPECT_EQ(v.first.col, col);

@@ -112,7 +112,8 @@ TEST(trace_stream, a_truncated_stream_is_refused_and_nothing_is_written) {
 
 // 450,000 trace records (a 4096x4096x2048 GEMM with every hop): streamed,
 // the run needs no more memory than without a trace; held in memory until
-// the end (--trace), about 120 MiB more. Both bounds are relative to the run
+// the end (--trace), 50 to 120 MiB more (it depends on which malloc arena
+// the threads of a run got: 49 MiB measured on a loaded 2-core machine). Both bounds are relative to the run
 // without a trace, so they hold in sanitized builds too (whose baseline is
 // some 330 MiB, against 150 MiB plain).
 TEST(trace_stream, streaming_a_large_trace_takes_no_more_memory_than_no_trace) {
@@ -127,7 +128,7 @@ TEST(trace_stream, streaming_a_large_trace_takes_no_more_memory_than_no_trace) {
   const long streamed = with({"--trace-hops", "--trace-stream", dir + "/s.trace"});
   const long in_memory = with({"--trace-hops", "--trace", dir + "/m.capnp"});
   EXPECT_LT(streamed, none + 20 * 1024) << "no trace " << none << " KiB";
-  EXPECT_GT(in_memory, streamed + 60 * 1024) << "streamed " << streamed << " KiB";
+  EXPECT_GT(in_memory, streamed + 30 * 1024) << "streamed " << streamed << " KiB";
   const auto r = run_kernbench("trace stats " + dir + "/s.trace --top 1");
   ASSERT_EQ(r.out.rfind("trace: ", 0), 0u) << r.out;
   EXPECT_GT(std::stoull(r.out.substr(7)), 400000u) << r.out; // the whole trace is there

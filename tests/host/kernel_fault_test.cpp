@@ -52,16 +52,16 @@ TEST(kernel_fault, an_off_by_one_edge_tile_fails_verification_at_its_first_lost_
                          {{"M", "100"}, {"K", "70"}, {"N", "40"}, {"block_m", "100"},
                           {"tile", "32"}, {"dtype", "f32"}});
   kernel_run_options o;
-  o.verify = true;
-  o.dump_dir = dir;
-  o.oplog = dir + "/gemm.oplog";
+  o.data.verify = true;
+  o.data.dump_dir = dir;
+  o.data.oplog = dir + "/gemm.oplog";
   const kernel_run_result r = run_kernel(default_machine(), def, args, o);
   ASSERT_EQ(r.run.error, "");
-  ASSERT_EQ(r.verdicts.size(), 1u);
-  ASSERT_TRUE(r.verdicts[0].ok) << r.verdicts[0].describe();
+  ASSERT_EQ(r.data.verdicts.size(), 1u);
+  ASSERT_TRUE(r.data.verdicts[0].ok) << r.data.verdicts[0].describe();
   const std::vector<float> expected = to_f32(read_npy(dir + "/c.npy"));
 
-  std::vector<op_record> log = read_oplog(o.oplog);
+  std::vector<op_record> log = read_oplog(o.data.oplog);
   // The good log replays to the same C again.
   {
     memory_image m = deployed(r, dir);

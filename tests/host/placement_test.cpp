@@ -18,7 +18,7 @@ uint64_t hbm(uint32_t sip, uint32_t cube, uint64_t off) {
   return global_address{mem_space::hbm, sip, cube, 0, off}.encode();
 }
 
-const operand_sizes sizes{3 * 4096, 5 * 4096, 2 * 4096}; // A, B, C
+const operand_sizes sizes{3 * 4096, 5 * 4096, 2 * 4096, {}}; // A, B, C
 
 TEST(Placement, LocalPacksEachPeFromAMebibyteBoundary) {
   const auto at = place_operands({{0, 1, 0}, {0, 1, 1}}, sizes, placement::local, 1, 2);
@@ -53,7 +53,7 @@ TEST(Placement, SramAndInterleaved) {
 }
 
 TEST(Placement, MathHasNoB) {
-  const auto at = place_operands({{0, 0, 0}}, {4096, 0, 4096}, placement::remote_cube, 1, 2);
+  const auto at = place_operands({{0, 0, 0}}, operand_sizes{4096, 0, 4096, {}}, placement::remote_cube, 1, 2);
   EXPECT_EQ(at[0].b, 0u);
   EXPECT_EQ(at[0].c, hbm(0, 0, 4096));
 }
@@ -65,7 +65,7 @@ TEST(Placement, MachinesThatCannotHostThePlacementAreRefused) {
                std::invalid_argument);
   const uint64_t big = uint64_t{40} << 30; // two PEs' 40 GiB A do not fit in 64 GiB
   try {
-    place_operands({{0, 0, 0}, {0, 0, 1}}, {big, 0, 0}, placement::local, 1, 1);
+    place_operands({{0, 0, 0}, {0, 0, 1}}, operand_sizes{big, 0, 0, {}}, placement::local, 1, 1);
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("sip0.cube0.pe1 operand A"));

@@ -40,23 +40,23 @@ TEST_P(shipped_kernel, verifies) {
   given["dtype"] = type;
   const kernel_args args(def.name, def.args, given);
   kernel_run_options o;
-  o.verify = true;
+  o.data.verify = true;
   o.pes = 4;
-  o.phase2_workers = 2;
+  o.data.phase2_workers = 2;
   const kernel_run_result r =
     run_kernel(load_topology(src + "/config/topology.yaml",
                              load_impl_registry(src + "/config/components.yaml"),
                              builtin_kinds().catalog()),
                def, args, o);
   ASSERT_EQ(r.run.error, "");
-  ASSERT_FALSE(r.verdicts.empty());
-  for (const auto& v : r.verdicts) {
+  ASSERT_FALSE(r.data.verdicts.empty());
+  for (const auto& v : r.data.verdicts) {
     EXPECT_TRUE(v.ok) << v.describe();
     EXPECT_EQ(v.type, parse_dtype(given.count("out_dtype") ? given["out_dtype"] : type).value_or(dtype::f32))
       << "outputs take the kernel's output dtype";
   }
-  EXPECT_GT(r.op_records, 0u);
-  EXPECT_EQ(r.phase2.ops, r.op_records);
+  EXPECT_GT(r.data.op_records, 0u);
+  EXPECT_EQ(r.data.phase2.ops, r.data.op_records);
 }
 
 const std::vector<shape_case> cases = {

@@ -183,17 +183,41 @@ TEST(StageOps, TheAccumulatorSlotWrapsAroundBelowZero) {
   EXPECT_EQ(r->out.address, slot_address(pe_id, region::acc, stage_ops::slots - 2));
 }
 
-TEST(StageOps, APinnedOperandIsAnError) {
-  const auto a_pinned = token(gemm_tile(4, 8, 16, false, true), 7, 0);
-  EXPECT_THAT([&] { op(a_pinned, 2); },
+TEST(StageOps, APinnedOperandIsReadInPlaceFromItsBlock) {
+  // A pinned: no DMA_READ A; the GEMM stage names A's 4x8 f16 block (rows
+  // 1 KiB apart in TCM); B comes through its slot as usual.
+  auto stages = gemm_tile(4, 8, 16, false, true);
+  const tensor_view a_block{0x2000000000000100ull, 4, 8, 1024, dtype::f16};
+  stages.back().params.pinned_a = a_block;
+  const auto r = op(token(stages, 7, 0), 2);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->kind, op_kind::gemm);
+  EXPECT_EQ(r->inputs, (std::vector<tensor_view>{
+                         a_block, packed_view(slot_address(pe_id, region::b, 7), 8, 16,
+                                              dtype::f16)}));
+  // Both pinned: both blocks, no slot.
+  auto both = gemm_tile(4, 8, 16, false, false);
+  const tensor_view b_block{0x2000000000008000ull, 8, 16, 64, dtype::f16};
+  both.back().params.pinned_a = a_block;
+  both.back().params.pinned_b = b_block;
+  const auto r2 = op(token(both, 7, 0), 1);
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->inputs, (std::vector<tensor_view>{a_block, b_block}));
+}
+
+TEST(StageOps, AGemmOperandNeitherReadNorPinnedIsAnError) {
+  const auto a_missing = token(gemm_tile(4, 8, 16, false, true), 7, 0);
+  EXPECT_THAT([&] { op(a_missing, 2); },
               ThrowsMessage<std::runtime_error>(
                 "op log: sip0.cube0.pe2.pe_gemm tile 3 of command 2 (gemm): operand A is "
-                "pinned in TCM; the replay does not follow pinned operands yet"));
-  const auto b_pinned = token(gemm_tile(4, 8, 16, true, false), 7, 0);
-  EXPECT_THAT([&] { op(b_pinned, 2); },
+                "neither read by a DMA stage nor pinned with a block"));
+  auto wrong = gemm_tile(4, 8, 16, true, false);
+  wrong.back().params.pinned_b = tensor_view{0x8000, 8, 8, 16, dtype::f16};
+  const auto b_wrong = token(wrong, 7, 0);
+  EXPECT_THAT([&] { op(b_wrong, 2); },
               ThrowsMessage<std::runtime_error>(
-                "op log: sip0.cube0.pe2.pe_gemm tile 3 of command 2 (gemm): operand B is "
-                "pinned in TCM; the replay does not follow pinned operands yet"));
+                "op log: sip0.cube0.pe2.pe_gemm tile 3 of command 2 (gemm): its pinned B block "
+                "is 8x8, not 8x16"));
 }
 
 TEST(StageOps, ATileLargerThanASlotIsAnError) {
@@ -240,7 +264,7 @@ TEST(StageOps, AMathCommandReadsItsInputSlot) {
   EXPECT_EQ(r->out, packed_view(slot_address(pe_id, region::acc, 11), 4, 16, dtype::f32));
 }
 
-TEST(StageOps, AnEpilogueOpWithoutDataSemanticsIsAnError) {
+TEST(StageOps, AnEpilogueOpWithoutItsOperandIsAnError) {
   auto stages = gemm_tile(4, 8, 16);
   stage m = make(stage_type::math, "pe_math", 4, 8, 16);
   m.params.op = math_op::bias;
@@ -249,8 +273,47 @@ TEST(StageOps, AnEpilogueOpWithoutDataSemanticsIsAnError) {
   const auto t = token(stages, 7, 0);
   EXPECT_THAT([&] { op(t, 4); },
               ThrowsMessage<std::runtime_error>(
-                "op log: sip0.cube0.pe2.pe_math tile 3 of command 2 (math): math op 'bias' "
-                "names no operand in the plan, so the replay cannot compute it"));
+                "op log: sip0.cube0.pe2.pe_math tile 3 of command 2 (math): math op 'bias' has "
+                "no operand in its epilogue, so the replay cannot compute it (give the "
+                "epilogue op an operand tensor)"));
+}
+
+/// The record of an epilogue MATH stage `op` with `block` / `value`.
+op_record epilogue(math_op o, std::optional<tensor_view> block, double value = 1.0) {
+  auto stages = gemm_tile(4, 8, 16);
+  stage m = make(stage_type::math, "pe_math", 4, 8, 16);
+  m.params.op = o;
+  m.params.scope = epilogue_scope::output_tile;
+  m.params.operand_block = block;
+  m.params.value = value;
+  stages.push_back(m);
+  const auto r = op(token(stages, 9, 2), 4);
+  EXPECT_TRUE(r);
+  return r.value_or(op_record{});
+}
+
+TEST(StageOps, EpilogueOpsWithAnOperandOrAValueBecomeBinaryOrScaleOps) {
+  const tensor_view acc = packed_view(slot_address(pe_id, region::acc, 7), 4, 16, dtype::f32);
+  const tensor_view row{0x7000, 1, 16, 64, dtype::f32};
+  const tensor_view tile{0x9000, 4, 16, 256, dtype::f16};
+  const op_record bias = epilogue(math_op::bias, row);
+  EXPECT_EQ(bias.fn, math_fn::add);
+  EXPECT_EQ(bias.inputs, (std::vector<tensor_view>{acc, row}));
+  EXPECT_EQ(bias.out, acc);
+  const op_record mul = epilogue(math_op::mul, tile);
+  EXPECT_EQ(mul.fn, math_fn::mul);
+  EXPECT_EQ(mul.inputs, (std::vector<tensor_view>{acc, tile}));
+  const op_record dq = epilogue(math_op::dequant, row);
+  EXPECT_EQ(dq.fn, math_fn::mul);
+  EXPECT_EQ(dq.inputs, (std::vector<tensor_view>{acc, row}));
+  const op_record dq_scalar = epilogue(math_op::dequant, std::nullopt, 0.25);
+  EXPECT_EQ(dq_scalar.fn, math_fn::scale);
+  EXPECT_EQ(dq_scalar.scalar, 0.25);
+  EXPECT_EQ(dq_scalar.inputs, std::vector<tensor_view>{acc});
+  const op_record scale = epilogue(math_op::scale, std::nullopt, -3.5);
+  EXPECT_EQ(scale.fn, math_fn::scale);
+  EXPECT_EQ(scale.scalar, -3.5);
+  EXPECT_EQ(scale.op_name, "scale");
 }
 
 TEST(StageOps, AMathStageWithoutAnOpIsAnError) {

@@ -1,0 +1,117 @@
+#include "runtime/host/data_session.hpp"
+
+#include "runtime/data/npy.hpp"
+#include "runtime/kernel/op_log.hpp"
+#include "runtime/report/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace kb {
+
+bool data_result::ok() const {
+  for (const auto& v : verdicts)
+    if (!v.ok)
+      return false;
+  return true;
+}
+
+namespace {
+
+/// A temporary op log path (removed after the run).
+std::string temp_oplog() {
+  static std::atomic<uint64_t> n{0};
+  return (std::filesystem::temp_directory_path() /
+          fmt::format("kernbench-{}-{}.oplog", ::getpid(), n++))
+    .string();
+}
+
+/// One line of the debug mode: the op, its output view, an FNV-1a digest of
+/// the output's bytes and how many of its values are NaN or infinite.
+std::string digest_line(const op_record& r, const memory_image& m) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  std::vector<uint8_t> row(r.out.row_bytes());
+  for (uint32_t i = 0; i < r.out.rows; ++i) {
+    m.read(r.out.address + uint64_t{i} * r.out.row_stride, row);
+    for (uint8_t b : row)
+      h = (h ^ b) * 0x100000001b3ull;
+  }
+  uint64_t bad = 0;
+  for (float v : load_f32(m, r.out))
+    bad += !std::isfinite(v);
+  return fmt::format("{} t={}..{} {} {} out=0x{:x} {}x{} {} digest={:016x} nonfinite={}\n", r.id,
+                     r.t_start_ps, r.t_end_ps, r.component, r.op_name, r.out.address, r.out.rows,
+                     r.out.cols, to_string(r.out.type), h, bad);
+}
+
+} // namespace
+
+data_session::data_session(const data_request& r, std::shared_ptr<const memory_image> initial)
+    : request_(r), initial_(std::move(initial)) {
+  if (!r.wants_results())
+    return;
+  temporary_ = r.oplog.empty();
+  log_path_ = temporary_ ? temp_oplog() : r.oplog;
+  if (!std::ofstream(log_path_, std::ios::binary))
+    throw std::invalid_argument(fmt::format("{}{}: cannot write it",
+                                            temporary_ ? "op log " : "--oplog ", log_path_));
+  if (!r.op_digests.empty() && !std::ofstream(r.op_digests, std::ios::app))
+    throw std::invalid_argument(fmt::format("--op-digests {}: cannot write it", r.op_digests));
+  log_ = std::make_shared<op_log>(log_path_);
+}
+
+data_session::~data_session() {
+  log_.reset();
+  std::error_code ec;
+  if (temporary_)
+    std::filesystem::remove(log_path_, ec);
+}
+
+std::shared_ptr<op_sink> data_session::sink() const { return log_; }
+
+data_result data_session::finish(
+  const std::vector<data_tensor>& tensors,
+  const std::function<std::vector<float>(const std::string&)>& expected) {
+  data_result d;
+  if (!log_)
+    return d;
+  d.op_records = log_->finish();
+  if (!request_.verify && request_.dump_dir.empty() && request_.op_digests.empty())
+    return d;
+
+  memory_image final_image = *initial_;
+  replay_options ro;
+  ro.workers = request_.phase2_workers;
+  std::string digests;
+  if (!request_.op_digests.empty())
+    ro.after_each = [&digests](const op_record& r, const memory_image& m) {
+      digests += digest_line(r, m);
+    };
+  d.phase2 = replay(log_path_, final_image, ro);
+  d.replayed = true;
+  if (!request_.op_digests.empty())
+    write_file_atomically(request_.op_digests, "--op-digests file", digests);
+  if (request_.verify)
+    for (const data_tensor& t : tensors)
+      if (t.output)
+        d.verdicts.push_back(verify(final_image, t.view, expected(t.name), t.name));
+  if (!request_.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(request_.dump_dir, ec);
+    if (ec)
+      throw std::runtime_error(fmt::format("--dump-tensors {}: cannot create it: {}",
+                                           request_.dump_dir, ec.message()));
+    for (const data_tensor& t : tensors)
+      write_npy((std::filesystem::path(request_.dump_dir) / (t.name + ".npy")).string(),
+                t.output ? final_image : *initial_, t.view);
+  }
+  return d;
+}
+
+} // namespace kb

@@ -1,0 +1,86 @@
+#pragma once
+// The data side of a run (ADR-0020, DESIGN §5), shared by kernel runs and
+// the driver's runs: the op log Phase 1 writes, the Phase 2 replay of it on
+// the deployed image, the check of each output against its expected values
+// (D11 tolerances) and the .npy dumps.
+//
+//   data_session s(request, image);       // opens the op log: a path that
+//   opts.deploy = image; opts.ops = s.sink();  // cannot be written fails here
+//   driver_run r = run_driver(...);
+//   data_result d = s.finish(tensors, expected);   // after a clean run
+//
+// Nothing is logged or replayed unless the request wants results (verify,
+// dumps or a kept op log); a temporary op log is removed at the end.
+
+#include "runtime/data/executor.hpp"
+#include "runtime/data/memory_image.hpp"
+#include "runtime/data/verify.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+class op_log;
+class op_sink;
+
+struct data_request {
+  bool verify = false;         ///< replay, then check every output
+  std::string dump_dir;        ///< set: every tensor as DIR/<name>.npy
+  std::string oplog;           ///< set: keep the op log in this file
+  unsigned phase2_workers = 0; ///< executor actors (0: one per core)
+  /// Set: the replay runs in log order on one thread and writes one line per
+  /// op to this file: the op, its output view and a digest of its output
+  /// bytes (ADR-0020 D11's debug mode; two runs' files diff op by op).
+  std::string op_digests;
+
+  bool wants_results() const {
+    return verify || !dump_dir.empty() || !oplog.empty() || !op_digests.empty();
+  }
+};
+
+/// A tensor of the run, by the name its dump file and messages use.
+struct data_tensor {
+  std::string name;
+  tensor_view view;
+  bool output = false;
+};
+
+struct data_result {
+  bool replayed = false;
+  uint64_t op_records = 0;
+  replay_stats phase2;
+  std::vector<verify_result> verdicts; ///< one per output (with verify)
+  bool ok() const;
+};
+
+class data_session {
+public:
+  /// Opens the op log when `r` wants results; throws std::invalid_argument
+  /// naming the path when it cannot be written (before the run, not after).
+  data_session(const data_request& r, std::shared_ptr<const memory_image> initial);
+  ~data_session();
+  data_session(const data_session&) = delete;
+  data_session& operator=(const data_session&) = delete;
+
+  /// Where the units log their data ops; null when nothing is wanted.
+  std::shared_ptr<op_sink> sink() const;
+
+  /// After a clean run: closes the op log, replays it on a copy of the
+  /// initial image (when verify, dumps or digests want it), checks every
+  /// output of `tensors` against `expected(name)` (with verify) and dumps
+  /// every tensor (inputs from the initial image, outputs from the final).
+  data_result finish(const std::vector<data_tensor>& tensors,
+                     const std::function<std::vector<float>(const std::string&)>& expected);
+
+private:
+  data_request request_;
+  std::shared_ptr<const memory_image> initial_;
+  std::string log_path_;
+  bool temporary_ = false;
+  std::shared_ptr<op_log> log_;
+};
+
+} // namespace kb
