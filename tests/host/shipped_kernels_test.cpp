@@ -63,6 +63,7 @@ const std::vector<shape_case> cases = {
   {"gemm", {{"M", "64"}, {"K", "64"}, {"N", "64"}, {"block_m", "32"}, {"tile", "32"}, {"out_dtype", "f32"}}},
   {"gemm", {{"M", "77"}, {"K", "45"}, {"N", "91"}, {"block_m", "40"}, {"tile", "16"}, {"out_dtype", "f32"}}},
   {"gemm_bias_relu", {{"M", "50"}, {"K", "33"}, {"N", "47"}, {"tile", "16"}, {"out_dtype", "f32"}}},
+  {"gemm_bias_relu", {{"M", "50"}, {"K", "33"}, {"N", "47"}, {"tile", "16"}, {"out_dtype", "f32"}, {"mode", "composite"}}},
   {"softmax", {{"rows", "13"}, {"cols", "37"}, {"programs", "3"}}},
   {"softmax", {{"rows", "8"}, {"cols", "256"}, {"masked_every", "0"}}},
   {"layernorm", {{"rows", "9"}, {"cols", "70"}, {"programs", "3"}}},
