@@ -70,18 +70,29 @@ void pe_scheduler::on_command(sim_event& ev) {
   const uint64_t id = cmd.getId();
   if (commands_.count(id))
     throw std::runtime_error(fmt::format("command {} submitted twice", id));
-  pipeline_plan plan;
+  std::unique_ptr<tile_source> tiles;
   try {
-    plan = plan_command(cmd, pe_prefix_);
+    tiles = command_tiles(cmd, pe_prefix_);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("command {}: {}", id, e.what()));
   }
+  const uint32_t size = tiles->size();
   auto requester = find_link_to(ev.src);
   if (!requester)
     throw std::runtime_error(fmt::format("command {} from node {}, which "
                                          "has no link back",
                                          id, ev.src));
-  hook_event(trace_kind::command_submitted, {0, 0, plan.tiles.size(), id, 0});
+  hook_event(trace_kind::command_submitted, {0, 0, size, id, 0});
+  // The steady-state body (the leading tiles of the first output tile) is
+  // all the II prediction looks at.
+  pipeline_plan plan;
+  plan.tiles.push_back(tiles->tile(0));
+  for (uint32_t i = 1; i < size; ++i) {
+    tile_plan t = tiles->tile(i);
+    if (t.m != plan.tiles.front().m || t.n != plan.tiles.front().n)
+      break;
+    plan.tiles.push_back(std::move(t));
+  }
   std::optional<tile_schedule> prediction;
   if (cfg_.modulo_feed)
     prediction = predict(id, plan);
@@ -94,7 +105,7 @@ void pe_scheduler::on_command(sim_event& ev) {
   command_state st;
   st.id = id;
   st.requester_link = *requester;
-  st.done.assign(plan.tiles.size(), false);
+  st.done.assign(size, false);
   st.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
   commands_.emplace(id, std::move(st));
 
@@ -109,27 +120,10 @@ void pe_scheduler::on_command(sim_event& ev) {
   f.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
   if (prediction && cfg_.modulo_feed)
     f.ii = prediction->ii;
-  for (const auto& tile : plan.tiles) {
-    if (tile.stages.empty())
-      throw std::runtime_error(
-        fmt::format("command {}: tile {} has no stages", id, tile.tile_id));
-    const stage& first = tile.stages.front();
-    auto l = find_link(first.component);
-    if (!l)
-      throw std::runtime_error(fmt::format(
-        "command {}: tile {} starts on '{}', which has no link from {}", id,
-        tile.tile_id, first.component, node_name()));
-    f.first.emplace_back(*l, static_cast<queue_id>(first.type));
-    f.tokens.push_back(make_token(tile, id, node_name()));
-    if (cmd.hasPayload() || cmd.hasWho()) { // a kernel's load, store or compute
-      auto t = f.tokens.back().root_builder<wire::TileToken>();
-      if (cmd.hasPayload())
-        t.setData(cmd.getPayload());
-      t.setWho(cmd.getWho());
-      if (cmd.isSimple() && cmd.getSimple().getStage().hasDataOp())
-        t.getStages()[0].setDataOp(cmd.getSimple().getStage().getDataOp());
-    }
-  }
+  f.tiles = std::move(tiles);
+  f.size = size;
+  if (cmd.hasPayload() || cmd.hasWho()) // a kernel's load, store or compute
+    f.kernel_command = std::move(ev.body);
   feeds_.push_back(std::move(f));
   run_feeder();
 }
@@ -137,7 +131,7 @@ void pe_scheduler::on_command(sim_event& ev) {
 void pe_scheduler::run_feeder() {
   while (!feeder_blocked_ && !feeds_.empty()) {
     feed& f = feeds_.front();
-    if (f.next == f.tokens.size()) {
+    if (f.next == f.size) {
       feeds_.pop_front();
       continue;
     }
@@ -160,20 +154,38 @@ void pe_scheduler::run_feeder() {
         return;
       }
     }
-    const size_t i = f.next++;
-    auto t = f.tokens[i].root<wire::TileToken>();
-    const service_tag tag{0, static_cast<uint16_t>(current_stage(t).getType()),
-                          t.getTile(), f.command, 0};
+    const auto i = static_cast<uint32_t>(f.next++);
+    const tile_plan tile = f.tiles->tile(i);
+    if (tile.stages.empty())
+      throw std::runtime_error(
+        fmt::format("command {}: tile {} has no stages", f.command, tile.tile_id));
+    const stage& first = tile.stages.front();
+    const auto l = find_link(first.component);
+    if (!l)
+      throw std::runtime_error(fmt::format("command {}: tile {} starts on '{}', which has no "
+                                           "link from {}",
+                                           f.command, tile.tile_id, first.component,
+                                           node_name()));
+    message_body token = make_token(tile, f.command, node_name());
+    auto tb = token.root_builder<wire::TileToken>();
+    if (!f.kernel_command.empty()) { // a kernel's bytes, name and data op travel along
+      const auto cmd = f.kernel_command.root<wire::PeCommand>();
+      if (cmd.hasPayload())
+        tb.setData(cmd.getPayload());
+      tb.setWho(cmd.getWho());
+      if (cmd.isSimple() && cmd.getSimple().getStage().hasDataOp())
+        tb.getStages()[0].setDataOp(cmd.getSimple().getStage().getDataOp());
+    }
+    const service_tag tag{0, static_cast<uint16_t>(first.type), tile.tile_id, f.command, 0};
     outgoing m;
     m.kind = kind_of(pipe_kind::token);
-    m.queue = f.first[i].second;
+    m.queue = static_cast<queue_id>(first.type);
     m.arg0 = f.command;
-    m.arg1 = t.getTile();
-    f.tokens[i].root_builder<wire::TileToken>().setSlot(
-      static_cast<uint32_t>(tiles_fed_ % stage_ops::slots));
-    m.body = std::move(f.tokens[i]);
+    m.arg1 = tile.tile_id;
+    tb.setSlot(static_cast<uint32_t>(tiles_fed_ % stage_ops::slots));
+    m.body = std::move(token);
     ++tiles_fed_;
-    if (send_on(f.first[i].first, std::move(m))) {
+    if (send_on(*l, std::move(m))) {
       hook_event(trace_kind::sub_command_dispatched, tag);
     } else {
       // Held for lack of credit: it is dispatched when it leaves.

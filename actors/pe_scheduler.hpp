@@ -7,6 +7,7 @@
 // backpressure. Tile-done notices complete the command exactly once; the
 // command-done notice leaves in the picosecond the last one is handled.
 
+#include "runtime/plan/tile_source.hpp"
 #include "runtime/predict/tile_schedule.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
@@ -50,8 +51,13 @@ private:
   };
   struct feed {
     uint64_t command = 0;
-    std::vector<message_body> tokens; ///< tile order
-    std::vector<std::pair<uint32_t, queue_id>> first; ///< (link, queue) per tile
+    /// Its tiles, each planned when it is fed (a command of 4,096 tiles
+    /// holds the plans of the tiles in flight, not all of them).
+    std::unique_ptr<tile_source> tiles;
+    uint32_t size = 0;
+    /// A kernel's load, store or compute: the command, whose bytes, kernel
+    /// name and data op its token carries (empty otherwise).
+    message_body kernel_command;
     size_t next = 0;
     uint32_t body_tiles = 1;
     SimTime ii;                    ///< modulo feed: one body per II (0: FIFO)

@@ -26,6 +26,7 @@ set(kb_kernel_api_headers
   runtime/plan/math_plan.hpp
   runtime/plan/pipeline_plan.hpp
   runtime/plan/tensor_view.hpp
+  runtime/plan/tile_source.hpp
 )
 set(kb_include_dir ${CMAKE_INSTALL_INCLUDEDIR}/kernbench)
 set(kb_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kernbench)

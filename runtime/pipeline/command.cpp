@@ -87,7 +87,8 @@ message_body encode_command(const pe_command& c, uint64_t id, std::span<const ui
   return message_body{std::move(msg)};
 }
 
-pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix) {
+std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
+                                           const std::string& pe_prefix) {
   switch (cmd.which()) {
     case wire::PeCommand::GEMM: {
       auto w = cmd.getGemm();
@@ -116,7 +117,7 @@ pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_pr
         op.value = e.getValue();
         a.epilogue.push_back(op);
       }
-      return generate_gemm_plan(a);
+      return gemm_tiles(a);
     }
     case wire::PeCommand::MATH: {
       auto w = cmd.getMath();
@@ -131,7 +132,7 @@ pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_pr
       a.src_addr = w.getSrcAddr();
       a.dst_addr = w.getDstAddr();
       a.pe_prefix = pe_prefix;
-      return generate_math_plan(a);
+      return math_tiles(a);
     }
     case wire::PeCommand::SIMPLE: {
       pipeline_plan p;
@@ -139,10 +140,14 @@ pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_pr
       t.tile_id = 0;
       t.stages.push_back(from_wire(cmd.getSimple().getStage()));
       p.tiles.push_back(std::move(t));
-      return p;
+      return std::make_unique<plan_tiles>(std::move(p));
     }
   }
   throw plan_error(fmt::format("command {}: unknown command type", cmd.getId()));
+}
+
+pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix) {
+  return materialize(*command_tiles(cmd, pe_prefix));
 }
 
 } // namespace kb

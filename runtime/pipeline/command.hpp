@@ -42,4 +42,9 @@ message_body encode_command(const pe_command& c, uint64_t id,
 /// composite plans hang off it). Throws plan_error for a bad command.
 pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix);
 
+/// The same tiles one at a time, as PE_SCHEDULER feeds them; the command is
+/// checked (plan_error) before any tile is built.
+std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
+                                           const std::string& pe_prefix);
+
 } // namespace kb

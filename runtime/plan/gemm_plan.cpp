@@ -160,35 +160,50 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
   return stages;
 }
 
+/// The tiles of one GEMM command, each built when asked for.
+class gemm_source final : public tile_source {
+public:
+  explicit gemm_source(const gemm_plan_args& a)
+      : args_(a), ctx_{args_,
+                       args_.in_dtype,
+                       args_.out_dtype.value_or(args_.in_dtype),
+                       detail::make_pe_unit_ids(generator, args_.pe_prefix),
+                       ops_of(args_.epilogue, epilogue_scope::k_tile),
+                       ops_of(args_.epilogue, epilogue_scope::output_tile),
+                       detail::tile_count(args_.k, args_.tile_k)},
+        n_tiles_(detail::tile_count(args_.n, args_.tile_n)) {
+    const uint64_t total =
+      uint64_t{detail::tile_count(args_.m, args_.tile_m)} * n_tiles_ * ctx_.k_tiles;
+    detail::require_tile_total(generator, total);
+    size_ = static_cast<uint32_t>(total);
+  }
+  gemm_source(const gemm_source&) = delete;
+  gemm_source& operator=(const gemm_source&) = delete;
+
+  uint32_t size() const override { return size_; }
+  tile_plan tile(uint32_t id) const override {
+    // m outer, then n, then k innermost.
+    const uint32_t ki = id % ctx_.k_tiles, rest = id / ctx_.k_tiles;
+    const uint32_t ni = rest % n_tiles_, mi = rest / n_tiles_;
+    return tile_plan{id, mi, ni, ki, gemm_tile_stages(ctx_, mi, ni, ki)};
+  }
+
+private:
+  const gemm_plan_args args_;
+  const gemm_context ctx_; // refers to args_
+  const uint32_t n_tiles_;
+  uint32_t size_ = 0;
+};
+
 } // namespace
 
+std::unique_ptr<tile_source> gemm_tiles(const gemm_plan_args& args) {
+  validate(args, args.out_dtype.value_or(args.in_dtype));
+  return std::make_unique<gemm_source>(args);
+}
+
 pipeline_plan generate_gemm_plan(const gemm_plan_args& args) {
-  const dtype in = args.in_dtype;
-  const dtype out = args.out_dtype.value_or(in);
-  validate(args, out);
-  const auto m_tiles = detail::tile_count(args.m, args.tile_m);
-  const auto k_tiles = detail::tile_count(args.k, args.tile_k);
-  const auto n_tiles = detail::tile_count(args.n, args.tile_n);
-  const gemm_context ctx{args,
-                         in,
-                         out,
-                         detail::make_pe_unit_ids(generator, args.pe_prefix),
-                         ops_of(args.epilogue, epilogue_scope::k_tile),
-                         ops_of(args.epilogue, epilogue_scope::output_tile),
-                         k_tiles};
-
-  const uint64_t total = uint64_t{m_tiles} * n_tiles * k_tiles;
-  detail::require_tile_total(generator, total);
-
-  pipeline_plan plan;
-  plan.tiles.reserve(total);
-  uint32_t tile_id = 0;
-  for (uint32_t mi = 0; mi < m_tiles; ++mi)
-    for (uint32_t ni = 0; ni < n_tiles; ++ni)
-      for (uint32_t ki = 0; ki < k_tiles; ++ki)
-        plan.tiles.push_back(tile_plan{tile_id++, mi, ni, ki,
-                                       gemm_tile_stages(ctx, mi, ni, ki)});
-  return plan;
+  return materialize(*gemm_tiles(args));
 }
 
 } // namespace kb

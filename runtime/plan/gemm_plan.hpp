@@ -4,6 +4,7 @@
 #include "runtime/plan/dtype.hpp"
 #include "runtime/plan/math_op.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/plan/tile_source.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -66,5 +67,9 @@ struct gemm_plan_args {
 /// `pe_prefix`, an epilogue op without a scope, or a matrix that overflows
 /// the 64-bit address space.
 pipeline_plan generate_gemm_plan(const gemm_plan_args& args);
+
+/// The same tiles one at a time (`materialize` of it is generate_gemm_plan);
+/// checks `args` as generate_gemm_plan does, before any tile is built.
+std::unique_ptr<tile_source> gemm_tiles(const gemm_plan_args& args);
 
 } // namespace kb

@@ -4,6 +4,7 @@
 #include "runtime/plan/dtype.hpp"
 #include "runtime/plan/math_op.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/plan/tile_source.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -53,5 +54,9 @@ struct math_plan_args {
 /// Throws `plan_error` for a zero dimension or tile size, an empty
 /// `pe_prefix`, or a matrix that overflows the 64-bit address space.
 pipeline_plan generate_math_plan(const math_plan_args& args);
+
+/// The same tiles one at a time (`materialize` of it is generate_math_plan);
+/// checks `args` as generate_math_plan does, before any tile is built.
+std::unique_ptr<tile_source> math_tiles(const math_plan_args& args);
 
 } // namespace kb

@@ -85,18 +85,19 @@ TEST(run_csv, a_file_of_another_layout_is_not_appended_to) {
   EXPECT_EQ(slurp(csv), "a,b\n1,2\n");
 }
 
-// ~0.5 s of simulation: with a 50 ms heartbeat it prints several lines.
-const std::string k_long = "run --M 4096 --K 4096 --N 2048 --json ";
+// ~0.3 s of run (0.1 s of simulation, 131,072 tiles): with a 20 ms
+// heartbeat it prints several lines.
+const std::string k_long = "run --M 8192 --K 4096 --N 2048 --json ";
 
 TEST(heartbeat, a_long_run_reports_progress_and_quiet_silences_it) {
   const std::string dir = test::temp_dir("heartbeat");
-  const auto loud = run_kernbench(k_long + dir + "/loud.json", "KB_HEARTBEAT_MS=50");
+  const auto loud = run_kernbench(k_long + dir + "/loud.json", "KB_HEARTBEAT_MS=20");
   ASSERT_EQ(loud.exit_code, 0) << loud.err;
   EXPECT_GE(count(loud.err, "kernbench run: "), 2u) << loud.err;
   EXPECT_NE(loud.err.find(" M events/s, "), std::string::npos);
   EXPECT_NE(loud.err.find("/1 commands done"), std::string::npos);
   EXPECT_NE(loud.err.find("% of tiles"), std::string::npos);
-  const auto quiet = run_kernbench(k_long + dir + "/quiet.json --quiet", "KB_HEARTBEAT_MS=50");
+  const auto quiet = run_kernbench(k_long + dir + "/quiet.json --quiet", "KB_HEARTBEAT_MS=20");
   ASSERT_EQ(quiet.exit_code, 0);
   EXPECT_EQ(quiet.err, "");
   const std::string a = slurp(dir + "/loud.json"), b = slurp(dir + "/quiet.json");
