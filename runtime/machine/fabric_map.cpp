@@ -74,19 +74,30 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
   for (auto& o : out) // ties go to the lowest next-hop id: scan in id order
     std::sort(o.begin(), o.end(), [](const edge& a, const edge& b) { return a.other < b.other; });
 
-  auto role = [&](node_id v) { return f.nodes_[v].kind.role; };
+  std::vector<fabric_role> role(n);
+  for (node_id v = 0; v < n; ++v)
+    role[v] = f.nodes_[v].kind.role;
   std::vector<node_id> dests, routers; // routers: nodes that send fabric traffic
   f.is_dest_.assign(n, 0);
+  std::vector<uint32_t> requester_index(n, no_node), memory_index(n, no_node);
+  std::vector<node_id> requesters, memories;
   for (node_id v = 0; v < n; ++v) {
-    const fabric_role r = role(v);
+    const fabric_role r = role[v];
     if (r == fabric_role::requester || r == fabric_role::memory) {
       dests.push_back(v);
       f.is_dest_[v] = 1;
     }
+    if (r == fabric_role::requester) {
+      requester_index[v] = static_cast<uint32_t>(requesters.size());
+      requesters.push_back(v);
+    }
     if (r != fabric_role::none)
       routers.push_back(v);
-    if (r == fabric_role::memory)
+    if (r == fabric_role::memory) {
+      memory_index[v] = static_cast<uint32_t>(memories.size());
+      memories.push_back(v);
       f.memories_.push_back({memory_key(f.nodes_[v].name, f.nodes_[v].kind.space), v});
+    }
   }
   std::sort(f.memories_.begin(), f.memories_.end());
   for (size_t i = 1; i < f.memories_.size(); ++i)
@@ -95,11 +106,30 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
         "{} and {} serve the same memory", f.nodes_[f.memories_[i - 1].second].name,
         f.nodes_[f.memories_[i].second].name));
 
+  // The routers' out edges that a route may take (to a forwarder, or to a
+  // destination as the last hop), packed in router order: the inner loop
+  // below runs over every router for every destination, so it reads only
+  // flat arrays (a machine of 1,024 PEs has some 2,000 of each).
+  std::vector<uint32_t> edge_begin(routers.size() + 1, 0);
+  std::vector<edge> edges;
+  for (size_t i = 0; i < routers.size(); ++i) {
+    for (const edge& e : out[routers[i]])
+      if (role[e.other] == fabric_role::forwarder || f.is_dest_[e.other])
+        edges.push_back(e);
+    edge_begin[i + 1] = static_cast<uint32_t>(edges.size());
+  }
+  // Per router, the row being grown: destinations [first, last] all go to
+  // `next`; it is closed (written to the table) when the next hop changes.
+  std::vector<row> open(routers.size(), row{no_node, no_node, no_node});
+  // Who reaches whom (bit r * memories + m): requester r memory m, and
+  // memory m requester r, for the checks at the end.
+  std::vector<bool> r_to_m(requesters.size() * memories.size());
+  std::vector<bool> m_to_r(requesters.size() * memories.size());
+
   // One Dijkstra per destination over the reversed links; only the
   // destination and forwarders are expanded (they alone may be inner nodes).
   std::vector<uint64_t> dist(n, unreachable);
   std::vector<node_id> touched;
-  std::vector<node_id> prev_dest(n, no_node); // per router: last destination routed
   using item = std::pair<uint64_t, node_id>;
   for (size_t di = 0; di < dests.size(); ++di) {
     const node_id d = dests[di];
@@ -115,7 +145,7 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
       pq.pop();
       if (du != dist[u])
         continue;
-      if (u != d && role(u) != fabric_role::forwarder)
+      if (u != d && role[u] != fabric_role::forwarder)
         continue;
       for (const edge& e : in[u]) {
         const uint64_t nd = du + e.latency;
@@ -123,18 +153,21 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
           if (dist[e.other] == unreachable)
             touched.push_back(e.other);
           dist[e.other] = nd;
-          pq.push({nd, e.other});
+          if (role[e.other] == fabric_role::forwarder) // only they are expanded
+            pq.push({nd, e.other});
         }
       }
     }
     const node_id prev = di == 0 ? no_node : dests[di - 1];
-    for (node_id v : routers) {
+    for (size_t i = 0; i < routers.size(); ++i) {
+      const node_id v = routers[i];
       if (v == d || dist[v] == unreachable)
         continue;
       uint64_t best = unreachable;
       node_id hop = no_node;
-      for (const edge& e : out[v]) {
-        if (e.other != d && role(e.other) != fabric_role::forwarder)
+      for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k) {
+        const edge& e = edges[k];
+        if (e.other != d && role[e.other] != fabric_role::forwarder)
           continue;
         if (dist[e.other] == unreachable)
           continue;
@@ -144,14 +177,25 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
           hop = e.other;
         }
       }
-      auto& t = f.tables_[v];
-      if (!t.empty() && t.back().next == hop && prev_dest[v] == prev && prev != no_node)
-        t.back().last = d;
-      else
-        t.push_back({d, d, hop});
-      prev_dest[v] = d;
+      if (hop == no_node)
+        continue;
+      row& o = open[i];
+      if (o.first != no_node && o.next == hop && o.last == prev) {
+        o.last = d; // the previous destination went the same way: one row
+      } else {
+        if (o.first != no_node)
+          f.tables_[v].push_back(o);
+        o = {d, d, hop};
+      }
+      if (requester_index[v] != no_node && memory_index[d] != no_node)
+        r_to_m[requester_index[v] * memories.size() + memory_index[d]] = true;
+      if (memory_index[v] != no_node && requester_index[d] != no_node)
+        m_to_r[requester_index[d] * memories.size() + memory_index[v]] = true;
     }
   }
+  for (size_t i = 0; i < routers.size(); ++i)
+    if (open[i].first != no_node)
+      f.tables_[routers[i]].push_back(open[i]);
   f.out_latency_.resize(n);
   for (node_id v = 0; v < n; ++v)
     for (const edge& e : out[v])
@@ -159,18 +203,14 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
 
   // Every requester must reach every HBM and SRAM, and every memory every
   // requester (its replies); a TCM of another PE only if linked.
-  for (node_id r : dests) {
-    if (role(r) != fabric_role::requester)
-      continue;
-    for (node_id m : dests) {
-      if (role(m) != fabric_role::memory)
-        continue;
-      if (f.nodes_[m].kind.space != mem_space::tcm && !f.next_hop(r, m))
-        throw std::invalid_argument(no_route_message(f, r, m));
-      if (!f.next_hop(m, r) && f.next_hop(r, m))
-        throw std::invalid_argument(no_route_message(f, m, r));
+  for (size_t r = 0; r < requesters.size(); ++r)
+    for (size_t m = 0; m < memories.size(); ++m) {
+      const bool there = r_to_m[r * memories.size() + m];
+      if (f.nodes_[memories[m]].kind.space != mem_space::tcm && !there)
+        throw std::invalid_argument(no_route_message(f, requesters[r], memories[m]));
+      if (there && !m_to_r[r * memories.size() + m])
+        throw std::invalid_argument(no_route_message(f, memories[m], requesters[r]));
     }
-  }
   return f;
 }
 
