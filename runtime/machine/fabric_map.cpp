@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <queue>
 #include <stdexcept>
 
@@ -118,6 +119,73 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
         edges.push_back(e);
     edge_begin[i + 1] = static_cast<uint32_t>(edges.size());
   }
+  // A leaf: a router that is no forwarder (a PE's DMA or TCM, an HBM) and
+  // has links to forwarders. Leaves with the same forwarder links (node and
+  // latency: the 64 DMAs of a cube) route alike to every destination they
+  // have no direct link to, so each such group is routed once, from its
+  // forwarders' distances, after the loop below; a leaf then only patches
+  // itself and its directly linked destinations in. (A machine of 1,024 PEs
+  // has some 2,000 leaves and 64 groups.)
+  std::vector<uint32_t> group_of(routers.size(), no_node);
+  std::vector<std::vector<edge>> groups; // per group: its forwarder links
+  std::vector<uint32_t> fwd_index(n, no_node); // forwarder -> row of fwd_dist
+  std::vector<node_id> fwds;
+  {
+    std::map<std::vector<std::pair<node_id, uint64_t>>, uint32_t> known;
+    for (size_t i = 0; i < routers.size(); ++i) {
+      if (role[routers[i]] == fabric_role::forwarder)
+        continue;
+      std::vector<std::pair<node_id, uint64_t>> key;
+      std::vector<edge> links;
+      for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k)
+        if (role[edges[k].other] == fabric_role::forwarder) {
+          key.emplace_back(edges[k].other, edges[k].latency);
+          links.push_back(edges[k]);
+          if (fwd_index[edges[k].other] == no_node) {
+            fwd_index[edges[k].other] = static_cast<uint32_t>(fwds.size());
+            fwds.push_back(edges[k].other);
+          }
+        }
+      if (key.empty())
+        continue;
+      auto [it, fresh] = known.emplace(std::move(key), static_cast<uint32_t>(groups.size()));
+      if (fresh)
+        groups.push_back(std::move(links));
+      group_of[i] = it->second;
+    }
+  }
+  // The leaves by node id (the Dijkstra below neither relaxes nor routes
+  // them), and the routers it routes (forwarders and leafless others).
+  std::vector<char> is_leaf(n, 0);
+  std::vector<uint32_t> core;
+  for (size_t i = 0; i < routers.size(); ++i) {
+    if (group_of[i] != no_node)
+      is_leaf[routers[i]] = 1;
+    else
+      core.push_back(static_cast<uint32_t>(i));
+  }
+  // A routed router's links: to forwarders, and (sorted by id) directly to
+  // destinations, which only matter when routing to that one.
+  std::vector<uint32_t> fwd_begin(routers.size() + 1, 0), direct_begin(routers.size() + 1, 0);
+  std::vector<edge> fwd_edges, direct_edges;
+  for (size_t i = 0; i < routers.size(); ++i) {
+    for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k)
+      (role[edges[k].other] == fabric_role::forwarder ? fwd_edges : direct_edges)
+        .push_back(edges[k]);
+    fwd_begin[i + 1] = static_cast<uint32_t>(fwd_edges.size());
+    direct_begin[i + 1] = static_cast<uint32_t>(direct_edges.size());
+  }
+  // What the Dijkstra relaxes: forwarders (it expands them) and the routers
+  // it routes; not leaves, nor nodes off the fabric (a PE's CPU on its NOC).
+  std::vector<std::vector<edge>> in_relaxed(n);
+  for (node_id u = 0; u < n; ++u)
+    for (const edge& e : in[u])
+      if (role[e.other] == fabric_role::forwarder ||
+          (role[e.other] != fabric_role::none && !is_leaf[e.other]))
+        in_relaxed[u].push_back(e);
+  // Per forwarder next to a leaf, its distance to destination number di.
+  std::vector<std::vector<uint64_t>> fwd_dist(fwds.size(),
+                                              std::vector<uint64_t>(dests.size(), unreachable));
   // Per router, the row being grown: destinations [first, last] all go to
   // `next`; it is closed (written to the table) when the next hop changes.
   std::vector<row> open(routers.size(), row{no_node, no_node, no_node});
@@ -147,7 +215,7 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
         continue;
       if (u != d && role[u] != fabric_role::forwarder)
         continue;
-      for (const edge& e : in[u]) {
+      for (const edge& e : in_relaxed[u]) {
         const uint64_t nd = du + e.latency;
         if (nd < dist[e.other]) {
           if (dist[e.other] == unreachable)
@@ -159,16 +227,16 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
       }
     }
     const node_id prev = di == 0 ? no_node : dests[di - 1];
-    for (size_t i = 0; i < routers.size(); ++i) {
+    for (size_t x = 0; x < fwds.size(); ++x)
+      fwd_dist[x][di] = dist[fwds[x]];
+    for (uint32_t i : core) {
       const node_id v = routers[i];
       if (v == d || dist[v] == unreachable)
         continue;
       uint64_t best = unreachable;
       node_id hop = no_node;
-      for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k) {
-        const edge& e = edges[k];
-        if (e.other != d && role[e.other] != fabric_role::forwarder)
-          continue;
+      for (uint32_t k = fwd_begin[i]; k < fwd_begin[i + 1]; ++k) {
+        const edge& e = fwd_edges[k];
         if (dist[e.other] == unreachable)
           continue;
         const uint64_t c = e.latency + dist[e.other];
@@ -176,6 +244,14 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
           best = c;
           hop = e.other;
         }
+      }
+      const auto first = direct_edges.begin() + direct_begin[i];
+      const auto last = direct_edges.begin() + direct_begin[i + 1];
+      const auto it = std::lower_bound(first, last, d,
+                                       [](const edge& e, node_id x) { return e.other < x; });
+      if (it != last && it->other == d && (it->latency < best || (it->latency == best && d < hop))) {
+        best = it->latency;
+        hop = d;
       }
       if (hop == no_node)
         continue;
@@ -196,21 +272,111 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
   for (size_t i = 0; i < routers.size(); ++i)
     if (open[i].first != no_node)
       f.tables_[routers[i]].push_back(open[i]);
+  // The leaves, as the loop above would route them: to destination d the
+  // best link of the leaf's (d itself, or a forwarder plus its distance to
+  // d; ties to the lower id), rows merged over consecutive destinations.
+  std::vector<uint32_t> dest_index(n, no_node);
+  for (size_t di = 0; di < dests.size(); ++di)
+    dest_index[dests[di]] = static_cast<uint32_t>(di);
+  std::vector<uint32_t> router_index(n, no_node);
+  for (size_t i = 0; i < routers.size(); ++i)
+    router_index[routers[i]] = static_cast<uint32_t>(i);
+  /// The next hop over `links` (in id order) to destination number di.
+  auto best_hop = [&](const edge* first, const edge* last, size_t di) {
+    uint64_t best = unreachable;
+    node_id hop = no_node;
+    for (const edge* e = first; e != last; ++e) {
+      const uint64_t rest = e->other == dests[di] ? 0
+                            : role[e->other] == fabric_role::forwarder
+                              ? fwd_dist[fwd_index[e->other]][di]
+                              : unreachable;
+      if (rest != unreachable && e->latency + rest < best) {
+        best = e->latency + rest;
+        hop = e->other;
+      }
+    }
+    return hop;
+  };
+  auto leaf_hop = [&](size_t i, size_t di) {
+    if (routers[i] == dests[di])
+      return no_node;
+    return best_hop(edges.data() + edge_begin[i], edges.data() + edge_begin[i + 1], di);
+  };
+  struct run {
+    uint32_t a, b; // destination numbers, inclusive
+    node_id hop;
+  };
+  auto add = [](std::vector<run>& out, uint32_t a, uint32_t b, node_id hop) {
+    if (hop == no_node)
+      return;
+    if (!out.empty() && out.back().hop == hop && out.back().b + 1 == a)
+      out.back().b = b;
+    else
+      out.push_back({a, b, hop});
+  };
+  std::vector<std::vector<run>> group_runs(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (uint32_t di = 0; di < dests.size(); ++di)
+      add(group_runs[g], di, di,
+          best_hop(groups[g].data(), groups[g].data() + groups[g].size(), di));
+  std::vector<run> mine;
+  std::vector<uint32_t> odd; // destinations where a leaf differs from its group
+  for (size_t i = 0; i < routers.size(); ++i) {
+    if (group_of[i] == no_node)
+      continue;
+    odd.clear();
+    if (dest_index[routers[i]] != no_node)
+      odd.push_back(dest_index[routers[i]]);
+    for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k)
+      if (dest_index[edges[k].other] != no_node)
+        odd.push_back(dest_index[edges[k].other]);
+    std::sort(odd.begin(), odd.end());
+    odd.erase(std::unique(odd.begin(), odd.end()), odd.end());
+    mine.clear();
+    size_t x = 0;
+    for (const run& r : group_runs[group_of[i]]) {
+      for (; x < odd.size() && odd[x] < r.a; ++x)
+        add(mine, odd[x], odd[x], leaf_hop(i, odd[x]));
+      uint32_t start = r.a;
+      for (; x < odd.size() && odd[x] <= r.b; ++x) {
+        if (odd[x] > start)
+          add(mine, start, odd[x] - 1, r.hop);
+        add(mine, odd[x], odd[x], leaf_hop(i, odd[x]));
+        start = odd[x] + 1;
+      }
+      if (start <= r.b)
+        add(mine, start, r.b, r.hop);
+    }
+    for (; x < odd.size(); ++x)
+      add(mine, odd[x], odd[x], leaf_hop(i, odd[x]));
+    auto& t = f.tables_[routers[i]];
+    for (const run& r : mine)
+      t.push_back({dests[r.a], dests[r.b], r.hop});
+  }
   f.out_latency_.resize(n);
   for (node_id v = 0; v < n; ++v)
     for (const edge& e : out[v])
       f.out_latency_[v].push_back({e.other, e.latency});
 
-  // Every requester must reach every HBM and SRAM, and every memory every
-  // requester (its replies); a TCM of another PE only if linked.
-  for (size_t r = 0; r < requesters.size(); ++r)
+  auto leaf_reaches = [&](node_id from, node_id to) {
+    return leaf_hop(router_index[from], dest_index[to]) != no_node;
+  };
+  for (size_t r = 0; r < requesters.size(); ++r) {
+    const node_id rq = requesters[r];
+    const bool r_leaf = group_of[router_index[rq]] != no_node;
     for (size_t m = 0; m < memories.size(); ++m) {
-      const bool there = r_to_m[r * memories.size() + m];
-      if (f.nodes_[memories[m]].kind.space != mem_space::tcm && !there)
-        throw std::invalid_argument(no_route_message(f, requesters[r], memories[m]));
-      if (there && !m_to_r[r * memories.size() + m])
-        throw std::invalid_argument(no_route_message(f, memories[m], requesters[r]));
+      const node_id mem = memories[m];
+      const bool there =
+        r_leaf ? leaf_reaches(rq, mem) : bool(r_to_m[r * memories.size() + m]);
+      const bool back = group_of[router_index[mem]] != no_node
+                          ? leaf_reaches(mem, rq)
+                          : bool(m_to_r[r * memories.size() + m]);
+      if (f.nodes_[mem].kind.space != mem_space::tcm && !there)
+        throw std::invalid_argument(no_route_message(f, rq, mem));
+      if (there && !back)
+        throw std::invalid_argument(no_route_message(f, mem, rq));
     }
+  }
   return f;
 }
 
