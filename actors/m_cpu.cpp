@@ -1,21 +1,107 @@
 #include "actors/m_cpu.hpp"
 
+#include "actors/detail/names.hpp"
+#include "runtime/pipeline/pipeline_kinds.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
 namespace kb {
+
+namespace {
+
+constexpr uint16_t host_timer = kind_of(pipe_kind::timer);
+
+} // namespace
 
 kind_doc m_cpu::doc() {
   return {"m_cpu",
-          "receives kernel launches and fans them out to PE_CPUs (arrives "
-          "with the kernel runner; no behaviour yet)",
-          {}};
+          "receives the host's kernel launch, fans it out to its cube's PE_CPUs over the NOC "
+          "and returns their completions to the host",
+          {{"host_latency_ns", "ns", "0",
+            "the host's link: a launch reaches the M_CPU, and the last completion the host, "
+            "this long after"}}};
 }
 
-m_cpu::config m_cpu::read_config(const param_reader&, const machine_context&) {
-  return {};
+m_cpu::config m_cpu::read_config(const param_reader& p, const machine_context& ctx) {
+  config c;
+  c.host_latency = p.required<SimTime>("host_latency_ns");
+  const std::string cube = detail::parent_of(ctx.node) + ".";
+  if (ctx.programs)
+    for (const auto& [prefix, program] : *ctx.programs) {
+      unsigned pe = 0;
+      char rest = 0;
+      if (program && prefix.starts_with(cube) &&
+          std::sscanf(prefix.c_str() + cube.size(), "pe%u%c", &pe, &rest) == 1)
+        c.pes.push_back(pe);
+    }
+  std::sort(c.pes.begin(), c.pes.end());
+  return c;
 }
 
-m_cpu::m_cpu(caf::actor_config& cfg, node_init init, config)
-  : inert_node(cfg, std::move(init),
-               "has no behaviour yet (kernel launches arrive with the kernel "
-               "runner)") {}
+m_cpu::m_cpu(caf::actor_config& cfg, node_init init, config c)
+  : node(cfg, std::move(init)), cfg_(std::move(c)), done_(cfg_.pes.size(), 0) {}
+
+void m_cpu::on_start() {
+  if (cfg_.pes.empty())
+    return;
+  if (cfg_.host_latency > SimTime::zero())
+    schedule(cfg_.host_latency, host_timer);
+  else
+    fan_out();
+}
+
+void m_cpu::fan_out() {
+  const uint32_t noc = link_to(detail::parent_of(node_name()) + ".noc");
+  for (uint32_t pe : cfg_.pes) {
+    outgoing m;
+    m.kind = kind_of(pipe_kind::launch);
+    m.bytes = launch_bytes;
+    m.arg0 = pe;
+    send_on(noc, std::move(m));
+  }
+}
+
+void m_cpu::on_message(sim_event& ev) {
+  if (ev.kind == host_timer) {
+    fan_out();
+    return;
+  }
+  if (ev.kind != kind_of(pipe_kind::kernel_done)) {
+    const auto back = find_link_to(ev.src);
+    throw std::runtime_error(fmt::format("unexpected message kind {} from {} (an M_CPU takes "
+                                         "kernel completions only)",
+                                         ev.kind,
+                                         back ? link_name(*back) : fmt::format("node {}", ev.src)));
+  }
+  const auto it = std::find(cfg_.pes.begin(), cfg_.pes.end(), ev.arg0);
+  if (it == cfg_.pes.end() || done_[it - cfg_.pes.begin()])
+    throw std::runtime_error(
+      fmt::format("a completion from pe{}, which was not launched or completed before", ev.arg0));
+  done_[it - cfg_.pes.begin()] = 1;
+  ++completed_;
+  last_done_ = now();
+}
+
+void m_cpu::on_finish() {
+  if (cfg_.pes.empty())
+    return;
+  add_figure("kernels", cfg_.pes.size());
+  add_figure("kernels_done", completed_);
+  add_figure("launch_ps", cfg_.host_latency.ps());
+  if (completed_ == cfg_.pes.size())
+    add_figure("done_ps", (last_done_ + cfg_.host_latency).ps());
+}
+
+std::string m_cpu::pending_work() const {
+  std::string out = node::pending_work();
+  if (completed_ < cfg_.pes.size())
+    out += fmt::format("{}{} of {} launched kernels have not completed", out.empty() ? "" : "; ",
+                       cfg_.pes.size() - completed_, cfg_.pes.size());
+  return out;
+}
 
 } // namespace kb

@@ -1,22 +1,45 @@
 #pragma once
-// M_CPU: the cube's management CPU. It will receive kernel launches and fan
-// them out to the PE_CPUs over the NOC; that behaviour arrives with the
-// kernel runner. Until then a message to it is an error naming the sender.
+// M_CPU: the cube's management CPU (DESIGN §2, §4). It receives the host's
+// kernel launch (`host_latency_ns` after the run starts: the host's link),
+// fans it out to the PE_CPUs of its cube that have a program, over its link
+// to the NOC (one 64 B descriptor per PE, in PE order), and collects their
+// completions the same way back; the last one reaches the host
+// `host_latency_ns` later. A kernel's latency runs from the host's launch
+// (t = 0) to that receipt (figure `done_ps`).
 
-#include "actors/detail/inert_node.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
+#include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
+
+#include <vector>
 
 namespace kb {
 
-class m_cpu final : public detail::inert_node {
+class m_cpu final : public node {
 public:
-  struct config {};
+  struct config {
+    SimTime host_latency;
+    std::vector<uint32_t> pes; ///< indices of the cube's PEs with a program
+  };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
 
   m_cpu(caf::actor_config& cfg, node_init init, config c);
+
+protected:
+  void on_start() override;
+  void on_message(sim_event& ev) override;
+  void on_finish() override;
+  std::string pending_work() const override;
+
+private:
+  void fan_out(); // the launch to every PE with a program
+
+  config cfg_;
+  std::vector<char> done_; ///< per entry of cfg_.pes
+  size_t completed_ = 0;
+  SimTime last_done_;
 };
 
 } // namespace kb

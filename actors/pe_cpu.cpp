@@ -28,6 +28,10 @@ pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& c
       c.program = it->second;
   c.fabric = ctx.fabric;
   c.topology = ctx.topology;
+  if (c.program && ctx.topology) {
+    const node_spec* m = ctx.topology->find_node(detail::parent_of(prefix) + ".m_cpu");
+    c.launched = m && m->kind == "m_cpu";
+  }
   if (ctx.topology)
     if (const node_spec* tcm = ctx.topology->find_node(prefix + ".pe_tcm")) {
       c.tcm_bytes = tcm->params.required<uint64_t>("size_kib") * 1024;
@@ -54,12 +58,24 @@ void pe_cpu::step(F&& f) {
   if (kernel_->finished() && !finished_) {
     finished_ = true;
     finished_ps_ = now().ps();
+    if (cfg_.launched) { // the completion goes back to the M_CPU
+      outgoing m;
+      m.kind = kind_of(pipe_kind::kernel_done);
+      m.bytes = launch_bytes;
+      m.arg0 = pe_index_;
+      send_on(link_to(detail::parent_of(detail::parent_of(node_name())) + ".noc"), std::move(m));
+    }
   }
 }
 
 void pe_cpu::on_start() {
-  if (!cfg_.program)
-    return;
+  if (cfg_.program && !cfg_.launched)
+    start_kernel();
+}
+
+void pe_cpu::start_kernel() {
+  if (kernel_)
+    throw std::runtime_error(fmt::format("{}: launched twice", node_name()));
   const std::string pe = detail::parent_of(node_name());
   scheduler_ = link_to(pe + ".pe_scheduler");
   kernel_site site;
@@ -71,6 +87,7 @@ void pe_cpu::on_start() {
   const std::string last = pe.substr(pe.rfind('.') + 1);
   if (std::sscanf(last.c_str(), "pe%u", &site.index) != 1)
     throw std::runtime_error(fmt::format("{}: not inside a PE named peN", node_name()));
+  pe_index_ = site.index;
   site.program_id = cfg_.program->program_id;
   site.num_programs = cfg_.program->num_programs;
   site.tcm_bytes = cfg_.tcm_bytes;
@@ -121,6 +138,14 @@ std::vector<uint8_t> pe_cpu::take_data(uint64_t id) {
 }
 
 void pe_cpu::on_message(sim_event& ev) {
+  if (ev.kind == kind_of(pipe_kind::launch)) {
+    if (!cfg_.program || !cfg_.launched)
+      throw std::runtime_error(fmt::format("a kernel launch from node {}, but {} has {}", ev.src,
+                                           node_name(),
+                                           cfg_.program ? "started at t = 0" : "no program"));
+    start_kernel();
+    return;
+  }
   if (ev.kind != kind_of(pipe_kind::command_done))
     throw std::runtime_error(
       fmt::format("unexpected message kind {} from node {}", ev.kind, ev.src));
@@ -159,6 +184,8 @@ void pe_cpu::on_finish() {
 std::string pe_cpu::pending_work() const {
   std::string out = node::pending_work();
   auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  if (cfg_.program && cfg_.launched && !kernel_)
+    add("its kernel's launch has not arrived");
   if (kernel_ && !kernel_->finished()) {
     const std::string w = kernel_->waiting_for();
     add(fmt::format("kernel {} has not returned{}", cfg_.program->kernel,

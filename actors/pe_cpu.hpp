@@ -27,6 +27,9 @@ public:
     uint64_t tcm_reserved = 0; ///< SchedulerReservedTCM (scheduler_reserved_kib)
     std::shared_ptr<const fabric_map> fabric;
     const topology_spec* topology = nullptr; ///< for the sizes of other PEs' TCMs
+    /// Its cube has an M_CPU: the kernel starts when the launch arrives
+    /// over the NOC, and its completion goes back that way (else at t = 0).
+    bool launched = false;
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
@@ -51,6 +54,8 @@ private:
   /// Runs `f` (a step of the kernel); a kernel error ends the run naming it.
   template <class F>
   void step(F&& f);
+  /// Starts the kernel (at t = 0, or when the M_CPU's launch arrives).
+  void start_kernel();
 
   struct issued {
     uint64_t issue_ps = 0;
@@ -66,6 +71,7 @@ private:
   uint64_t done_count_ = 0;
   uint64_t finished_ps_ = 0;
   bool finished_ = false;
+  uint32_t pe_index_ = 0; ///< the PE's index in its cube (launch and completion messages)
 };
 
 } // namespace kb

@@ -26,9 +26,37 @@ void forwarder_node::on_message(sim_event& ev) {
     ++replies_;
     forward(mem_tag::unpack(ev.arg1).requester, ev);
     return;
+  case pipe_kind::launch:
+  case pipe_kind::kernel_done:
+    forward_in_cube(ev);
+    return;
   default:
     on_other(ev);
   }
+}
+
+void forwarder_node::forward_in_cube(sim_event& ev) {
+  // A launch goes to PE arg0's PE_CPU, a completion to the M_CPU, both in
+  // this forwarder's cube and linked to it.
+  const std::string cube = parent_of(node_name());
+  const std::string to = static_cast<pipe_kind>(ev.kind) == pipe_kind::launch
+                           ? fmt::format("{}.pe{}.pe_cpu", cube, ev.arg0)
+                           : cube + ".m_cpu";
+  const auto link = find_link(to);
+  if (!link)
+    throw std::runtime_error(fmt::format("{}: a kernel {} for {}, which has no link from here",
+                                         node_name(),
+                                         static_cast<pipe_kind>(ev.kind) == pipe_kind::launch
+                                           ? "launch"
+                                           : "completion",
+                                         to));
+  outgoing m;
+  m.kind = ev.kind;
+  m.head = now() + latency_;
+  m.tail = ev.tail + latency_;
+  m.bytes = ev.bytes;
+  m.arg0 = ev.arg0;
+  send_on(*link, std::move(m));
 }
 
 void forwarder_node::forward(node_id toward, sim_event& ev) {

@@ -4,7 +4,8 @@
 // (mem_read / mem_write) go toward the memory that owns their address,
 // replies (mem_data / mem_ack) toward the requester named in the mem_tag,
 // both by the fabric routes built with the machine (fabric_map). Memory
-// traffic uses no queue (no credits).
+// traffic uses no queue (no credits). A NOC also carries kernel launches
+// from its cube's M_CPU to the PE_CPUs and their completions back.
 
 #include "actors/detail/fabric_port.hpp"
 #include "actors/detail/names.hpp"
@@ -31,6 +32,8 @@ protected:
 
 private:
   void forward(node_id toward, sim_event& ev);
+  /// A kernel launch (to a PE_CPU) or completion (to the M_CPU) of the cube.
+  void forward_in_cube(sim_event& ev);
 
   SimTime latency_;
   fabric_port port_;

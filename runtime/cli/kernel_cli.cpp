@@ -1,6 +1,7 @@
 #include "runtime/cli/kernel_cli.hpp"
 
 #include "runtime/cli/memory_budget.hpp"
+#include "runtime/report/run_metrics.hpp"
 
 #include "runtime/machine/machine.hpp"
 #include "runtime/engine/simulation.hpp"
@@ -136,6 +137,9 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
     }
   fmt::print("kernel {} on {} PE(s) of {}\n", def.name, pes, r.run.topology.file);
   fmt::print("  simulated time  {:.3f} us (the last kernel's return)\n", end_ps * 1e-6);
+  if (const uint64_t k = kernel_latency_ps(r.run.result))
+    fmt::print("  kernel latency  {:.3f} us (host launch -> host receipt of the last completion)\n",
+               k * 1e-6);
   fmt::print("  commands        {} issued\n", commands);
   fmt::print("  TCM             {} B at most allocated by one kernel\n", tcm_peak);
   for (const auto& [name, p] : r.tensors)

@@ -29,10 +29,15 @@ enum class pipe_kind : uint16_t {
   mem_data,
   mem_write,
   mem_ack,
+  launch,      ///< M_CPU -> NOC -> PE_CPU: start the kernel (arg0: the PE's index in its cube)
+  kernel_done, ///< PE_CPU -> NOC -> M_CPU: its kernel returned (arg0: the PE's index)
   timer, ///< first kind free for a unit's own timers
 };
 
 constexpr uint16_t kind_of(pipe_kind k) { return static_cast<uint16_t>(k); }
+
+/// Bytes of a kernel launch or completion message (a descriptor).
+inline constexpr uint64_t launch_bytes = 64;
 
 /// arg1 of memory messages: the requesting node and the length (< 4 GiB).
 struct mem_tag {

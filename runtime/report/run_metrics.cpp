@@ -30,6 +30,14 @@ uint64_t end_ps(const run_result& r) {
   return e;
 }
 
+uint64_t kernel_latency_ps(const run_result& r) {
+  uint64_t e = 0;
+  for (const auto& n : r.nodes)
+    if (n.name.ends_with(".m_cpu"))
+      e = std::max(e, figure_or_zero(n, "done_ps"));
+  return e;
+}
+
 run_metrics compute_metrics(const report_input& in, size_t top) {
   const run_result& r = *in.result;
   run_metrics m;

@@ -40,4 +40,10 @@ uint64_t flops_of(const pe_command& c);
 /// Simulated time of the last event of any node.
 uint64_t end_ps(const run_result& r);
 
+/// The kernel's latency as the host sees it (DESIGN §4): from its launch at
+/// 0 to its receipt of the last completion, the latest `done_ps` of the
+/// M_CPUs that launched PEs; 0 when no M_CPU launched any (a machine
+/// without one starts its kernels at 0).
+uint64_t kernel_latency_ps(const run_result& r);
+
 } // namespace kb

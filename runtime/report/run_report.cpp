@@ -100,7 +100,12 @@ void write_summary(std::ostream& out, const report_input& in) {
                  ns_str(done - issue));
     }
   }
-  fmt::print(out, "\nsimulated time: {} ns\n\n", ns_str(end));
+  fmt::print(out, "\nsimulated time: {} ns\n", ns_str(end));
+  if (const uint64_t k = kernel_latency_ps(r))
+    fmt::print(out, "kernel latency: {} ns (host launch -> host receipt of the last completion, "
+                    "through M_CPU and NOC)\n",
+               ns_str(k));
+  fmt::print(out, "\n");
   fmt::print(out, "per-unit busy time and utilisation (of simulated time)\n");
   fmt::print(out, "  {:<36} {:>14} {:>7} {:>14} {:>14} {:>8}\n", "unit/lane",
              "busy ns", "util", "stall ns", "queue wait ns", "stages");

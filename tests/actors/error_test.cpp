@@ -95,10 +95,10 @@ TEST(Errors, MessageToPeMmuNamesTheSender) {
 }
 
 TEST(Errors, MessageToMCpuNamesTheSender) {
+  // M_CPU takes only kernel completions (and its own host timer).
   run_result r = message_to<m_cpu>("sip0.cube0.m_cpu");
-  EXPECT_THAT(r.error, HasSubstr("sip0.cube0.m_cpu received a message (kind "
-                                 "22) from sip0.cube0.pe0.pe_dma, but it has "
-                                 "no behaviour yet"));
+  EXPECT_EQ(r.error, "sip0.cube0.m_cpu at t=1000 ps: unexpected message kind 22 from "
+                     "sip0.cube0.pe0.pe_dma (an M_CPU takes kernel completions only)");
 }
 
 } // namespace

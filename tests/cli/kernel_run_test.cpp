@@ -208,13 +208,15 @@ TEST(KernelRun, OpLogAndTensorsAreTheSameForOneTwoAndFourThreads) {
 
 TEST(KernelRun, AFailedRunExitsOneNamingTheFailure) {
   // One 1024x1024 f16 tile of A is 2 MiB, more than a replay slot (1 MiB):
-  // with the op log on, its DMA read fails when it ends. Taken at 2 ns,
-  // setup to 10, HBM from 14 for 4096 ns (head out at 114, tail at 4210);
-  // the 256 GB/s pe_dma link holds the tail: 117 + 8192 + 1 = 8310 ns.
+  // with the op log on, its DMA read fails when it ends. The kernel starts
+  // at its launch, 6 ns (M_CPU -> NOC 1, NOC 4, NOC -> PE_CPU 1); from there
+  // the read is taken at 2 ns, setup to 10, HBM from 14 for 4096 ns (head
+  // out at 114, tail at 4210); the 256 GB/s pe_dma link holds the tail:
+  // 117 + 8192 + 1 = 8310 ns, so 8316 ns.
   const auto r = run_kernbench("run --kernel gemm --verify --arg M=1024 --arg K=1024 "
                                "--arg N=64 --arg tile=1024 --arg block_m=1024");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "kernbench run --kernel gemm: sip0.cube0.pe0.pe_dma at t=8310000 ps: op log: "
+  EXPECT_EQ(r.err, "kernbench run --kernel gemm: sip0.cube0.pe0.pe_dma at t=8316000 ps: op log: "
                    "sip0.cube0.pe0.pe_dma tile 0 of command 1 (dma_read): a 1024x1024 f16 tile "
                    "takes 2097152 B; the replay's operand slots hold 1048576 B (use smaller "
                    "tiles to verify)\n");

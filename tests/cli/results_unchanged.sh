@@ -10,8 +10,13 @@
 # The expected files of the single-cube cases were written by kernbench
 # before the shard loop existed (commit fbbb8ab, the mailbox engine); the
 # multi-SIP cases by --delivery mailbox --threads 1 (two_sips_remote_sip when
-# the fabric arrived: every PE reads B from the other SIP's HBM). Regenerate a file only
-# for a change that is meant to change results, and say so in the commit.
+# the fabric arrived: every PE reads B from the other SIP's HBM). All were
+# regenerated (--delivery mailbox --threads 1) when the kernel launch
+# through M_CPU and NOC arrived: every time moved by the launch (6 ns, plus
+# 0.25 ns per earlier PE of the cube whose 64 B descriptor went first on the
+# m_cpu -> noc link) and the run's end by the completion's way back.
+# Regenerate a file only for a change that is meant to change results, and
+# say so in the commit.
 #
 # Usage (from the repository root): tests/cli/results_unchanged.sh KERNBENCH
 set -euo pipefail

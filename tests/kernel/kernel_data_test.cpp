@@ -13,6 +13,7 @@
 namespace kb {
 namespace {
 
+using test::launch_ps;
 using test::bytes_of;
 using test::hbm;
 using test::run_kernel_on_pe0;
@@ -142,8 +143,8 @@ TEST(KernelData, TheOpLogHoldsTwoLoadsAndOneStoreWithTheirTcmEnds) {
   }
   // The first load is served from the take at 2 ns to its tail at 118.25 ns
   // (kernel_timing_test derives it).
-  EXPECT_EQ(reads[0].t_start_ps, 2000u);
-  EXPECT_EQ(reads[0].t_end_ps, 118250u);
+  EXPECT_EQ(reads[0].t_start_ps, launch_ps + 2000u);
+  EXPECT_EQ(reads[0].t_end_ps, launch_ps + 118250u);
   EXPECT_TRUE(std::is_sorted(r.ops.begin(), r.ops.end(), [](const auto& a, const auto& b) {
     return op_key(a) < op_key(b);
   }));

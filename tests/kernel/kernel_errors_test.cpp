@@ -21,9 +21,9 @@ std::string error_of(test::test_kernel body) {
   return run_kernel_on_pe0(std::move(body)).run.error;
 }
 
-/// A run error raised by PE_CPU at time `ps` with `what`. A kernel runs
-/// when the notice of what it waited for arrives: a small load of B bytes
-/// issued at 0 is back at 120 ns + xfer(B, 256 GB/s) (kernel_timing_test
+/// A run error raised by PE_CPU at time `ps` with `what`. A kernel starts
+/// at its launch (test::launch_ps) and runs on when the notice of what it
+/// waited for arrives: a small load of B bytes issued at the start is back at 120 ns + xfer(B, 256 GB/s) (kernel_timing_test
 /// derives it; the 256 GB/s link holds the tail): 16 B at 120.063 ns, 32 B
 /// at 120.125 ns, 64 B at 120.25 ns.
 std::string cpu_error(uint64_t ps, const std::string& what) {
@@ -34,13 +34,13 @@ TEST(KernelErrors, ALoadOutsideEveryMemoryNamesTheAddress) {
   // sip0.cube5 does not exist.
   const uint64_t a = global_address{mem_space::hbm, 0, 5, 0, 0}.encode();
   EXPECT_EQ(error_of([&](tl::context& tl) { tl.load({a, dtype::f32}, {1, 4}); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: load of 1x4 f32: address 0x500000000000 "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load of 1x4 f32: address 0x500000000000 "
                          "(hbm of sip0.cube5) is outside every memory of the machine"));
 }
 
 TEST(KernelErrors, AMisalignedLoadNamesTheElementSize) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(2), dtype::f32}, {1, 4}); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: load of 1x4 f32: address 0x2 (hbm of "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load of 1x4 f32: address 0x2 (hbm of "
                          "sip0.cube0) is not aligned to its f32 elements (4 B)"));
   // f16 needs 2 B only.
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(2), dtype::f16}, {1, 4}); }), "");
@@ -48,17 +48,17 @@ TEST(KernelErrors, AMisalignedLoadNamesTheElementSize) {
 
 TEST(KernelErrors, AnEmptyBlockOrAStrideBelowTheRowIsRefused) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {0, 4}); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: load of a 0x4 block: rows and cols must "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load of a 0x4 block: rows and cols must "
                          "be at least 1"));
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {2, 8, 4}); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: load: a row stride of 4 elements is "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load: a row stride of 4 elements is "
                          "below the 8 columns"));
 }
 
 TEST(KernelErrors, LoadingMoreThanAllocatableTcmIsATcmOverflow) {
   // Default pe_tcm: 2048 KiB, 512 KiB reserved: 1572864 B allocatable.
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {1, 393217}); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: TCM overflow: a 1x393217 f32 tensor "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: TCM overflow: a 1x393217 f32 tensor "
                          "needs 1572868 B, but 1572864 B of the 1572864 B AllocatableTCM free "
                          "(largest block 1572864 B)"));
   // Exactly all of it fits.
@@ -115,35 +115,35 @@ TEST(KernelErrors, LoadingNextToWhatTheGemmWroteIsFine) {
 
 TEST(KernelErrors, StoreMistakesAreNamed) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.store({hbm(0), dtype::f32}, tl::tensor()); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: store of a tl::tensor that holds "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: store of a tl::tensor that holds "
                          "nothing"));
   const auto r = run_kernel_on_pe0([](tl::context& tl) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {2, 4});
     tl.store({hbm(4096), dtype::f16}, x);
   });
   EXPECT_EQ(r.run.error,
-            cpu_error(120125, "kernel k on sip0.cube0.pe0: store of a f32 tensor through a f16 "
+            cpu_error(test::launch_ps + 120125, "kernel k on sip0.cube0.pe0: store of a f32 tensor through a f16 "
                               "pointer (convert it first)"));
   const auto s = run_kernel_on_pe0([](tl::context& tl) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {2, 4});
     tl.store({hbm(4094), dtype::f32}, x);
   });
   EXPECT_EQ(s.run.error,
-            cpu_error(120125, "kernel k on sip0.cube0.pe0: store of 2x4 f32: address 0xffe (hbm "
+            cpu_error(test::launch_ps + 120125, "kernel k on sip0.cube0.pe0: store of 2x4 f32: address 0xffe (hbm "
                               "of sip0.cube0) is not aligned to its f32 elements (4 B)"));
 }
 
 TEST(KernelErrors, WaitingForACommandNeverIssuedIsAnError) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.wait(tl::handle{7}); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0.pe_cpu: command 7 was never issued"));
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0.pe_cpu: command 7 was never issued"));
 }
 
 TEST(KernelErrors, AGridAxisBeyondTwoIsAnError) {
   EXPECT_EQ(error_of([](tl::context& tl) { (void)tl.program_id(3); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: program_id(3): the grid has axes 0, 1 "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: program_id(3): the grid has axes 0, 1 "
                          "and 2"));
   EXPECT_EQ(error_of([](tl::context& tl) { (void)tl.num_programs(5); }),
-            cpu_error(0, "kernel k on sip0.cube0.pe0: num_programs(5): the grid has axes 0, 1 "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: num_programs(5): the grid has axes 0, 1 "
                          "and 2"));
 }
 
@@ -153,7 +153,7 @@ TEST(KernelErrors, TheKernelsOwnExceptionEndsTheRunNamingKernelAndPe) {
     throw std::runtime_error("row 3 is not sorted");
   });
   EXPECT_EQ(r.run.error,
-            cpu_error(120063, "kernel k on sip0.cube0.pe0.pe_cpu failed: row 3 is not sorted"));
+            cpu_error(test::launch_ps + 120063, "kernel k on sip0.cube0.pe0.pe_cpu failed: row 3 is not sorted"));
 }
 
 TEST(KernelErrors, AKernelMayCatchItsOwnKernelErrorAndGoOn) {

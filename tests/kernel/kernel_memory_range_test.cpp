@@ -59,7 +59,7 @@ TEST(KernelMemoryRange, ABlockWhoseRowsReachAnotherCubeIsRefused) {
   const auto r = run_kernel_on_pe0(
     [](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {2, 1, uint64_t{1} << 42}); });
   EXPECT_EQ(r.run.error,
-            "sip0.cube0.pe0.pe_cpu at t=0 ps: kernel k on sip0.cube0.pe0: load of 2x1 f32: "
+            "sip0.cube0.pe0.pe_cpu at t=6000 ps: kernel k on sip0.cube0.pe0: load of 2x1 f32: "
             "[0x0 (hbm of sip0.cube0), +17592186044420 B) runs past the end of sip0.cube0.hbm "
             "(68719476736 B; its last byte 0x100000000003 (hbm of sip0.cube1) is in no memory)");
 }

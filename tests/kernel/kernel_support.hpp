@@ -19,6 +19,10 @@
 
 namespace kb::test {
 
+/// The kernel launch on the default machine (DESIGN §4): M_CPU -> NOC 1 ns,
+/// the NOC's 4 ns, NOC -> PE_CPU 1 ns: the kernel starts at 6 ns.
+inline constexpr uint64_t launch_ps = 6000;
+
 std::string config_file(const std::string& name);
 
 using test_kernel = std::function<void(tl::context&)>;

@@ -2,6 +2,12 @@
 // timing model (DESIGN §4): default topology, 1 GHz, wires 1 ns, queue
 // depth 4, DMA setup 8 cycles, xbar 2 ns, HBM 512 GB/s / 100 ns, pe_dma<->xbar
 // 256 GB/s, xbar<->hbm 512 GB/s, TCM 512 GB/s, MAC 32x32, SIMD 64 lanes.
+//
+// Every run starts with the kernel launch (DESIGN §4): the M_CPU sends it at
+// 0, the m_cpu->noc link takes 1 ns, the NOC adds 4, the noc->pe_cpu link 1:
+// PE_CPU starts its program and issues at launch_ns = 6. The derivations
+// below count from that issue, as DESIGN's worked example does (which issues
+// at 0); after_launch() and launch_ps add the launch to them.
 
 #include "tests/pipeline/pipeline_support.hpp"
 
@@ -10,6 +16,9 @@
 namespace kb {
 namespace {
 
+using test::after_launch;
+using test::launch_ns;
+using test::launch_ps;
 using test::figure;
 using test::gemm;
 using test::math;
@@ -47,13 +56,13 @@ const std::string pe = "sip0.cube0.pe0";
 TEST(PipelineModel, SingleTileGemmMatchesTheWorkedExample) {
   auto r = run_pe0({gemm(128, 128, 128)});
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.issue_ps"), 0u);
-  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 3048000u);
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), (span{{2, 246}, {246, 490}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), (span{{491, 621}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), (span{{622, 2734}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{2735, 2801}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{2802, 3046}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.issue_ps"), launch_ps);
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 3048000u);
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), after_launch(span{{2, 246}, {246, 490}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), after_launch(span{{491, 621}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), after_launch(span{{622, 2734}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), after_launch(span{{2735, 2801}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), after_launch(span{{2802, 3046}}));
 }
 
 // A MATH tile, 128x128 f16 exp:
@@ -64,12 +73,12 @@ TEST(PipelineModel, SingleTileGemmMatchesTheWorkedExample) {
 TEST(PipelineModel, MathTileMatchesTheTimingModel) {
   auto r = run_pe0({math(math_op::exp, 128, 128)});
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), (span{{2, 246}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), (span{{247, 313}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::math)), (span{{314, 1342}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{1343, 1409}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{1410, 1654}}));
-  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 1656000u);
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), after_launch(span{{2, 246}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), after_launch(span{{247, 313}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::math)), after_launch(span{{314, 1342}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), after_launch(span{{1343, 1409}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), after_launch(span{{1410, 1654}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 1656000u);
 }
 
 // Two tiles along M (256x128x128): both tokens are fed at 1 and queue at the
@@ -84,12 +93,12 @@ TEST(PipelineModel, TileZeroComputesWhileTileOneIsInDma) {
   auto r = run_pe0({gemm(256, 128, 128)});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)),
-            (span{{2, 246}, {246, 490}, {490, 734}, {734, 978}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), (span{{491, 621}, {979, 1109}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), (span{{622, 2734}, {2734, 4846}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{2735, 2801}, {4847, 4913}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{2802, 3046}, {4914, 5158}}));
-  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 5160000u);
+            after_launch(span{{2, 246}, {246, 490}, {490, 734}, {734, 978}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::fetch)), after_launch(span{{491, 621}, {979, 1109}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), after_launch(span{{622, 2734}, {2734, 4846}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), after_launch(span{{2735, 2801}, {4847, 4913}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), after_launch(span{{2802, 3046}, {4914, 5158}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 5160000u);
   // From the trace: tile 0's GEMM overlaps tile 1's DMA reads.
   auto g0 = stages_of(r, stage_type::gemm)[0];
   auto d1 = stages_of(r, stage_type::dma_read)[3];
@@ -120,7 +129,8 @@ TEST(PipelineModel, BackpressureBlocksOnlyTheFeeder) {
   for (const auto& rec : r.records)
     if (rec.kind == trace_kind::sub_command_dispatched)
       times.push_back(rec.t.ps() / 1000);
-  EXPECT_EQ(times, (std::vector<uint64_t>{1, 1, 1, 1, 3}));
+  EXPECT_EQ(times, (std::vector<uint64_t>{launch_ns + 1, launch_ns + 1, launch_ns + 1,
+                                          launch_ns + 1, launch_ns + 3}));
   for (const char* lane : {"pe_dma:read", "pe_dma:write", "pe_fetch_store:fetch",
                            "pe_fetch_store:store", "pe_gemm:gemm"}) {
     std::string l = lane;
@@ -145,7 +155,7 @@ TEST(PipelineModel, FeedIsFifoAcrossCommands) {
   for (const auto& rec : r.records)
     if (rec.kind == trace_kind::sub_command_dispatched && rec.tag.context == 2)
       times.push_back(rec.t.ps() / 1000);
-  EXPECT_EQ(times.front(), 491u);
+  EXPECT_EQ(times.front(), launch_ns + 491u);
   // The DMA read channel serves command 1's tiles before command 2's.
   auto c1 = stages_of(r, stage_type::dma_read, 1);
   auto c2 = stages_of(r, stage_type::dma_read, 2);
@@ -163,8 +173,8 @@ TEST(PipelineModel, SimpleDmaCommandTakesTheWorkedExampleTime) {
   s.params.bytes = 32768;
   auto r = run_pe0({simple_command{s}});
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), (span{{2, 246}}));
-  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), 248000u);
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_read)), after_launch(span{{2, 246}}));
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 248000u);
   EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.tiles"), 1u);
 }
 
@@ -183,19 +193,19 @@ TEST(PipelineModel, SimpleGemmAndMathCommandsRunOnOneEngine) {
   m.params.op = math_op::exp;
   auto rg = run_pe0({simple_command{g}});
   ASSERT_EQ(rg.error, "");
-  EXPECT_EQ(spans_ns(stages_of(rg, stage_type::gemm)), (span{{2, 2114}}));
-  EXPECT_EQ(figure(rg, pe + ".pe_cpu", "cmd1.done_ps"), 2116000u);
+  EXPECT_EQ(spans_ns(stages_of(rg, stage_type::gemm)), after_launch(span{{2, 2114}}));
+  EXPECT_EQ(figure(rg, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 2116000u);
   auto rm = run_pe0({simple_command{m}});
   ASSERT_EQ(rm.error, "");
-  EXPECT_EQ(spans_ns(stages_of(rm, stage_type::math)), (span{{2, 1030}}));
-  EXPECT_EQ(figure(rm, pe + ".pe_cpu", "cmd1.done_ps"), 1032000u);
+  EXPECT_EQ(spans_ns(stages_of(rm, stage_type::math)), after_launch(span{{2, 1030}}));
+  EXPECT_EQ(figure(rm, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 1032000u);
 }
 
 TEST(PipelineModel, EpilogueOpWithoutScopeIsAClearError) {
   auto g = gemm(128, 128, 128);
   g.epilogue.push_back({math_op::relu, std::nullopt});
   auto r = run_pe0({g});
-  EXPECT_NE(r.error.find("sip0.cube0.pe0.pe_scheduler at t=1000 ps: command 1: "
+  EXPECT_NE(r.error.find("sip0.cube0.pe0.pe_scheduler at t=7000 ps: command 1: "
                          "generate_gemm_plan: epilogue op #0 'relu' has no scope"),
             std::string::npos)
     << r.error;
@@ -209,9 +219,9 @@ TEST(PipelineModel, OutputTileEpilogueRunsBetweenGemmAndStore) {
   g.epilogue.push_back({math_op::relu, epilogue_scope::output_tile});
   auto r = run_pe0({g});
   ASSERT_EQ(r.error, "");
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::math)), (span{{2735, 2995}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), (span{{2996, 3062}}));
-  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), (span{{3063, 3307}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::math)), after_launch(span{{2735, 2995}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), after_launch(span{{2996, 3062}}));
+  EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), after_launch(span{{3063, 3307}}));
 }
 
 struct hop {
@@ -231,7 +241,8 @@ std::vector<hop> hops(const driver_run& r) {
 }
 
 // Message hops of the worked example (kinds: 0 credit, 17 command, 16
-// token, 22 mem_read, 18 tile_done, 19 command_done): the command leaves
+// token, 22 mem_read, 18 tile_done, 19 command_done, 26 launch, 27
+// kernel_done), after the two hops of the launch: the command leaves
 // PE_CPU at 0 and arrives at 1; the token leaves the scheduler at 1 and
 // arrives at 2; the DMA read channel takes it at 2, so its credit arrives
 // back at 3; after the 8-cycle setup the read request leaves at 10 and
@@ -243,12 +254,19 @@ TEST(PipelineModel, MessageHopsAreTracedOnRequest) {
   auto h = hops(r);
   ASSERT_GE(h.size(), 6u);
   const std::string p = pe + ".";
-  EXPECT_EQ(h[0], (hop{p + "pe_cpu", p + "pe_scheduler", 17, 0, 1}));
-  EXPECT_EQ(h[1], (hop{p + "pe_scheduler", p + "pe_dma", 16, 1, 2}));
-  EXPECT_EQ(h[2], (hop{p + "pe_dma", p + "pe_scheduler", 0, 2, 3}));
-  EXPECT_EQ(h[3], (hop{p + "pe_dma", "sip0.cube0.xbar", 22, 10, 11}));
-  EXPECT_EQ(h[h.size() - 2], (hop{p + "pe_dma", p + "pe_scheduler", 18, 3046, 3047}));
-  EXPECT_EQ(h.back(), (hop{p + "pe_scheduler", p + "pe_cpu", 19, 3047, 3048}));
+  const uint64_t l = launch_ns;
+  const std::string c = "sip0.cube0.";
+  EXPECT_EQ(h[0], (hop{c + "m_cpu", c + "noc", 26, 0, 1}));    // the launch
+  EXPECT_EQ(h[1], (hop{c + "noc", p + "pe_cpu", 26, 1, 6})); // sent at 1, +4 +1
+  EXPECT_EQ(h[2], (hop{p + "pe_cpu", p + "pe_scheduler", 17, l + 0, l + 1}));
+  EXPECT_EQ(h[3], (hop{p + "pe_scheduler", p + "pe_dma", 16, l + 1, l + 2}));
+  EXPECT_EQ(h[4], (hop{p + "pe_dma", p + "pe_scheduler", 0, l + 2, l + 3}));
+  EXPECT_EQ(h[5], (hop{p + "pe_dma", "sip0.cube0.xbar", 22, l + 10, l + 11}));
+  EXPECT_EQ(h[h.size() - 4], (hop{p + "pe_dma", p + "pe_scheduler", 18, l + 3046, l + 3047}));
+  EXPECT_EQ(h[h.size() - 3], (hop{p + "pe_scheduler", p + "pe_cpu", 19, l + 3047, l + 3048}));
+  // The completion goes back the same way: NOC at l + 3049, +4 +1.
+  EXPECT_EQ(h[h.size() - 2], (hop{p + "pe_cpu", c + "noc", 27, l + 3048, l + 3049}));
+  EXPECT_EQ(h.back(), (hop{c + "noc", c + "m_cpu", 27, l + 3049, l + 3054}));
   EXPECT_TRUE(hops(run_pe0({gemm(128, 128, 128)})).empty());
 }
 

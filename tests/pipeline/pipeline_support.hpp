@@ -29,6 +29,20 @@ std::vector<stage_record> stages_of(const driver_run& r, stage_type type,
 /// [start, end] in ns of each record.
 std::vector<std::pair<uint64_t, uint64_t>> spans_ns(const std::vector<stage_record>& v);
 
+/// The kernel launch on the default machine (DESIGN §4): M_CPU -> NOC 1 ns,
+/// the NOC's 4 ns, NOC -> PE_CPU 1 ns; PE_CPU issues its first command then.
+inline constexpr uint64_t launch_ns = 6;
+inline constexpr uint64_t launch_ps = launch_ns * 1000;
+/// `spans` (ns, counted from the first issue) as the run shows them.
+inline std::vector<std::pair<uint64_t, uint64_t>>
+after_launch(std::vector<std::pair<uint64_t, uint64_t>> spans) {
+  for (auto& [a, b] : spans) {
+    a += launch_ns;
+    b += launch_ns;
+  }
+  return spans;
+}
+
 uint64_t figure(const driver_run& r, const std::string& node, const std::string& name);
 
 } // namespace kb::test

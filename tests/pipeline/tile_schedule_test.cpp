@@ -111,8 +111,9 @@ TEST(TileSchedule, AKTiledBodyHoldsAllKTilesOfAnOutputTile) {
 }
 
 TEST(TileSchedule, ModuloFeedReleasesOneBodyPerIi) {
-  // The command reaches the scheduler at 1 ns; body j leaves at 1 + 2112·j
-  // and its DMA read of A starts one wire later. The run ends as the FIFO
+  // The command reaches the scheduler 1 ns after the issue (at the launch,
+  // test::launch_ns); body j leaves 2112·j later and its DMA read of A starts
+  // one wire after that. The run ends as the FIFO
   // feed does (the pipeline is GEMM-bound either way), without feeder stall.
   const auto path = topology_with_scheduler(
     "pe_scheduler: {impl: pe_scheduler_v1, feed_policy: modulo}", "modulo_feed.yaml");
@@ -121,7 +122,7 @@ TEST(TileSchedule, ModuloFeedReleasesOneBodyPerIi) {
   const auto reads = test::stages_of(r, stage_type::dma_read);
   ASSERT_EQ(reads.size(), 32u);
   for (size_t j = 0; j < 16; ++j)
-    EXPECT_EQ(reads[2 * j].start.ps(), (2 + 2112 * j) * 1000) << "tile " << j;
+    EXPECT_EQ(reads[2 * j].start.ps(), (test::launch_ns + 2 + 2112 * j) * 1000) << "tile " << j;
   const std::string s = "sip0.cube0.pe0.pe_scheduler";
   EXPECT_EQ(test::figure(r, s, "feeder.stall_ps"), 0u);
   const auto fifo = test::run_pe0({test::gemm(512, 128, 512)});

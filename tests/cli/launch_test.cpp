@@ -1,0 +1,55 @@
+// Kernel launch and completion (DESIGN §4, issue 11): host -> M_CPU -> NOC
+// -> PE_CPU, each hop a link, and back. Default machine: m_cpu <-> noc and
+// noc <-> pe_cpu links 1 ns / 256 GB/s, NOC +4 ns to head and tail, a 64 B
+// descriptor per PE (xfer 0.25 ns on the 256 GB/s link).
+//
+// With host_latency_ns = 100, --pes 3, one 128^3 f16 tile each:
+//   the launch reaches the M_CPU at 100 ns; it sends PE0's descriptor at
+//   100, PE1's when the link is free at 100.25, PE2's at 100.5. Each
+//   reaches the NOC 1 ns later, leaves it 4 ns after that and its PE_CPU
+//   1 ns later: PE0 issues at 106, PE1 at 106.25, PE2 at 106.5.
+//   PE0 runs the DESIGN worked example alone at first: done 3048 ns after
+//   its issue, at 3154 ns (PE1 and PE2 wait for the shared HBM: 3218, 3282).
+//   The last completion leaves PE2's CPU at 3282, reaches the NOC at 3283,
+//   leaves it at 3287, the M_CPU at 3288 (the run's last event), and the
+//   host 100 ns later: the kernel's latency is 3388 ns.
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+using ::testing::HasSubstr;
+using test::run_kernbench;
+
+TEST(Launch, GoesHostMCpuNocPeCpuAndBack) {
+  const auto r = run_kernbench(
+    "run --M 128 --K 128 --N 128 --pes 3 --set cube.m_cpu.host_latency_ns=100 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe0     cmd 1        1 tiles  issue          106 ns  "
+                               "done         3154 ns  latency         3048 ns\n"));
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe1     cmd 1        1 tiles  issue      106.250 ns"));
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe2     cmd 1        1 tiles  issue      106.500 ns  "
+                               "done         3282 ns"));
+  EXPECT_THAT(r.out, HasSubstr("\nsimulated time: 3288 ns\nkernel latency: 3388 ns (host launch "
+                               "-> host receipt of the last completion, through M_CPU and NOC)\n"));
+}
+
+TEST(Launch, AKernelRunReportsItsLatencyAsTheHostSeesIt) {
+  // One program on PE0: a 64x64x64 GEMM (block_m 64, tile 64), issued at
+  // its launch (6 ns) and done 872 ns later: the kernel returns at 878 ns;
+  // its completion reaches the M_CPU 1 + 4 + 1 ns later, and the host
+  // (host_latency_ns 0) then: 884 ns.
+  const auto r = run_kernbench("run --kernel gemm --pes 1 --arg M=64 --arg K=64 --arg N=64 "
+                               "--arg block_m=64 --arg tile=64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  simulated time  0.878 us (the last kernel's return)\n"
+                               "  kernel latency  0.884 us (host launch -> host receipt of the "
+                               "last completion)\n"));
+}
+
+} // namespace
+} // namespace kb
