@@ -50,18 +50,14 @@ void forwarder_node::forward_in_cube(sim_event& ev) {
                                            ? "launch"
                                            : "completion",
                                          to));
-  outgoing m;
-  m.kind = ev.kind;
-  m.head = now() + latency_;
-  m.tail = ev.tail + latency_;
-  m.bytes = ev.bytes;
-  m.arg0 = ev.arg0;
-  send_on(*link, std::move(m));
+  pass_on(*link, ev);
 }
 
 void forwarder_node::forward(node_id toward, sim_event& ev) {
-  const uint32_t link =
-    port_.link_toward(id(), toward, [this](node_id n) { return find_link_to(n); });
+  pass_on(port_.link_toward(id(), toward, [this](node_id n) { return find_link_to(n); }), ev);
+}
+
+void forwarder_node::pass_on(uint32_t link, sim_event& ev) {
   outgoing m;
   m.kind = ev.kind;
   m.head = now() + latency_;

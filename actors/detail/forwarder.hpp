@@ -34,6 +34,8 @@ private:
   void forward(node_id toward, sim_event& ev);
   /// A kernel launch (to a PE_CPU) or completion (to the M_CPU) of the cube.
   void forward_in_cube(sim_event& ev);
+  /// Sends `ev` on over `link`, its head and tail later by this latency.
+  void pass_on(uint32_t link, sim_event& ev);
 
   SimTime latency_;
   fabric_port port_;
