@@ -400,7 +400,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->capture_default_str()
     ->check(CLI::Range(1, 1000000));
   cmd->add_option("--pes", c->pes,
-                  "PEs running the driver: the first N in id order, or 'all' (every PE "
+                  "PEs running the driver: the first N by SIP, cube and PE number, or 'all' (every PE "
                   "of every cube and SIP; operands in each PE's own cube's HBM); with "
                   "--kernel the PEs the grid is dealt to (default there: all)")
     ->capture_default_str()

@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
+#include <tuple>
 #include <string_view>
 
 namespace kb {
@@ -42,6 +44,15 @@ std::vector<std::string> pe_prefixes(const topology_spec& topo) {
   for (const auto& n : topo.nodes)
     if (n.kind == "pe_cpu")
       out.push_back(n.id.substr(0, n.id.rfind('.')));
+  // By SIP, cube and PE number (pe2 before pe10), as a user counts them;
+  // names of another form keep their place after those.
+  auto key = [](const std::string& p) {
+    unsigned s = 0, c = 0, e = 0;
+    const bool ok = std::sscanf(p.c_str(), "sip%u.cube%u.pe%u", &s, &c, &e) == 3;
+    return std::make_tuple(!ok, s, c, e);
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
   return out;
 }
 

@@ -95,7 +95,8 @@ driver_run run_driver(const std::string& topology_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       size_t threads, bool record = true, bool trace_hops = false);
 
-/// PE prefixes ("sip0.cube0.pe0", ...) of a topology, in id order.
+/// PE prefixes ("sip0.cube0.pe0", ...) of a topology, by SIP, cube and PE
+/// number (pe2 before pe10).
 std::vector<std::string> pe_prefixes(const topology_spec& topo);
 
 } // namespace kb

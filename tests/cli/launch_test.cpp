@@ -38,6 +38,21 @@ TEST(Launch, GoesHostMCpuNocPeCpuAndBack) {
                                "-> host receipt of the last completion, through M_CPU and NOC)\n"));
 }
 
+TEST(Launch, PesAreCountedByNumberAndLaunchedInThatOrder) {
+  // --pes 12 on a 64-PE cube: pe0..pe11 (not pe0, pe1, pe10, ... as names
+  // sort); their descriptors leave the M_CPU 0.25 ns apart in that order,
+  // so pe10 issues at 6 + 10 x 0.25 = 8.5 ns and pe11 at 8.75 ns.
+  const auto r = run_kernbench("run --topology " + test::source_dir() +
+                               "/config/scale/1sip_4cube_64pe.yaml --pes 12 --M 64 --K 64 "
+                               "--N 64 --tile 64 64 64 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe9     cmd 1        1 tiles  issue        8.250 ns"));
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe10    cmd 1        1 tiles  issue        8.500 ns"));
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe11    cmd 1        1 tiles  issue        8.750 ns"));
+  EXPECT_EQ(r.out.find("sip0.cube0.pe12 "), std::string::npos);
+  EXPECT_LT(r.out.find("sip0.cube0.pe2 "), r.out.find("sip0.cube0.pe10 "));
+}
+
 TEST(Launch, AKernelRunReportsItsLatencyAsTheHostSeesIt) {
   // One program on PE0: a 64x64x64 GEMM (block_m 64, tile 64), issued at
   // its launch (6 ns) and done 872 ns later: the kernel returns at 878 ns;
