@@ -26,7 +26,6 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   recv_events_.assign(init_.shards, 0);
   ack_sent_.assign(init_.shards, 0);
   unacked_.resize(init_.shards);
-  floor_.assign(init_.shards, SimTime::zero());
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
@@ -213,10 +212,8 @@ void hub::on_peer(event_batch& b) {
     return;
   // A promise may be lower than the last one when it accounts for events
   // from here (it excludes this shard's own promise, ADR-0014); the
-  // reply bounds of those events kept it safe until now. Never below an
-  // LBTS jump's floor, though: a promise sent before the jump may arrive
-  // after it.
-  promise_in_[b.from] = std::max(b.time, floor_[b.from]);
+  // reply bounds of those events kept it safe until now.
+  promise_in_[b.from] = b.time;
   auto& wait = unacked_[b.from];
   while (!wait.empty() && wait.front().upto <= b.acked)
     wait.pop_front();
@@ -364,17 +361,6 @@ void hub::send_promises(SimTime local) {
   // may still come from a shard other than s, plus the cut's lookahead.
   // s's own promise is left out: whatever s sends here and this shard sends
   // back, s bounds itself by until this shard acknowledges it (ADR-0014).
-  // First the reply bounds of every batch this call sends: a promise to s
-  // must cover what a shard r != s may answer to events sent to r now.
-  for (uint32_t s = 0; s < init_.shards; ++s) {
-    if (s == init_.shard || peer_out_[s].empty())
-      continue;
-    SimTime first = SimTime::infinity();
-    for (const auto& e : peer_out_[s])
-      first = std::min(first, e.t);
-    sent_events_[s] += peer_out_[s].size();
-    unacked_[s].push_back({sent_events_[s], first + init_.cut_in[s]});
-  }
   for (uint32_t s = 0; s < init_.shards; ++s) {
     if (s == init_.shard)
       continue;
@@ -394,6 +380,11 @@ void hub::send_promises(SimTime local) {
     } else {
       ++stats_.peer_msgs;
       ++batches_sent_;
+      SimTime first = SimTime::infinity();
+      for (const auto& e : b.events)
+        first = std::min(first, e.t);
+      sent_events_[s] += b.events.size();
+      unacked_[s].push_back({sent_events_[s], first + init_.cut_in[s]});
     }
     promise_sent_[s] = p;
     send(peers_[s], std::move(b));

@@ -124,7 +124,6 @@ private:
   std::vector<uint64_t> recv_events_;
   std::vector<uint64_t> ack_sent_;
   std::vector<std::deque<unacked>> unacked_;
-  std::vector<SimTime> floor_; ///< per shard: the last LBTS jump's bound on it
   SimTime end_ = SimTime::infinity();
   SimTime last_window_;
   size_t outstanding_ = 0;

@@ -92,7 +92,6 @@ void hub::apply_jump(SimTime lbts) {
   for (uint32_t r = 0; r < init_.shards; ++r)
     if (r != init_.shard) {
       const SimTime floor = lbts + init_.cut_in[r];
-      floor_[r] = std::max(floor_[r], floor);
       promise_in_[r] = std::max(promise_in_[r], floor);
       for (unacked& u : unacked_[r])
         u.reply = std::max(u.reply, floor);
