@@ -26,7 +26,6 @@
 #include <caf/response_promise.hpp>
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -73,13 +72,7 @@ private:
   void try_advance(SimTime local);
   void make_live(node_id id);
   SimTime local_min() const;
-  /// The earliest time anything may still arrive from shard `r`: its
-  /// promise, or sooner a reply to events sent to it that it has not
-  /// acknowledged yet (ADR-0014).
-  SimTime bound_from(uint32_t r) const;
-  /// The minimum of bound_from over every other shard (the safe time), or
-  /// over every other shard but `except`.
-  SimTime promise_in_min(uint32_t except = UINT32_MAX) const;
+  SimTime promise_in_min() const;
   bool peers_known() const;
   void fail(std::string why);
   void collect();
@@ -112,18 +105,6 @@ private:
   std::vector<char> handed_in_;               // shard 0: parts collected
   std::vector<SimTime> promise_in_;           // per shard
   std::vector<SimTime> promise_sent_;         // per shard
-  // Promises exclude their addressee (ADR-0014): per shard, the events sent
-  // to it and received from it, what it was last told it had sent, and the
-  // batches it has not acknowledged (events up to `upto`; `reply`: the
-  // earliest time a reaction to them can arrive here).
-  struct unacked {
-    uint64_t upto;
-    SimTime reply;
-  };
-  std::vector<uint64_t> sent_events_;
-  std::vector<uint64_t> recv_events_;
-  std::vector<uint64_t> ack_sent_;
-  std::vector<std::deque<unacked>> unacked_;
   SimTime end_ = SimTime::infinity();
   SimTime last_window_;
   size_t outstanding_ = 0;

@@ -90,12 +90,8 @@ void hub::apply_jump(SimTime lbts) {
   // Nothing anywhere happens before `lbts`: a message from shard r can
   // arrive no earlier than lbts plus the shortest link from r to here.
   for (uint32_t r = 0; r < init_.shards; ++r)
-    if (r != init_.shard) {
-      const SimTime floor = lbts + init_.cut_in[r];
-      promise_in_[r] = std::max(promise_in_[r], floor);
-      for (unacked& u : unacked_[r])
-        u.reply = std::max(u.reply, floor);
-    }
+    if (r != init_.shard)
+      promise_in_[r] = std::max(promise_in_[r], lbts + init_.cut_in[r]);
   if (running_ && outstanding_ == 0 && !done_)
     after_window();
 }

@@ -31,9 +31,6 @@ struct event_batch {
   std::vector<sim_event> events;
   uint32_t from = 0;      ///< peer: sending rank
   bool final = false;     ///< peer: sender is done up to the end time
-  /// peer: events the sender has received from the addressee so far (its
-  /// promise accounts for all of them; ADR-0014).
-  uint64_t acked = 0;
   std::string error;      ///< report: why the node failed (empty if fine)
 };
 
