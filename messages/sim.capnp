@@ -34,4 +34,6 @@ struct Batch {
   from   @3 :UInt32;   # peer batch: sending process rank
   final  @4 :Bool;     # peer batch: sender has nothing left before the end
   error  @6 :Text;     # report: a node's failure, named and explained
+  acked  @7 :UInt64;   # peer batch: events the sender has received from the
+                       # addressee so far (ADR-0014)
 }

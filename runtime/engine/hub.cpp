@@ -22,13 +22,20 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   promise_in_.assign(init_.shards, SimTime::zero());
   promise_in_[init_.shard] = SimTime::infinity();
   promise_sent_.assign(init_.shards, SimTime::zero());
+  sent_events_.assign(init_.shards, 0);
+  recv_events_.assign(init_.shards, 0);
+  ack_sent_.assign(init_.shards, 0);
+  unacked_.resize(init_.shards);
+  floor_.assign(init_.shards, SimTime::zero());
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
     rounds_ = std::make_unique<lbts_rounds>(init_.shards);
-  if (!init_.direct.empty())
+  if (!init_.direct.empty()) {
     loop_ = std::make_unique<shard_loop>(init_.shard, std::move(init_.direct),
                                          init_.owner, peer_out_);
+    loop_->set_reply_latency(init_.cut_in);
+  }
   for (node_id id : local_)
     monitor(init_.nodes[id]);
   set_down_handler([this](caf::down_msg& dm) { on_down(dm); });
@@ -44,7 +51,7 @@ void hub::on_down(const caf::down_msg& dm) {
     // unless this is shard 0 and it still holds that shard's results.
     if (init_.shard == 0 && r < handed_in_.size() && handed_in_[r])
       return;
-    const bool harmless = running_ && promise_in_[r] >= end_ && init_.shard != 0;
+    const bool harmless = running_ && bound_from(r) >= end_ && init_.shard != 0;
     peers_[r] = nullptr; // gone: never ask it for anything again
     lost_.push_back(r);  // its nodes' results are lost with it
     if (!harmless)
@@ -104,6 +111,7 @@ caf::behavior hub::make_behavior() {
         start();
     },
     [this](stuck_atom, uint32_t) { on_stuck_notice(); },
+    [this](watch_atom) { on_watch(); },
     [this](probe_atom, uint64_t round) {
       ++stats_.lbts_msgs;
       send(peers_[0], snapshot(round));
@@ -204,7 +212,16 @@ void hub::on_report(event_batch& b) {
 void hub::on_peer(event_batch& b) {
   if (b.from >= init_.shards)
     return;
-  promise_in_[b.from] = std::max(promise_in_[b.from], b.time);
+  // A promise may be lower than the last one when it accounts for events
+  // from here (it excludes this shard's own promise, ADR-0014); the
+  // reply bounds of those events kept it safe until now. Never below an
+  // LBTS jump's floor, though: a promise sent before the jump may arrive
+  // after it.
+  promise_in_[b.from] = std::max(b.time, floor_[b.from]);
+  auto& wait = unacked_[b.from];
+  while (!wait.empty() && wait.front().upto <= b.acked)
+    wait.pop_front();
+  recv_events_[b.from] += b.events.size();
   if (!b.events.empty())
     ++batches_recv_;
   for (const auto& e : b.events)
@@ -326,24 +343,51 @@ SimTime hub::local_min() const {
   return t;
 }
 
-SimTime hub::promise_in_min() const {
-  return *std::min_element(promise_in_.begin(), promise_in_.end());
+SimTime hub::bound_from(uint32_t r) const {
+  SimTime t = promise_in_[r];
+  for (const unacked& u : unacked_[r])
+    t = std::min(t, u.reply);
+  return t;
+}
+
+SimTime hub::promise_in_min(uint32_t except) const {
+  SimTime t = SimTime::infinity();
+  for (uint32_t r = 0; r < init_.shards; ++r)
+    if (r != init_.shard && r != except)
+      t = std::min(t, bound_from(r));
+  return t;
 }
 
 void hub::send_promises(SimTime local) {
   if (init_.shards == 1)
     return;
-  const SimTime lb = std::min(local, promise_in_min());
+  // To shard s: nothing before the earliest local event or anything that
+  // may still come from a shard other than s, plus the cut's lookahead.
+  // s's own promise is left out: whatever s sends here and this shard sends
+  // back, s bounds itself by until this shard acknowledges it (ADR-0014).
+  // First the reply bounds of every batch this call sends: a promise to s
+  // must cover what a shard r != s may answer to events sent to r now.
+  for (uint32_t s = 0; s < init_.shards; ++s) {
+    if (s == init_.shard || peer_out_[s].empty())
+      continue;
+    SimTime first = SimTime::infinity();
+    for (const auto& e : peer_out_[s])
+      first = std::min(first, e.t);
+    sent_events_[s] += peer_out_[s].size();
+    unacked_[s].push_back({sent_events_[s], first + init_.cut_in[s]});
+  }
   for (uint32_t s = 0; s < init_.shards; ++s) {
     if (s == init_.shard)
       continue;
-    const SimTime p = lb + init_.cut_lookahead[s];
-    if (peer_out_[s].empty() && p <= promise_sent_[s])
+    const SimTime p = std::min(local, promise_in_min(s)) + init_.cut_lookahead[s];
+    if (peer_out_[s].empty() && p <= promise_sent_[s] && recv_events_[s] == ack_sent_[s])
       continue;
     event_batch b;
     b.kind = batch_kind::peer;
     b.time = p;
     b.from = init_.shard;
+    b.acked = recv_events_[s];
+    ack_sent_[s] = recv_events_[s];
     b.events.swap(peer_out_[s]);
     peer_out_[s] = spare();
     if (b.events.empty()) {

@@ -26,6 +26,7 @@
 #include <caf/response_promise.hpp>
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -72,7 +73,13 @@ private:
   void try_advance(SimTime local);
   void make_live(node_id id);
   SimTime local_min() const;
-  SimTime promise_in_min() const;
+  /// The earliest time anything may still arrive from shard `r`: its
+  /// promise, or sooner a reply to events sent to it that it has not
+  /// acknowledged yet (ADR-0014).
+  SimTime bound_from(uint32_t r) const;
+  /// The minimum of bound_from over every other shard (the safe time), or
+  /// over every other shard but `except`.
+  SimTime promise_in_min(uint32_t except = UINT32_MAX) const;
   bool peers_known() const;
   void fail(std::string why);
   void collect();
@@ -82,6 +89,9 @@ private:
   // -- LBTS when every shard is stuck (lbts_rounds.hpp) --
   hub_snapshot snapshot(uint64_t round) const;
   void note_stuck();
+  void send_notice();
+  void arm_watch();
+  void on_watch();
   void on_stuck_notice();
   void start_round();
   void on_snapshot(const hub_snapshot& s);
@@ -105,6 +115,19 @@ private:
   std::vector<char> handed_in_;               // shard 0: parts collected
   std::vector<SimTime> promise_in_;           // per shard
   std::vector<SimTime> promise_sent_;         // per shard
+  // Promises exclude their addressee (ADR-0014): per shard, the events sent
+  // to it and received from it, what it was last told it had sent, and the
+  // batches it has not acknowledged (events up to `upto`; `reply`: the
+  // earliest time a reaction to them can arrive here).
+  struct unacked {
+    uint64_t upto;
+    SimTime reply;
+  };
+  std::vector<uint64_t> sent_events_;
+  std::vector<uint64_t> recv_events_;
+  std::vector<uint64_t> ack_sent_;
+  std::vector<std::deque<unacked>> unacked_;
+  std::vector<SimTime> floor_; ///< per shard: the last LBTS jump's bound on it
   SimTime end_ = SimTime::infinity();
   SimTime last_window_;
   size_t outstanding_ = 0;
@@ -122,6 +145,9 @@ private:
   bool stuck_ = false;
   uint32_t stuck_repeats_ = 0;    // blocked retries without a window
   hub_snapshot last_notice_;
+  bool watch_armed_ = false;      // a watch_atom is on its way
+  uint64_t watch_windows_ = 0;    // windows when it was sent
+  std::chrono::milliseconds watch_delay_{1};
   uint64_t batches_sent_ = 0;     // event-carrying peer batches
   uint64_t batches_recv_ = 0;
   std::unique_ptr<lbts_rounds> rounds_; // shard 0 only

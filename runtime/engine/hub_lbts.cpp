@@ -28,6 +28,7 @@ void hub::note_stuck() {
   if (!stuck_) {
     stuck_ = true;
     stuck_repeats_ = 0;
+    arm_watch();
     return;
   }
   if (++stuck_repeats_ < 2)
@@ -38,12 +39,44 @@ void hub::note_stuck() {
       now.windows == last_notice_.windows)
     return;
   last_notice_ = now;
+  send_notice();
+}
+
+void hub::send_notice() {
   if (init_.shard == 0) {
     on_stuck_notice();
-  } else {
+  } else if (peers_[0]) {
     ++stats_.lbts_msgs;
     send(peers_[0], stuck_atom_v, init_.shard);
   }
+}
+
+void hub::arm_watch() {
+  // Liveness does not rest on promises still flowing: a shard that stays
+  // blocked with nothing changing tells shard 0 again after a while of wall
+  // time (1 ms, doubling up to 1 s). A notice only starts an LBTS round,
+  // which is safe at any moment, so results never depend on the timing.
+  if (init_.shards == 1 || watch_armed_)
+    return;
+  watch_armed_ = true;
+  watch_windows_ = stats_.windows;
+  delayed_send(this, watch_delay_, watch_atom_v);
+}
+
+void hub::on_watch() {
+  watch_armed_ = false;
+  if (!running_ || done_ || collected_ || !stuck_) {
+    watch_delay_ = std::chrono::milliseconds(1);
+    return;
+  }
+  if (stats_.windows != watch_windows_) {
+    watch_delay_ = std::chrono::milliseconds(1); // progress: start afresh
+  } else {
+    last_notice_ = snapshot(0);
+    send_notice();
+    watch_delay_ = std::min(watch_delay_ * 2, std::chrono::milliseconds(1000));
+  }
+  arm_watch();
 }
 
 void hub::on_stuck_notice() {
@@ -82,7 +115,14 @@ void hub::on_snapshot(const hub_snapshot& s) {
       ++stats_.lbts_msgs;
       send(peers_[r], jump_atom_v, v.lbts.ps());
     }
+    // A notice that came during this round may come from a shard that
+    // changed after its snapshot was taken (shard 0's own is taken first):
+    // it will not notice again while it stays as it is, so run a round for
+    // it. Found as a hang after every command was done (issue 13).
+    const bool again = notice_in_round_;
     apply_jump(v.lbts);
+    if (again && !rounds_->running() && running_ && !collected_)
+      start_round();
   }
 }
 
@@ -90,8 +130,13 @@ void hub::apply_jump(SimTime lbts) {
   // Nothing anywhere happens before `lbts`: a message from shard r can
   // arrive no earlier than lbts plus the shortest link from r to here.
   for (uint32_t r = 0; r < init_.shards; ++r)
-    if (r != init_.shard)
-      promise_in_[r] = std::max(promise_in_[r], lbts + init_.cut_in[r]);
+    if (r != init_.shard) {
+      const SimTime floor = lbts + init_.cut_in[r];
+      floor_[r] = std::max(floor_[r], floor);
+      promise_in_[r] = std::max(promise_in_[r], floor);
+      for (unacked& u : unacked_[r])
+        u.reply = std::max(u.reply, floor);
+    }
   if (running_ && outstanding_ == 0 && !done_)
     after_window();
 }

@@ -49,6 +49,7 @@ std::vector<char> encode_batch(const event_batch& b) {
   root.setTime(b.time.ps());
   root.setFrom(b.from);
   root.setFinal(b.final);
+  root.setAcked(b.acked);
   if (!b.error.empty())
     root.setError(b.error);
   auto evs = root.initEvents(static_cast<unsigned>(b.events.size()));
@@ -101,6 +102,7 @@ event_batch decode_batch(const std::vector<char>& bytes) {
   b.time = SimTime{root.getTime()};
   b.from = root.getFrom();
   b.final = root.getFinal();
+  b.acked = root.getAcked();
   b.error = root.getError().cStr();
   auto evs = root.getEvents();
   b.events.reserve(evs.size());

@@ -31,6 +31,9 @@ struct event_batch {
   std::vector<sim_event> events;
   uint32_t from = 0;      ///< peer: sending rank
   bool final = false;     ///< peer: sender is done up to the end time
+  /// peer: events the sender has received from the addressee so far (its
+  /// promise accounts for all of them; ADR-0014).
+  uint64_t acked = 0;
   std::string error;      ///< report: why the node failed (empty if fine)
 };
 
@@ -156,4 +159,5 @@ CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
   CAF_ADD_ATOM(kernbench, kb, jump_atom, "jump")
   CAF_ADD_ATOM(kernbench, kb, join_timeout_atom, "joinTmo")
   CAF_ADD_ATOM(kernbench, kb, continue_atom, "continue")
+  CAF_ADD_ATOM(kernbench, kb, watch_atom, "watch")
 CAF_END_TYPE_ID_BLOCK(kernbench)

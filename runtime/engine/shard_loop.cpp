@@ -37,7 +37,8 @@ std::string shard_loop::start() {
 
 size_t shard_loop::run(SimTime until, size_t budget, std::string& error) {
   size_t handled = 0;
-  while (handled < budget && !queue_.empty() && queue_.top_time() < until) {
+  horizon_ = until;
+  while (handled < budget && !queue_.empty() && queue_.top_time() < horizon_) {
     sim_event ev = queue_.pop();
     node* n = nodes_[ev.dst];
     last_ = ev.t;
@@ -56,8 +57,11 @@ void shard_loop::deliver(sim_event&& ev) {
   const uint32_t s = ev.dst < owner_.size() ? owner_[ev.dst] : shard_;
   if (s == shard_ && ev.dst < nodes_.size() && nodes_[ev.dst])
     queue_.push(std::move(ev));
-  else if (s != shard_)
+  else if (s != shard_) {
+    if (s < reply_.size())
+      horizon_ = std::min(horizon_, ev.t + reply_[s]);
     peer_out_[s].push_back(std::move(ev));
+  }
   else
     throw std::logic_error(fmt::format("message to unknown node id {}", ev.dst));
 }

@@ -33,8 +33,13 @@ public:
   /// order. Returns the first failure ("<node> at t=0 ps: <why>"), or "".
   std::string start();
   /// Runs events with t < `until`, at most `budget` of them. Returns the
-  /// number handled; on a node's failure sets `error` and stops.
+  /// number handled; on a node's failure sets `error` and stops. An event
+  /// sent to shard s at t lowers `until` to t + reply(s) for the rest of the
+  /// call: s may answer it that soon (its promise does not cover what it
+  /// has not received yet; ADR-0014).
   size_t run(SimTime until, size_t budget, std::string& error);
+  /// Per shard: the shortest link from it into this shard.
+  void set_reply_latency(std::vector<SimTime> reply) { reply_ = std::move(reply); }
 
   /// Time of the earliest pending event (infinity if none).
   SimTime next_time() const {
@@ -55,6 +60,8 @@ private:
   std::vector<std::vector<sim_event>>& peer_out_;
   event_queue queue_;
   SimTime last_;
+  std::vector<SimTime> reply_;                  // per shard
+  SimTime horizon_ = SimTime::infinity();       // `until`, lowered by sends out
 };
 
 } // namespace kb
