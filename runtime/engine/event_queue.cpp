@@ -16,13 +16,47 @@ void event_queue::push(sim_event ev) {
   }
   const sim_event& e = slots_[slot];
   heap_.push_back({e.t, e.seq, e.src, slot});
-  std::push_heap(heap_.begin(), heap_.end(), after{});
+  sift_up(heap_.size() - 1);
+}
+
+void event_queue::sift_up(size_t i) {
+  const entry x = heap_[i];
+  while (i > 0) {
+    const size_t parent = (i - 1) / 4;
+    if (!after{}(heap_[parent], x))
+      break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = x;
+}
+
+void event_queue::sift_down(size_t i) {
+  const size_t n = heap_.size();
+  const entry x = heap_[i];
+  for (;;) {
+    const size_t first = 4 * i + 1;
+    if (first >= n)
+      break;
+    const size_t last = std::min(first + 4, n);
+    size_t m = first;
+    for (size_t c = first + 1; c < last; ++c)
+      if (after{}(heap_[m], heap_[c]))
+        m = c;
+    if (!after{}(x, heap_[m]))
+      break;
+    heap_[i] = heap_[m];
+    i = m;
+  }
+  heap_[i] = x;
 }
 
 sim_event event_queue::pop() {
-  std::pop_heap(heap_.begin(), heap_.end(), after{});
-  const uint32_t slot = heap_.back().slot;
+  const uint32_t slot = heap_.front().slot;
+  heap_.front() = heap_.back();
   heap_.pop_back();
+  if (!heap_.empty())
+    sift_down(0);
   free_.push_back(slot);
   // The next top is most likely the next event handled: start fetching it
   // while this one is handled (a node's slots are usually cold in cache).
