@@ -38,6 +38,7 @@ struct run_cli {
   std::string peers;        // HOST:PORT,... of `kernbench peer` processes
   std::string wire_stats;   // workers: where to leave the cross-process counters
   bool record = false;      // workers: record because rank 0 writes --json/--trace
+  bool ship_ops = false;    // workers: ship the op log's records to rank 0
   // -- kernels (runtime/cli/kernel_cli.cpp) --
   std::string kernel;                ///< set: run this kernel instead of --op
   std::vector<std::string> args;     ///< --arg KEY=VALUE

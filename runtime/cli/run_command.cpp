@@ -12,6 +12,7 @@
 #include "runtime/predict/service_model.hpp"
 #include "runtime/address.hpp"
 #include "runtime/host/driver_data.hpp"
+#include "runtime/kernel/op_shipper.hpp"
 #include "runtime/host/placement.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/config/impl_registry.hpp"
@@ -94,6 +95,8 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.emplace_back("--trace-hops");
   if (!c.json.empty() || !c.trace.empty() || c.record)
     a.emplace_back("--record");
+  if (data_request_of(c).wants_results())
+    a.emplace_back("--ship-ops");
   return a;
 }
 
@@ -217,11 +220,10 @@ int run(const run_cli& c) {
   const data_request data = data_request_of(c);
   driver_data dd;
   std::unique_ptr<data_session> session;
-  if (data.wants_results()) {
-    if (c.procs > 1 || !c.peers.empty() || c.rank > 0)
-      throw std::invalid_argument(
-        "--verify, --dump-tensors, --oplog, --op-digests: not with --procs > 1 or --peers yet "
-        "(the op log of a split run is not merged)");
+  if (data.wants_results() && c.rank == 0) {
+    // A split run writes one op log here: the other processes ship their
+    // nodes' records with their summaries (--ship-ops), merged in op_key
+    // order, so it is the same bytes as a one-process run's.
     std::vector<pe_command> first;
     for (uint32_t p = 0; p < pes.size(); ++p)
       first.push_back(programs[pes[p]]->commands.front());
@@ -237,6 +239,8 @@ int run(const run_cli& c) {
   driver_options opts;
   opts.deploy = dd.image;
   opts.ops = session ? session->sink() : nullptr;
+  if (c.rank > 0 && c.ship_ops)
+    opts.ops = std::make_shared<op_shipper>();
   opts.threads = c.threads;
   opts.delivery = *delivery;
   opts.partition = c.partition;
@@ -368,6 +372,7 @@ int run(const run_cli& c) {
                    run_csv_fields(rep, compute_metrics(rep)));
   if (!session)
     return 0;
+  session->absorb(result.nodes);
   fmt::print("\ndata\n");
   return print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
     return dd.expected.at(name);
@@ -463,6 +468,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->group("");
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");
   cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
+  cmd->add_flag("--ship-ops", c->ship_ops, "ship op records to rank 0 (worker processes)")->group("");
   cmd->add_option("--kernel", c->kernel,
                   "run a kernel by name instead of --op: shipped (gemm, softmax, ...) or "
                   "from a --kernel-lib (`kernbench list-kernels` lists them); see --arg")

@@ -4,6 +4,7 @@
 
 #include <capnp/message.h>
 #include <capnp/serialize-packed.h>
+#include <capnp/serialize.h>
 #include <fmt/format.h>
 #include <kj/io.h>
 
@@ -102,6 +103,26 @@ op_record from_wire(wire::OpRecord::Reader w, const std::vector<std::string>& na
   return r;
 }
 
+void fill_batch(const std::vector<op_record>& ops, wire::OpBatch::Builder batch) {
+  auto list = batch.initRecords(static_cast<unsigned>(ops.size()));
+  name_table names;
+  for (unsigned i = 0; i < ops.size(); ++i)
+    to_wire(ops[i], list[i], names);
+  auto ns = batch.initNames(static_cast<unsigned>(names.names.size()));
+  for (unsigned i = 0; i < names.names.size(); ++i)
+    ns.set(i, *names.names[i]);
+}
+
+void read_batch(wire::OpBatch::Reader b, std::vector<op_record>& out) {
+  std::vector<std::string> names;
+  for (auto n : b.getNames())
+    names.emplace_back(n.cStr());
+  auto recs = b.getRecords();
+  out.reserve(out.size() + recs.size());
+  for (auto w : recs)
+    out.push_back(from_wire(w, names));
+}
+
 capnp::ReaderOptions reader_options() {
   capnp::ReaderOptions o;
   o.traversalLimitInWords = uint64_t{1} << 32; // one batch; far above 4096 records
@@ -152,14 +173,7 @@ void oplog_writer::write_batch_locked() {
     return;
   try {
     capnp::MallocMessageBuilder m;
-    auto batch = m.initRoot<wire::OpLogPart>().initBatch();
-    auto list = batch.initRecords(static_cast<unsigned>(pending_.size()));
-    name_table names;
-    for (unsigned i = 0; i < pending_.size(); ++i)
-      to_wire(pending_[i], list[i], names);
-    auto ns = batch.initNames(static_cast<unsigned>(names.names.size()));
-    for (unsigned i = 0; i < names.names.size(); ++i)
-      ns.set(i, *names.names[i]);
+    fill_batch(pending_, m.initRoot<wire::OpLogPart>().initBatch());
     impl_->write(m);
   } catch (const kj::Exception& e) {
     throw std::runtime_error(fmt::format("{}: writing the op log failed: {}", path_,
@@ -255,17 +269,9 @@ bool oplog_reader::load_batch() {
           fail("bytes after the end marker");
         ended_ = true;
         return false;
-      case wire::OpLogPart::BATCH: {
-        auto b = root.getBatch();
-        std::vector<std::string> names;
-        for (auto n : b.getNames())
-          names.emplace_back(n.cStr());
-        auto recs = b.getRecords();
-        batch_.reserve(recs.size());
-        for (auto w : recs)
-          batch_.push_back(from_wire(w, names));
+      case wire::OpLogPart::BATCH:
+        read_batch(root.getBatch(), batch_);
         break;
-      }
       default:
         fail("an unknown part");
       }
@@ -286,6 +292,32 @@ bool oplog_reader::next(op_record& r) {
   r = std::move(batch_[at_++]);
   ++read_;
   return true;
+}
+
+// -- records as bytes (a split run's ops travel to rank 0) ----------------------------
+
+std::vector<char> encode_ops(const std::vector<op_record>& ops) {
+  capnp::MallocMessageBuilder m;
+  fill_batch(ops, m.initRoot<wire::OpBatch>());
+  const auto words = capnp::messageToFlatArray(m);
+  const auto bytes = words.asChars();
+  return {bytes.begin(), bytes.end()};
+}
+
+std::vector<op_record> decode_ops(const std::vector<char>& bytes) {
+  if (bytes.size() % sizeof(capnp::word) != 0)
+    throw std::invalid_argument(
+      fmt::format("{} bytes of op records: not a whole number of words", bytes.size()));
+  auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  std::vector<op_record> out;
+  try {
+    capnp::FlatArrayMessageReader m(words, reader_options());
+    read_batch(m.getRoot<wire::OpBatch>(), out);
+  } catch (const kj::Exception& e) {
+    throw std::invalid_argument(fmt::format("damaged op records: {}", e.getDescription().cStr()));
+  }
+  return out;
 }
 
 // -- whole-file helpers ------------------------------------------------------------

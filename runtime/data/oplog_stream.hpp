@@ -87,6 +87,12 @@ private:
 void to_wire(const tensor_view& v, wire::TensorView::Builder w);
 tensor_view from_wire(wire::TensorView::Reader w);
 
+/// Records as one Cap'n Proto message (an OpBatch, flat words) and back: how
+/// the ops of a split run's other processes reach rank 0. Damaged bytes are
+/// std::invalid_argument.
+std::vector<char> encode_ops(const std::vector<op_record>& ops);
+std::vector<op_record> decode_ops(const std::vector<char>& bytes);
+
 /// Writes `ops` to `path` (a writer, closed).
 void write_oplog(const std::string& path, const std::vector<op_record>& ops,
                  size_t batch_records = 4096);

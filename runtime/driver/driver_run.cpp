@@ -91,10 +91,6 @@ driver_run run_driver(topology_spec topology,
   }
   ctx.programs = std::move(progs);
   ctx.deploy = o.deploy;
-  if (o.ops && o.cluster.ranks > 1)
-    throw std::invalid_argument(
-      "the op log (--verify, --dump-tensors, --oplog) is not written by split runs yet: run "
-      "with --procs 1");
   simulation sim;
   sim.set_op_sink(o.ops);
   build_machine(out.topology, kinds, ctx, sim);

@@ -1,5 +1,7 @@
 #include "runtime/engine/node.hpp"
 
+#include "runtime/engine/op_sink.hpp"
+
 #include "runtime/engine/shard_loop.hpp"
 
 #include <algorithm>
@@ -78,6 +80,8 @@ caf::behavior node::make_behavior() {
       }
       if (rec_)
         s.records = rec_->take_records();
+      if (ops_)
+        s.ops = ops_->take_shipped(name_);
       return s;
     },
   };

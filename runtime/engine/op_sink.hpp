@@ -6,7 +6,9 @@
 
 #include "runtime/data/op_record.hpp"
 
+#include <string>
 #include <tuple>
+#include <vector>
 
 namespace kb {
 
@@ -14,6 +16,10 @@ class op_sink {
 public:
   virtual ~op_sink() = default;
   virtual void append(op_record r) = 0;
+  /// A process of a split run other than rank 0 ships its ops to rank 0 in
+  /// the node summaries: the records of `component` so far, encoded (and
+  /// forgotten here). Empty where ops are written in this process.
+  virtual std::vector<char> take_shipped(const std::string& /*component*/) { return {}; }
 };
 
 /// The log's order: service start, then service end, then the op id (which

@@ -78,7 +78,8 @@ struct node_summary {
   std::string name;
   node_stats stats;
   std::vector<figure> figures;
-  std::vector<char> records; ///< serialised trace / op-log records, if any
+  std::vector<char> records; ///< serialised trace records, if any
+  std::vector<char> ops;     ///< split runs: its op records for rank 0 (encode_ops)
   std::string pending;       ///< work still held at the end (deadlock report)
 };
 
@@ -87,7 +88,7 @@ typename Inspector::result_type inspect(Inspector& f, node_summary& x) {
   return f(caf::meta::type_name("kb.node_summary"), x.node, x.name,
            x.stats.events, x.stats.messages_sent, x.stats.activations,
            x.stats.last_event_ps,
-           x.figures, x.records, x.pending);
+           x.figures, x.records, x.ops, x.pending);
 }
 
 /// The control request to a hub and its answer.

@@ -1,6 +1,7 @@
 #include "runtime/host/data_session.hpp"
 
 #include "runtime/data/npy.hpp"
+#include "runtime/data/oplog_stream.hpp"
 #include "runtime/kernel/op_log.hpp"
 #include "runtime/report/atomic_file.hpp"
 
@@ -74,6 +75,24 @@ data_session::~data_session() {
 }
 
 std::shared_ptr<op_sink> data_session::sink() const { return log_; }
+
+void data_session::absorb(const std::vector<node_summary>& nodes) {
+  if (!log_)
+    return;
+  for (const auto& n : nodes) {
+    if (n.ops.empty())
+      continue;
+    std::vector<op_record> ops;
+    try {
+      ops = decode_ops(n.ops);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(fmt::format("the op records of {} from another process: {}",
+                                           n.name, e.what()));
+    }
+    for (auto& r : ops)
+      log_->append(std::move(r));
+  }
+}
 
 data_result data_session::finish(
   const std::vector<data_tensor>& tensors,

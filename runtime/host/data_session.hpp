@@ -15,6 +15,7 @@
 #include "runtime/data/executor.hpp"
 #include "runtime/data/memory_image.hpp"
 #include "runtime/data/verify.hpp"
+#include "runtime/engine/protocol.hpp"
 
 #include <functional>
 #include <memory>
@@ -67,6 +68,11 @@ public:
 
   /// Where the units log their data ops; null when nothing is wanted.
   std::shared_ptr<op_sink> sink() const;
+
+  /// A split run: adds the ops the other processes shipped in their nodes'
+  /// summaries (op_shipper) to this process's log; throws std::runtime_error
+  /// naming the node if its records are damaged.
+  void absorb(const std::vector<node_summary>& nodes);
 
   /// After a clean run: closes the op log, replays it on a copy of the
   /// initial image (when verify, dumps or digests want it), checks every

@@ -87,14 +87,37 @@ TEST(DriverVerify, OpDigestsAreTheSameForAnyThreadCount) {
   EXPECT_EQ(d1, slurp(dir + "/t2.txt"));
 }
 
+TEST(DriverVerify, ASplitRunWritesTheSameOpLogAndPasses) {
+  // 2 SIPs x 2 cubes, every PE reading B from the other cube over UCIe: the
+  // processes other than rank 0 ship their nodes' op records with their
+  // summaries; rank 0 writes one log in op_key order, the same bytes as one
+  // process's (1, 2 and 4 processes, and 2 processes x 2 threads), and the
+  // replay of it checks every PE's C.
+  const std::string dir = test::temp_dir("driver_split_oplog");
+  const std::string base = "run --topology " + test::source_dir() +
+                           "/config/scale/2sip_2cube_4pe.yaml --pes all --M 96 --K 160 "
+                           "--N 64 --tile 32 32 32 --placement remote-cube --quiet --verify";
+  const auto one = run_kernbench(base + " --oplog " + dir + "/one.oplog");
+  ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+  // 16 PEs x (3 x 5 x 2 tiles x 3 ops + 3 x 2 output tiles x 2 ops)
+  EXPECT_THAT(one.out, HasSubstr("  op log          1632 records"));
+  const std::string log = slurp(dir + "/one.oplog");
+  ASSERT_FALSE(log.empty());
+  for (const std::string split : {"--procs 2", "--procs 4", "--procs 2 --threads 2"}) {
+    const auto r = run_kernbench(base + " " + split + " --oplog " + dir + "/split.oplog");
+    ASSERT_EQ(r.exit_code, 0) << split << "\n" << r.out << r.err;
+    EXPECT_EQ(slurp(dir + "/split.oplog"), log) << split;
+    EXPECT_THAT(r.out, HasSubstr("  verify          sip1.cube1.pe3.c: all 6144 elements match"))
+      << split;
+    EXPECT_THAT(r.out, HasSubstr("\nverdict: PASS\n")) << split;
+  }
+}
+
 TEST(DriverVerify, WhatTheReplayCannotFollowIsRefusedByName) {
   const auto math = run_kernbench("run --op math --op-kind add --M 64 --N 64 --tile 32 32 --verify");
   EXPECT_EQ(math.exit_code, 2);
   EXPECT_EQ(math.err, "kernbench: error: --verify: a MATH command of 'add' names no second "
                       "operand: its data cannot be replayed (relu, exp, rsqrt and scale can)\n");
-  const auto split = run_kernbench("run --procs 2 --verify");
-  EXPECT_EQ(split.exit_code, 2);
-  EXPECT_THAT(split.err, HasSubstr("not with --procs > 1 or --peers yet"));
   const auto value = run_kernbench("run --epilogue relu:output_tile:2 --verify");
   EXPECT_EQ(value.exit_code, 2);
   EXPECT_EQ(value.err, "kernbench: error: --epilogue 'relu:output_tile:2': only scale takes a "

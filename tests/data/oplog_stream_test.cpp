@@ -64,6 +64,23 @@ TEST(oplog_stream, records_round_trip_field_for_field_across_batches) {
   EXPECT_EQ(read_oplog(f.str()), ops);
 }
 
+TEST(oplog_stream, records_round_trip_as_bytes_and_damaged_bytes_are_refused) {
+  // How a split run's processes ship their ops to rank 0 (encode_ops).
+  const auto ops = sample(11);
+  const std::vector<char> bytes = encode_ops(ops);
+  EXPECT_EQ(bytes.size() % 8, 0u);
+  EXPECT_EQ(decode_ops(bytes), ops);
+  EXPECT_TRUE(decode_ops(encode_ops({})).empty());
+  std::vector<char> odd = bytes;
+  odd.pop_back();
+  EXPECT_THAT([&] { decode_ops(odd); },
+              testing::ThrowsMessage<std::invalid_argument>(
+                HasSubstr("bytes of op records: not a whole number of words")));
+  std::vector<char> cut(bytes.begin(), bytes.begin() + 16);
+  EXPECT_THAT([&] { decode_ops(cut); },
+              testing::ThrowsMessage<std::invalid_argument>(HasSubstr("damaged op records")));
+}
+
 TEST(oplog_stream, a_long_log_streams_back_in_order) {
   test::temp_file f("long.kbops");
   const auto ops = sample(10000); // 3 batches of up to 4096
