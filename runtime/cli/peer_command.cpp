@@ -250,6 +250,10 @@ CLI::App* add_peer_command(CLI::App& app, int& exit_code) {
                 "exit after one run (status 0 if its part handed in its results, else 1)");
   cmd->add_flag("--quiet", c->quiet, "report problems only (local peers of run --procs)")
     ->group("");
+  cmd->footer("Examples:\n"
+              "  kernbench peer --listen 10.0.0.2:7001            # on each other host\n"
+              "  kernbench run --topology config/scale/4sip_4cube_64pe.yaml --pes all \\\n"
+              "      --peers 10.0.0.2:7001,10.0.0.3:7001          # then, on the first");
   cmd->callback([c, &exit_code] { exit_code = serve(*c); });
   return cmd;
 }

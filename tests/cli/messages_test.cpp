@@ -21,6 +21,16 @@ TEST(messages, kernbench_alone_prints_the_help) {
     EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
 }
 
+TEST(messages, every_subcommands_help_gives_an_example) {
+  for (const char* sub : {"run", "sweep", "trace", "trace convert", "trace stats", "phold",
+                          "peer", "schedule", "list-components", "list-kernels"}) {
+    const auto r = run_kernbench(std::string(sub) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("\nExamples?:\n  kernbench ")))
+      << sub << ":\n" << r.out;
+  }
+}
+
 TEST(messages, version_prints_the_version_and_the_git_hash) {
   const auto r = run_kernbench("--version");
   EXPECT_EQ(r.exit_code, 0);
