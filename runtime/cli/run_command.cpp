@@ -194,9 +194,9 @@ int run(const run_cli& c) {
   try {
     const pe_command first = make_command(c, pes[0], operands[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
-      check_stage_times(c, topo, pes[0], generate_gemm_plan(*g));
+      check_stage_times(c, topo, pes[0], *gemm_tiles(*g));
     else if (auto* m = std::get_if<math_plan_args>(&first))
-      check_stage_times(c, topo, pes[0], generate_math_plan(*m));
+      check_stage_times(c, topo, pes[0], *math_tiles(*m));
   } catch (const plan_error& e) {
     throw std::invalid_argument(fmt::format("--op {}: {}", c.op, e.what()));
   }

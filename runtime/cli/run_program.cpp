@@ -199,8 +199,8 @@ void check_run_memory(const run_cli& c, size_t pes) {
 /// stages alone takes longer than kb::max_time_ps on this machine, the run's
 /// time sums could not be represented. Refuse it before running.
 void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
-                       const pipeline_plan& plan) {
-  if (plan.tiles.empty())
+                       const tile_source& tiles) {
+  if (tiles.size() == 0)
     return;
   std::optional<service_model> timing;
   try {
@@ -208,7 +208,9 @@ void check_stage_times(const run_cli& c, const topology_spec& topo, const std::s
   } catch (const std::exception&) {
     return; // a machine the unloaded model does not cover
   }
-  for (const stage& s : plan.tiles.front().stages) {
+  // The first tile has every stage type at its full tile size: build it
+  // alone (a plan of every tile would grow with the problem).
+  for (const stage& s : tiles.tile(0).stages) {
     SimTime t;
     try {
       t = timing->service(s);

@@ -8,6 +8,7 @@
 #include "runtime/host/placement.hpp"
 #include "runtime/pipeline/command.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/plan/tile_source.hpp"
 
 #include <cstdint>
 #include <string>
@@ -47,6 +48,6 @@ uint64_t data_bytes_estimate(const run_cli& c, const operand_sizes& sizes, size_
 
 /// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps.
 void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
-                       const pipeline_plan& plan);
+                       const tile_source& tiles);
 
 } // namespace kb
