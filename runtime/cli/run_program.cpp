@@ -20,12 +20,13 @@ namespace {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-// Memory per tile, measured on the default machine (512^3 GEMM in 128^3
-// tiles, --repeat 1 vs 64: +2.29 KB per tile, +7.97 KB with --json): a
-// tile's plan and token (its stages, each with its unit's name and DMA
-// geometry) while its command runs, and the trace records of its stages
-// when --json or --trace keeps them until the end of the run.
-constexpr uint64_t bytes_per_tile_plan = 2300;
+// Memory per tile, measured on the default machine. PE_SCHEDULER builds a
+// tile's plan when it feeds it, so a command holds the tiles in flight, not
+// all of them: 4096^3 in 32^3 tiles (2.1 M tiles) peaks 0.8 MB above 128^3
+// tiles (32 K), under 1 byte per tile; 64 B is a generous bound. With --json
+// or --trace every stage's records stay until the end (512^3 GEMM, --repeat
+// 1 vs 64: +5.6 KB per tile).
+constexpr uint64_t bytes_per_tile_plan = 64;
 constexpr uint64_t bytes_per_tile_records = 6000;
 constexpr uint64_t max_tiles_per_command = UINT32_MAX;
 

@@ -132,7 +132,7 @@ TEST(limits, tiny_tiles_on_a_large_gemm_are_refused_with_the_estimate) {
   const auto r = run_kernbench("run --tile 1 1 1", "KB_MEMORY_BUDGET_MB=1024");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: --M 1024 --K 1024 --N 1024 --tile 1 1 1 --repeat 1 "
-                   "--pes 1 (1073741824 tiles) needs about 2.2 TiB of memory, more than the "
+                   "--pes 1 (1073741824 tiles) needs about 64.0 GiB of memory, more than the "
                    "budget of 1.0 GiB (KB_MEMORY_BUDGET_MB)\n");
 }
 
