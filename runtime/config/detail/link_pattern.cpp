@@ -4,30 +4,6 @@
 
 namespace kb::detail {
 
-namespace {
-
-bool match_from(std::string_view p, std::string_view s,
-                std::vector<std::string>& caps) {
-  if (p.empty())
-    return s.empty();
-  if (p.front() != '*') {
-    if (s.empty() || s.front() != p.front())
-      return false;
-    return match_from(p.substr(1), s.substr(1), caps);
-  }
-  // '*' never crosses a '.'; try the shortest match first.
-  const std::size_t limit = std::min(s.find('.'), s.size());
-  for (std::size_t n = 0; n <= limit; ++n) {
-    caps.emplace_back(s.substr(0, n));
-    if (match_from(p.substr(1), s.substr(n), caps))
-      return true;
-    caps.pop_back();
-  }
-  return false;
-}
-
-} // namespace
-
 bool is_valid_pattern(std::string_view pattern) {
   std::size_t start = 0;
   while (true) {
@@ -53,9 +29,37 @@ std::size_t star_count(std::string_view pattern) {
 
 std::optional<std::vector<std::string>> match_pattern(std::string_view pattern,
                                                       std::string_view id) {
-  std::vector<std::string> caps;
-  if (!match_from(pattern, id, caps))
+  // ok[i][j]: pattern[i..] matches id[j..]. A table, not a backtracking
+  // search: a pattern of many '*' against a long id is O(|pattern| x |id|)
+  // instead of exponential (a fuzzed topology ran for minutes).
+  const std::size_t np = pattern.size(), ns = id.size(), w = ns + 1;
+  std::vector<char> ok((np + 1) * w, 0);
+  ok[np * w + ns] = 1;
+  for (std::size_t i = np; i-- > 0;)
+    for (std::size_t j = ns + 1; j-- > 0;) {
+      char& cell = ok[i * w + j];
+      if (pattern[i] != '*')
+        cell = j < ns && id[j] == pattern[i] && ok[(i + 1) * w + j + 1];
+      else // '*' matches nothing, or one more character other than '.'
+        cell = ok[(i + 1) * w + j] || (j < ns && id[j] != '.' && ok[i * w + j + 1]);
+    }
+  if (!ok[0])
     return std::nullopt;
+  // Each '*' takes the shortest run that lets the rest match (what the
+  // earlier left-to-right, shortest-first search found).
+  std::vector<std::string> caps;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < np; ++i) {
+    if (pattern[i] != '*') {
+      ++j;
+      continue;
+    }
+    std::size_t n = 0;
+    while (!ok[(i + 1) * w + j + n])
+      ++n;
+    caps.emplace_back(id.substr(j, n));
+    j += n;
+  }
   return caps;
 }
 
