@@ -41,8 +41,11 @@ struct link_spec {
 /// PEs of a cube in rows × cols; PE i sits at row i / cols, column i % cols.
 /// The most nodes a topology may expand to (2^20): every node is a CAF actor
 /// with its own queues and links, so a larger machine would not fit in the
-/// memory of one host.
-inline constexpr uint64_t max_topology_nodes = uint64_t{1} << 20;
+/// memory of one host. (The fuzz build lowers it: CMakeLists.txt, KB_FUZZ.)
+#ifndef KB_MAX_TOPOLOGY_NODES
+#define KB_MAX_TOPOLOGY_NODES (uint64_t{1} << 20)
+#endif
+inline constexpr uint64_t max_topology_nodes = KB_MAX_TOPOLOGY_NODES;
 
 struct pe_grid {
   uint32_t rows = 1;
