@@ -83,6 +83,8 @@ private:
   bool peers_known() const;
   void fail(std::string why);
   void collect();
+  /// Asks the next local node for its summary (collect()).
+  void request_summary();
   void deliver();
   void merge(run_result& part, uint32_t shard);
   void finish_root();
@@ -141,6 +143,7 @@ private:
   std::chrono::steady_clock::time_point started_at_;
   run_result result_;
   size_t summaries_due_ = 0;
+  size_t next_summary_ = 0; ///< local_ index of the next summary to ask for
   size_t parts_due_ = 0;
   bool stuck_ = false;
   uint32_t stuck_repeats_ = 0;    // blocked retries without a window

@@ -28,6 +28,7 @@ node::node(caf::actor_config& cfg, node_init init)
           "{}: more than {} links with bandwidth or credits", name_, no_state));
       state = static_cast<uint16_t>(stateful_.size());
       stateful_.emplace_back(l);
+      stateful_link_.push_back(routes_.size());
     }
     routes_.add({l.dst, latency_index(l.latency), state});
   }
@@ -67,10 +68,10 @@ caf::behavior node::make_behavior() {
       s.stats = stats_;
       s.figures = std::move(figures_);
       s.pending = pending_work();
-      for (uint32_t l = 0; l < routes_.size(); ++l) {
-        const uint16_t state = routes_.at(l).state;
-        if (state == no_state)
-          continue;
+      // Only links with bandwidth or credits count traffic (a link class
+      // has none, and may hold a link per other node: not scanned).
+      for (size_t state = 0; state < stateful_.size(); ++state) {
+        const uint32_t l = stateful_link_[state];
         const out_link& lk = stateful_[state];
         if (lk.messages() == 0)
           continue;

@@ -173,6 +173,7 @@ private:
   route_table routes_;
   std::vector<SimTime> latencies_;
   std::vector<out_link> stateful_;
+  std::vector<uint32_t> stateful_link_; ///< per stateful link, its link number
   std::vector<std::string> out_names_;
   std::vector<in_link_info> in_links_; // sorted by (src, link)
   event_queue queue_;                  // local event queue, by key

@@ -100,6 +100,29 @@ TEST(Phold, TwoProcessesGiveTheSameDigest) {
   EXPECT_EQ(digest_line(run_cli(args + " --threads 1 --procs 3")), seq);
 }
 
+// Issue 16: 16,384 LPs (one link class, no link per pair) run, and their
+// digest is the sequential yardstick's for 1, 2 and 4 threads, both
+// deliveries and 2 processes. Few events per LP keep it quick under ASan.
+TEST(Phold, SixteenThousandLpsAgreeEverywhere) {
+  phold::params p = small();
+  p.lps = 16384;
+  p.events_per_lp = 2;
+  p.end_ps = 20000;
+  const auto seq = phold::run_sequential(p);
+  EXPECT_GT(seq.committed, 16384u * 2 * 5);
+  for (size_t threads : {1u, 2u, 4u}) {
+    auto o = phold::run_actors(p, threads);
+    ASSERT_EQ(o.error, "");
+    EXPECT_EQ(o.digest, seq.digest) << "threads=" << threads;
+    EXPECT_EQ(o.committed, seq.committed);
+  }
+  const std::string args = "--lps 16384 --events-per-lp 2 --end-ps 20000";
+  const std::string cli_seq = digest_line(run_cli(args + " --sequential"));
+  ASSERT_NE(cli_seq.find("digest"), std::string::npos) << cli_seq;
+  EXPECT_EQ(digest_line(run_cli(args + " --threads 2 --delivery direct")), cli_seq);
+  EXPECT_EQ(digest_line(run_cli(args + " --threads 1 --procs 2")), cli_seq);
+}
+
 // A worker that never joins is reported, not waited on forever.
 TEST(Phold, MissingWorkerIsReportedAfterTheJoinTimeout) {
   const std::string out = run_cli("--lps 8 --end-ps 10000 --procs 2 --no-spawn");
