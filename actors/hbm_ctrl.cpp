@@ -35,14 +35,7 @@ hbm_ctrl::hbm_ctrl(caf::actor_config& cfg, node_init init, config c)
                        std::move(c.fabric), std::move(c.deploy)) {}
 
 service_time_fn hbm_ctrl::service_time(const config& c, const machine_context&) {
-  return [c](const service_request& r) {
-    const SimTime s = r.in.head;
-    const SimTime x = xfer(r.bytes, c.bandwidth);
-    if (!r.write)
-      return crossing{s + c.latency, s + x + c.latency};
-    const SimTime ack = std::max(s + x, r.in.tail) + c.latency;
-    return crossing{ack, ack};
-  };
+  return detail::memory_service_time({c.bandwidth, c.latency});
 }
 
 } // namespace kb

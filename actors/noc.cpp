@@ -21,4 +21,8 @@ noc::config noc::read_config(const param_reader& p, const machine_context& ctx) 
 noc::noc(caf::actor_config& cfg, node_init init, config c)
   : forwarder_node(cfg, std::move(init), c.forward_latency, std::move(c.fabric)) {}
 
+service_time_fn noc::service_time(const config& c, const machine_context&) {
+  return detail::forwarder_service_time(c.forward_latency);
+}
+
 } // namespace kb

@@ -9,6 +9,7 @@
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/service_time.hpp"
 
 namespace kb {
 
@@ -22,6 +23,9 @@ public:
 
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007): head and tail leave
+  /// `forward_latency` after they arrive.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   noc(caf::actor_config& cfg, node_init init, config c);
 };

@@ -49,6 +49,18 @@ void pe_dma::begin_stage(lane_id lane, wire::Stage::Reader) {
 }
 
 uint32_t pe_dma::egress_for(uint64_t address, lane_id lane) {
+  if (const auto mmu = port_.map().via(id())) { // every request through the MMU (ADR-0015)
+    if (!mmu_link_) {
+      mmu_link_ = find_link_to(*mmu);
+      if (!mmu_link_) // the fabric's routes come from these very links
+        throw std::logic_error(node_name() + ": no link to " + port_.map().name(*mmu));
+    }
+    return *mmu_link_;
+  }
+  return route_for(address, lane);
+}
+
+uint32_t pe_dma::route_for(uint64_t address, lane_id lane) {
   auto fail = [&](const std::string& why) {
     auto t = token(lane);
     throw std::runtime_error(fmt::format("{}: tile {} (command {}): a DMA to {}: {}", node_name(),
@@ -108,7 +120,8 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
       "waits for none",
       node_name(), ev.kind, detail::describe_address(ev.arg0),
       lane == read_lane ? "read" : "write"));
-  if (ev.arg0 != stage(lane).getAddress())
+  // Through an MMU the reply names the translated address: nothing to compare.
+  if (!mmu_link_ && ev.arg0 != stage(lane).getAddress())
     throw std::runtime_error(fmt::format(
       "{}: a memory reply for {} arrived, but the {} channel waits for {}",
       node_name(), detail::describe_address(ev.arg0),
@@ -155,7 +168,7 @@ void pe_dma::fill_tcm(lane_id lane, capnp::Data::Reader data) {
   m.arg1 = mem_tag{id(), static_cast<uint32_t>(data.size())}.pack();
   m.body = message_body{std::move(msg)};
   fills_.push_back(at);
-  send_on(egress_for(at, lane), std::move(m));
+  send_on(route_for(at, lane), std::move(m)); // a physical address: not through the MMU
 }
 
 void pe_dma::on_message(sim_event& ev) {

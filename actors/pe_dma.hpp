@@ -2,8 +2,9 @@
 
 // PE_DMA: the PE's DMA engine (DESIGN §4). Two channels of capacity 1 that
 // run concurrently: "read" serves DMA_READ stages, "write" serves DMA_WRITE.
-// Every stage first pays `dma_setup_cycles`, then sends its request toward
-// the memory that owns the address by the fabric routes: the own cube's HBM
+// Every stage first pays `dma_setup_cycles`, then sends its request (through
+// the PE_MMU if that is linked into the fabric, ADR-0015) toward the memory
+// that owns the address by the fabric routes: the own cube's HBM
 // through the XBAR; SRAM, other PEs' TCMs, other cubes and SIPs through the
 // NOC (whichever egress the shortest route takes). A read holds its channel
 // until the data's tail arrives, a write until its ack arrives.
@@ -44,9 +45,13 @@ protected:
 private:
   /// Sends the current stage's request of `lane` (its setup is over).
   void send_request(lane_id lane);
-  /// The egress link toward the memory of `address`; throws naming the
-  /// tile for an address no memory owns or no route reaches.
+  /// The link a request for `address` leaves on: to the PE_MMU if it is
+  /// linked into the fabric (ADR-0015), else route_for(address).
   uint32_t egress_for(uint64_t address, lane_id lane);
+  /// The egress link toward the memory of `address` by this DMA's own
+  /// routes; throws naming the tile for an address no memory owns or no
+  /// route reaches.
+  uint32_t route_for(uint64_t address, lane_id lane);
   /// The body of a kernel's load (asks for the bytes) or store (carries them).
   message_body data_request(lane_id lane, wire::Stage::Reader s, wire::TileToken::Reader t) const;
   /// Writes a kernel load's bytes into its TCM block (asynchronously).
@@ -60,6 +65,8 @@ private:
   bool waiting_[2] = {false, false};
   /// TCM fills sent and not yet acknowledged (their addresses).
   std::vector<uint64_t> fills_;
+  /// The link to the PE_MMU once a request went through it.
+  std::optional<uint32_t> mmu_link_;
 };
 
 } // namespace kb

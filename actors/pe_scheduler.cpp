@@ -40,6 +40,7 @@ pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
                        fmt::format("unknown feed policy '{}' (known: fifo, modulo)", policy));
   c.modulo_feed = policy == "modulo";
   c.topology = ctx.topology;
+  c.fabric = ctx.fabric;
   return c;
 }
 
@@ -251,7 +252,8 @@ std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_p
     if (!cfg_.topology)
       throw std::domain_error("no topology to model");
     if (!timing_)
-      timing_ = std::make_unique<service_model>(*cfg_.topology, builtin_kinds(), pe_prefix_);
+      timing_ = std::make_unique<service_model>(*cfg_.topology, builtin_kinds(), pe_prefix_,
+                                                cfg_.fabric);
     // The body's ops (names carry stage kinds, latencies the timing) and
     // edges identify its schedule: equal bodies are scheduled once.
     std::string key;

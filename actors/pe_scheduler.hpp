@@ -27,6 +27,7 @@ public:
   struct config {
     bool modulo_feed = false; ///< feed_policy: modulo
     const topology_spec* topology = nullptr;
+    std::shared_ptr<const fabric_map> fabric; ///< the machine's routes (for the prediction)
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);

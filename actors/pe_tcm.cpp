@@ -78,7 +78,12 @@ void pe_tcm::on_finish() {
 }
 
 service_time_fn pe_tcm::service_time(const config& c, const machine_context&) {
-  return [c](const service_request& r) {
+  // A fetch/store request (from the stage's unit) or, over the fabric (no
+  // stage), another PE's DMA at the DMA port.
+  service_time_fn dma_port = detail::memory_service_time({c.dma_bandwidth, c.dma_latency});
+  return [c, dma_port](const service_request& r) {
+    if (!r.s)
+      return dma_port(r);
     const SimTime reply = r.in.head + xfer(r.bytes, c.bandwidth);
     return crossing{reply, reply};
   };

@@ -19,6 +19,10 @@ sram::config sram::read_config(const param_reader& p, const machine_context& ctx
   return c;
 }
 
+service_time_fn sram::service_time(const config& c, const machine_context&) {
+  return detail::memory_service_time({c.bandwidth, c.latency});
+}
+
 sram::sram(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.bandwidth, c.latency},
                        std::move(c.fabric), std::move(c.deploy)) {}

@@ -21,6 +21,8 @@ public:
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::sram};
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007): an idle memory server.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   sram(caf::actor_config& cfg, node_init init, config c);
 };

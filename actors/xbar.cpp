@@ -20,9 +20,7 @@ xbar::xbar(caf::actor_config& cfg, node_init init, config c)
   : forwarder_node(cfg, std::move(init), c.latency, std::move(c.fabric)) {}
 
 service_time_fn xbar::service_time(const config& c, const machine_context&) {
-  return [c](const service_request& r) {
-    return crossing{r.in.head + c.latency, r.in.tail + c.latency};
-  };
+  return detail::forwarder_service_time(c.latency);
 }
 
 } // namespace kb

@@ -69,6 +69,12 @@ void forwarder_node::pass_on(uint32_t link, sim_event& ev) {
   send_on(link, std::move(m));
 }
 
+service_time_fn forwarder_service_time(SimTime latency) {
+  return [latency](const service_request& r) {
+    return crossing{r.in.head + latency, r.in.tail + latency};
+  };
+}
+
 void forwarder_node::on_other(sim_event& ev) {
   throw std::runtime_error(fmt::format(
     "{}: unexpected message kind {} (expected a memory request or reply)",

@@ -11,10 +11,15 @@
 #include "actors/detail/names.hpp"
 #include "runtime/address.hpp"
 #include "runtime/engine/node.hpp"
+#include "runtime/machine/service_time.hpp"
 
 #include <string>
 
 namespace kb::detail {
+
+/// A forwarder's declared service (ADR-0007): head and tail leave `latency`
+/// after they arrive (XBAR, NOC, PE_MMU).
+service_time_fn forwarder_service_time(SimTime latency);
 
 class forwarder_node : public node {
 public:
@@ -29,6 +34,7 @@ protected:
   void on_finish() override;
 
   SimTime latency() const { return latency_; }
+  uint64_t requests() const { return requests_; }
 
 private:
   void forward(node_id toward, sim_event& ev);

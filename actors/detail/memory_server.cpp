@@ -36,6 +36,15 @@ memory_reply memory_server::write(SimTime head, SimTime tail, uint64_t length) {
   return {ack, ack};
 }
 
+service_time_fn memory_service_time(memory_timing t) {
+  return [t](const service_request& r) {
+    memory_server idle(t);
+    const memory_reply m =
+      r.write ? idle.write(r.in.head, r.in.tail, r.bytes) : idle.read(r.in.head, r.bytes);
+    return crossing{m.head, m.tail};
+  };
+}
+
 // -- memory_server_node --------------------------------------------------------
 
 memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,

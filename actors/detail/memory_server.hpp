@@ -10,6 +10,7 @@
 #include "runtime/address.hpp"
 #include "runtime/data/memory_image.hpp"
 #include "runtime/engine/node.hpp"
+#include "runtime/machine/service_time.hpp"
 
 #include <string>
 
@@ -26,6 +27,10 @@ struct memory_reply {
   SimTime head;
   SimTime tail;
 };
+
+/// The declared service of an idle memory server (ADR-0007): a fresh
+/// server's read or write, as below (HBM_CTRL, SRAM, PE_TCM's DMA port).
+service_time_fn memory_service_time(memory_timing t);
 
 /// One request at a time: a request whose head arrives at h and tail at τ
 /// starts at s = max(h, free); the server is busy until

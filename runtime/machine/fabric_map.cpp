@@ -358,6 +358,24 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
     for (const edge& e : out[v])
       f.out_latency_[v].push_back({e.other, e.latency});
 
+  // A requester linked to a translator that reaches a memory sends every
+  // request through it (two such translators: which one is ambiguous).
+  auto reaches_memory = [&](node_id t) {
+    return std::any_of(memories.begin(), memories.end(),
+                       [&](node_id m) { return f.next_hop(t, m).has_value(); });
+  };
+  f.via_.assign(n, no_node);
+  for (node_id rq : requesters)
+    for (const edge& e : out[rq])
+      if (role[e.other] == fabric_role::translator && reaches_memory(e.other)) {
+        if (f.via_[rq] != no_node)
+          throw std::invalid_argument(fmt::format(
+            "{} links to two translators with routes, {} and {}: its requests must go "
+            "through one",
+            f.nodes_[rq].name, f.nodes_[f.via_[rq]].name, f.nodes_[e.other].name));
+        f.via_[rq] = e.other;
+      }
+
   auto leaf_reaches = [&](node_id from, node_id to) {
     return leaf_hop(router_index[from], dest_index[to]) != no_node;
   };
@@ -366,13 +384,15 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
     const bool r_leaf = group_of[router_index[rq]] != no_node;
     for (size_t m = 0; m < memories.size(); ++m) {
       const node_id mem = memories[m];
-      const bool there =
-        r_leaf ? leaf_reaches(rq, mem) : bool(r_to_m[r * memories.size() + m]);
+      const node_id via = f.via_[rq];
+      const bool there = via != no_node ? f.next_hop(via, mem).has_value()
+                         : r_leaf       ? leaf_reaches(rq, mem)
+                                        : bool(r_to_m[r * memories.size() + m]);
       const bool back = group_of[router_index[mem]] != no_node
                           ? leaf_reaches(mem, rq)
                           : bool(m_to_r[r * memories.size() + m]);
       if (f.nodes_[mem].kind.space != mem_space::tcm && !there)
-        throw std::invalid_argument(no_route_message(f, rq, mem));
+        throw std::invalid_argument(no_route_message(f, via != no_node ? via : rq, mem));
       if (there && !back)
         throw std::invalid_argument(no_route_message(f, mem, rq));
     }

@@ -2,9 +2,13 @@
 // Routes of the memory fabric, computed once when the machine is built
 // (DESIGN §4 Fabric, docs/adr/0012-fabric-routes.md).
 //
-// Nodes take one of three fabric roles, declared by their kind: a requester
+// Nodes take one of four fabric roles, declared by their kind: a requester
 // (PE_DMA) sends memory requests, a forwarder (XBAR, NOC) passes requests
-// and replies on, a memory (HBM, SRAM, TCM) serves them. A route is a path
+// and replies on, a memory (HBM, SRAM, TCM) serves them, and a translator
+// (PE_MMU) takes a requester's requests, may rewrite their address, and
+// sends them on by its own routes (ADR-0015). A requester sends every
+// request through the translator it links to if that translator has
+// routes of its own (links into the fabric); replies never pass it. A route is a path
 // whose inner nodes are all forwarders; from every node to every requester
 // and memory it is the shortest by total link latency, ties to the lowest
 // next-hop node id. Each node keeps only "destination range -> next hop"
@@ -28,7 +32,7 @@
 
 namespace kb {
 
-enum class fabric_role : uint8_t { none, requester, forwarder, memory };
+enum class fabric_role : uint8_t { none, requester, forwarder, memory, translator };
 
 /// What a node kind is on the fabric (a kind declares it as
 /// `static constexpr fabric_kind fabric{...}`; see kind_registry).
@@ -59,6 +63,13 @@ public:
 
   /// The memory node that owns `address`, if the machine has one.
   std::optional<node_id> memory_of(uint64_t address) const;
+  /// The translator every request of requester `from` goes through (its
+  /// PE_MMU when that is linked into the fabric), if any.
+  std::optional<node_id> via(node_id from) const {
+    if (from >= via_.size() || via_[from] == no_node)
+      return std::nullopt;
+    return via_[from];
+  }
   /// The next node on the route from `from` to `to`, if there is a route.
   std::optional<node_id> next_hop(node_id from, node_id to) const;
   /// Total link latency of the route (for reports and tests).
@@ -79,6 +90,7 @@ private:
   std::vector<uint8_t> is_dest_;         ///< requester or memory
   std::vector<std::vector<std::pair<node_id, uint64_t>>> out_latency_;
   std::vector<std::pair<uint64_t, node_id>> memories_; ///< address key -> node
+  std::vector<node_id> via_; ///< per node: its translator, or no_node
 };
 
 /// "no route from A to B: ..." for errors raised where a route is used.

@@ -11,8 +11,8 @@
 namespace kb {
 
 service_model::service_model(const topology_spec& topo, const kind_registry& kinds,
-                             const std::string& pe)
-  : clock_(topo.clock()), cube_(pe.substr(0, pe.rfind('.'))) {
+                             const std::string& pe, std::shared_ptr<const fabric_map> fabric)
+  : topo_(&topo), kinds_(&kinds), fabric_(std::move(fabric)), clock_(topo.clock()) {
   const machine_context ctx = context_of(topo);
   wire_ = ctx.wire_latency;
   queue_depth_ = topo.pe_queue_depth;
@@ -32,8 +32,6 @@ service_model::service_model(const topology_spec& topo, const kind_registry& kin
   math_ = declared(pe + ".pe_math");
   dma_setup_ = declared(pe + ".pe_dma");
   tcm_ = declared(pe + ".pe_tcm");
-  xbar_ = declared(cube_ + ".xbar");
-  hbm_ = declared(cube_ + ".hbm");
   auto hop_of = [&](const std::string& src, const std::string& dst) {
     const auto* l = topo.find_link(src, dst);
     if (!l)
@@ -41,12 +39,13 @@ service_model::service_model(const topology_spec& topo, const kind_registry& kin
         fmt::format("{}: no link {} -> {} for the II prediction", topo.file, src, dst));
     return hop{l->latency, l->bandwidth};
   };
-  dma_xbar_ = hop_of(pe + ".pe_dma", cube_ + ".xbar");
-  xbar_hbm_ = hop_of(cube_ + ".xbar", cube_ + ".hbm");
-  hbm_xbar_ = hop_of(cube_ + ".hbm", cube_ + ".xbar");
-  xbar_dma_ = hop_of(cube_ + ".xbar", pe + ".pe_dma");
   fs_tcm_ = hop_of(pe + ".pe_fetch_store", pe + ".pe_tcm");
   tcm_fs_ = hop_of(pe + ".pe_tcm", pe + ".pe_fetch_store");
+  if (!fabric_)
+    fabric_ = build_fabric(topo, kinds);
+  // Fabric node ids are positions in topo.nodes (sorted by id).
+  const auto* dma = topo.find_node(pe + ".pe_dma");
+  dma_id_ = static_cast<node_id>(dma - topo.nodes.data());
 }
 
 crossing service_model::cross(const hop& h, crossing in, uint64_t bytes) const {
@@ -55,20 +54,62 @@ crossing service_model::cross(const hop& h, crossing in, uint64_t bytes) const {
   return l.cross(in.head, in.tail, bytes);
 }
 
+const service_time_fn& service_model::service_of(node_id n) const {
+  auto it = services_.find(n);
+  if (it != services_.end())
+    return it->second;
+  const node_spec& spec = topo_->nodes.at(n);
+  auto fn = kinds_->service_time(spec, context_of(*topo_));
+  if (!fn)
+    throw std::domain_error(fmt::format(
+      "{}: kind '{}' of node '{}' on the DMA's route declares no service time for the II "
+      "prediction",
+      topo_->file, spec.kind, spec.id));
+  return services_.emplace(n, std::move(*fn)).first->second;
+}
+
+service_model::hop service_model::link(node_id a, node_id b) const {
+  auto it = links_.find({a, b});
+  if (it != links_.end())
+    return it->second;
+  const auto* l = topo_->find_link(topo_->nodes.at(a).id, topo_->nodes.at(b).id);
+  if (!l) // routes are built from these links
+    throw std::logic_error("a route over a missing link");
+  return links_.emplace(std::make_pair(a, b), hop{l->latency, l->bandwidth}).first->second;
+}
+
+crossing service_model::walk(node_id from, node_id to, std::optional<node_id> first,
+                             crossing c, uint64_t bytes, bool write) const {
+  node_id at = from;
+  std::optional<node_id> next = first ? first : fabric_->next_hop(at, to);
+  for (size_t hops = 0;; ++hops) {
+    if (!next || hops > fabric_->size())
+      throw std::domain_error(no_route_message(*fabric_, at, to));
+    c = cross(link(at, *next), c, bytes);
+    at = *next;
+    if (at == to)
+      return c;
+    c = service_of(at)({nullptr, bytes, write, c});
+    next = fabric_->next_hop(at, to);
+  }
+}
+
 SimTime service_model::dma(const stage& s, bool write) const {
   const uint64_t bytes = s.params.bytes;
+  const std::optional<node_id> memory = fabric_->memory_of(s.params.address);
+  if (!memory)
+    throw std::domain_error(fmt::format("no memory of the machine owns the address of {}",
+                                        to_string(s)));
   const crossing start{SimTime{}, SimTime{}};
   const crossing req = dma_setup_({&s, bytes, write, start});
-  // A read's request carries no payload, a write's carries the bytes.
+  // A read's request carries no payload, a write's carries the bytes; the
+  // request goes through the DMA's MMU if that is on the path (the
+  // prediction takes its translation as the identity), the reply straight
+  // back. The data comes back with a read, an empty ack with a write.
   const uint64_t out_bytes = write ? bytes : 0;
-  const crossing at_hbm =
-    cross(xbar_hbm_, xbar_({nullptr, out_bytes, write, cross(dma_xbar_, req, out_bytes)}),
-          out_bytes);
-  const crossing reply = hbm_({nullptr, bytes, write, at_hbm});
-  const uint64_t back_bytes = write ? 0 : bytes; // data back, or an empty ack
-  const crossing back =
-    cross(xbar_dma_, xbar_({nullptr, back_bytes, write, cross(hbm_xbar_, reply, back_bytes)}),
-          back_bytes);
+  const crossing at_memory = walk(dma_id_, *memory, fabric_->via(dma_id_), req, out_bytes, write);
+  const crossing reply = service_of(*memory)({nullptr, bytes, write, at_memory});
+  const crossing back = walk(*memory, dma_id_, std::nullopt, reply, write ? 0 : bytes, write);
   return write ? back.head : back.tail; // the ack's arrival, or the data's tail
 }
 
@@ -76,13 +117,8 @@ SimTime service_model::service(const stage& s) const {
   const crossing start{SimTime{}, SimTime{}};
   switch (s.type) {
     case stage_type::dma_read:
-    case stage_type::dma_write: {
-      const auto a = global_address::decode(s.params.address);
-      if (a.space != mem_space::hbm || a.cube_prefix() != cube_)
-        throw std::domain_error(fmt::format(
-          "the II prediction models DMA to this cube's HBM only, not {}", to_string(s)));
+    case stage_type::dma_write:
       return dma(s, s.type == stage_type::dma_write);
-    }
     case stage_type::fetch:
     case stage_type::store: {
       const crossing at_tcm = cross(fs_tcm_, start, 0);

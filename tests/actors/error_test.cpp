@@ -2,7 +2,6 @@
 // what is wrong.
 
 #include "actors/m_cpu.hpp"
-#include "actors/pe_mmu.hpp"
 #include "runtime/address.hpp"
 #include "tests/actors/harness.hpp"
 
@@ -83,15 +82,6 @@ run_result message_to(const std::string& name) {
   sim.add_link("sip0.cube0.pe0.pe_dma", name, ns(1));
   sim.add_link(name, "sip0.cube0.pe0.pe_dma", ns(1));
   return run(sim);
-}
-
-TEST(Errors, MessageToPeMmuNamesTheSender) {
-  run_result r = message_to<pe_mmu>("sip0.cube0.pe0.pe_mmu");
-  EXPECT_EQ(r.error,
-            "sip0.cube0.pe0.pe_mmu at t=1000 ps: sip0.cube0.pe0.pe_mmu received "
-            "a message (kind 22) from sip0.cube0.pe0.pe_dma, but it is an "
-            "identity translation that PE_DMA does not route through in this "
-            "model");
 }
 
 TEST(Errors, MessageToMCpuNamesTheSender) {

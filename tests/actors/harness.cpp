@@ -7,6 +7,7 @@
 #include "actors/pe_fetch_store.hpp"
 #include "actors/pe_gemm.hpp"
 #include "actors/pe_math.hpp"
+#include "actors/pe_mmu.hpp"
 #include "actors/pe_tcm.hpp"
 #include "actors/sram.hpp"
 #include "actors/xbar.hpp"
@@ -113,6 +114,8 @@ run_result test_machine::run(size_t threads) {
       k = {fabric_role::memory, mem_space::tcm};
     else if (last == "pe_dma" || last == "client")
       k = {fabric_role::requester};
+    else if (last == "pe_mmu")
+      k = {fabric_role::translator};
     nodes.push_back({n, k});
   }
   std::vector<fabric_link> links;
@@ -184,6 +187,15 @@ void make_cube(test_machine& sim, const cube_options& o) {
       sim.add_link(cube + ".xbar", unit(p, "pe_dma", cube), ns(1), Bandwidth::gbps(256), 4);
       sim.add_link(unit(p, "pe_dma", cube), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
       sim.add_link(cube + ".noc", unit(p, "pe_dma", cube), ns(1), Bandwidth::gbps(256), 4);
+    }
+    if (o.mmu_cycles) {
+      add("pe_mmu", o.mmu ? o.mmu
+                          : make_node_factory<pe_mmu>(pe_mmu::config{
+                              .translate = Cycles{*o.mmu_cycles}, .fabric = fab}));
+      wire("pe_dma", "pe_mmu");
+      wire("pe_mmu", "pe_dma");
+      sim.add_link(unit(p, "pe_mmu", cube), cube + ".xbar", ns(1), Bandwidth::gbps(256), 4);
+      sim.add_link(unit(p, "pe_mmu", cube), cube + ".noc", ns(1), Bandwidth::gbps(256), 4);
     }
     if (o.fabric_links && !omitted("pe_tcm")) {
       sim.add_link(cube + ".noc", unit(p, "pe_tcm", cube), ns(1), Bandwidth::gbps(256), 4);

@@ -96,6 +96,11 @@ struct cube_options {
   /// granule (same total bandwidth and latency as the default).
   uint32_t hbm_channels = 0;
   uint64_t hbm_granule = 256;
+  /// Set: each PE has a pe_mmu (pass-through, or `mmu` if given) with this
+  /// translation time, linked into the fabric (ADR-0015): pe_dma <-> pe_mmu
+  /// 1 ns pure wires, pe_mmu -> xbar and pe_mmu -> noc 1 ns 256 GB/s.
+  std::optional<uint64_t> mmu_cycles{};
+  node_factory mmu{};
 };
 void make_cube(test_machine& sim, const cube_options& o);
 

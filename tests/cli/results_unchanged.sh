@@ -15,6 +15,8 @@
 # through M_CPU and NOC arrived: every time moved by the launch (6 ns, plus
 # 0.25 ns per earlier PE of the cube whose 64 B descriptor went first on the
 # m_cpu -> noc link) and the run's end by the completion's way back.
+# two_sips_remote_sip was regenerated when the II prediction learned to
+# follow the routes to another SIP (its predicted_ii_ps were null before).
 # Regenerate a file only for a change that is meant to change results, and
 # say so in the commit.
 #
