@@ -190,13 +190,20 @@ int run(const run_cli& c) {
   }
   const std::vector<operand_addresses> operands =
     place_operands(sites, sizes_of(c), *how, topo.sips, topo.cubes_per_sip);
+  // The routes, built once for the check below and the machine; a machine
+  // whose routes cannot be built is reported by its build.
+  std::shared_ptr<const fabric_map> fabric;
+  try {
+    fabric = build_fabric(topo, builtin_kinds());
+  } catch (const std::exception&) {
+  }
   // A bad shape or tile is a usage error: check it before building anything.
   try {
     const pe_command first = make_command(c, pes[0], operands[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
-      check_stage_times(c, topo, pes[0], *gemm_tiles(*g));
+      check_stage_times(c, topo, pes[0], *gemm_tiles(*g), fabric);
     else if (auto* m = std::get_if<math_plan_args>(&first))
-      check_stage_times(c, topo, pes[0], *math_tiles(*m));
+      check_stage_times(c, topo, pes[0], *math_tiles(*m), fabric);
   } catch (const plan_error& e) {
     throw std::invalid_argument(fmt::format("--op {}: {}", c.op, e.what()));
   }
@@ -238,6 +245,7 @@ int run(const run_cli& c) {
   }
   driver_options opts;
   opts.deploy = dd.image;
+  opts.fabric = fabric;
   opts.ops = session ? session->sink() : nullptr;
   if (c.rank > 0 && c.ship_ops)
     opts.ops = std::make_shared<op_shipper>();

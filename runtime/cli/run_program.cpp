@@ -200,12 +200,12 @@ void check_run_memory(const run_cli& c, size_t pes) {
 /// stages alone takes longer than kb::max_time_ps on this machine, the run's
 /// time sums could not be represented. Refuse it before running.
 void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
-                       const tile_source& tiles) {
-  if (tiles.size() == 0)
+                       const tile_source& tiles, std::shared_ptr<const fabric_map> fabric) {
+  if (tiles.size() == 0 || !fabric)
     return;
   std::optional<service_model> timing;
   try {
-    timing.emplace(topo, builtin_kinds(), pe);
+    timing.emplace(topo, builtin_kinds(), pe, std::move(fabric));
   } catch (const std::exception&) {
     return; // a machine the unloaded model does not cover
   }

@@ -5,6 +5,7 @@
 
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/config/topology_spec.hpp"
+#include "runtime/machine/fabric_map.hpp"
 #include "runtime/host/placement.hpp"
 #include "runtime/pipeline/command.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
@@ -46,8 +47,10 @@ void check_run_memory(const run_cli& c, size_t pes);
 /// each C's expected values (f32), one PE's reference in f64.
 uint64_t data_bytes_estimate(const run_cli& c, const operand_sizes& sizes, size_t pes);
 
-/// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps.
+/// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps
+/// on the machine whose routes are `fabric` (null: a machine whose routes
+/// could not be built, which its build reports).
 void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
-                       const tile_source& tiles);
+                       const tile_source& tiles, std::shared_ptr<const fabric_map> fabric);
 
 } // namespace kb

@@ -91,6 +91,7 @@ driver_run run_driver(topology_spec topology,
   }
   ctx.programs = std::move(progs);
   ctx.deploy = o.deploy;
+  ctx.fabric = o.fabric;
   simulation sim;
   sim.set_op_sink(o.ops);
   build_machine(out.topology, kinds, ctx, sim);

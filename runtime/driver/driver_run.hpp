@@ -5,6 +5,7 @@
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/simulation.hpp"
+#include "runtime/machine/fabric_map.hpp"
 #include "runtime/pipeline/driver_program.hpp"
 #include "runtime/trace/progress_recorder.hpp"
 #include "runtime/trace/trace_stream.hpp"
@@ -66,6 +67,9 @@ struct driver_options {
   std::shared_ptr<const memory_image> deploy;
   /// Set: every unit logs its data ops here (the op log, ADR-0020 D5).
   std::shared_ptr<op_sink> ops;
+  /// The machine's fabric routes if the caller built them already (for its
+  /// own checks); null: built with the machine.
+  std::shared_ptr<const fabric_map> fabric;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`
