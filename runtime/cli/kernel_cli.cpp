@@ -1,6 +1,8 @@
 #include "runtime/cli/kernel_cli.hpp"
 
 #include "runtime/cli/memory_budget.hpp"
+#include "runtime/cli/run_cluster.hpp"
+#include "runtime/kernel/op_shipper.hpp"
 #include "runtime/report/run_metrics.hpp"
 
 #include "runtime/machine/machine.hpp"
@@ -69,10 +71,8 @@ int print_data_result(const run_cli& c, const data_result& d) {
   return ok ? 0 : 3;
 }
 
-int run_kernel_cli(const run_cli& c, topology_spec topo) {
-  if (c.procs > 1 || !c.peers.empty())
-    throw std::invalid_argument(
-      "--kernel: not with --procs > 1 or --peers yet (the op log of a split run is not merged)");
+int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
+                   const std::string& components_path) {
   if (!c.trace.empty() || !c.trace_stream.empty() || !c.json.empty() || !c.csv.empty())
     throw std::invalid_argument(
       "--kernel: --trace, --trace-stream, --json and --csv are not written for kernel runs yet");
@@ -99,6 +99,10 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
   (void)partition_grouping(c.partition);
   o.driver.shards = c.shards;
   o.driver.record = false;
+  const auto cut = parse_cut_unit(c.cut);
+  if (!cut)
+    throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
+  o.driver.cut = *cut;
   o.seed = c.seed;
   o.data = data_request_of(c);
   for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
@@ -118,11 +122,19 @@ int run_kernel_cli(const run_cli& c, topology_spec topo) {
         fmt::format("--pes {}: expected 'all' or a count from 1", pes_opt));
     o.pes = n;
   }
+  // A split run (--procs, --peers): every process builds the same grid and
+  // tensors; the others ship their op records to rank 0, which replays.
+  std::unique_ptr<peer_group> peers =
+    join_cluster(c, topo, *cut, topology_path, components_path, o.driver);
+  if (c.rank > 0 && c.ship_ops)
+    o.driver.ops = std::make_shared<op_shipper>();
   const kernel_run_result r = run_kernel(std::move(topo), def, args, o);
-  if (!r.run.error.empty()) {
+  if (!peers && c.rank == 0 && !r.run.error.empty()) {
     fmt::print(stderr, "kernbench run --kernel {}: {}\n", def.name, r.run.error);
     return 1;
   }
+  if (const auto done = end_cluster(c, peers.get(), r.run.error))
+    return *done;
   uint64_t end_ps = 0, commands = 0, pes = 0, tcm_peak = 0;
   for (const auto& n : r.run.result.nodes)
     for (const auto& f : n.figures) {

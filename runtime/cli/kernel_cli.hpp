@@ -33,6 +33,9 @@ int print_data_result(const run_cli& c, const data_result& d);
 
 /// Exit status: 0 (ran; with --verify: every output matches), 1 (the run
 /// failed), 3 (an output does not match its reference).
-int run_kernel_cli(const run_cli& c, topology_spec topo);
+/// Split over processes like the built-in driver (--procs, --peers; the
+/// topology and component files are sent to the others as text).
+int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
+                   const std::string& components_path);
 
 } // namespace kb

@@ -5,6 +5,7 @@
 #include "runtime/cli/peer_group.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/cli/run_cli.hpp"
+#include "runtime/cli/run_cluster.hpp"
 #include "runtime/cli/run_program.hpp"
 #include "runtime/cli/kernel_cli.hpp"
 
@@ -62,53 +63,6 @@ std::string default_config_dir() {
 namespace {
 
 
-/// The options every process of a split run shares: they make each build
-/// the same machine and the same programs (outputs are rank 0's business;
-/// the topology and component files travel as text in the job).
-std::vector<std::string> part_args(const run_cli& c) {
-  std::vector<std::string> a{"--op", c.op, "--op-kind", c.op_kind,
-                             "--M", std::to_string(c.m), "--K", std::to_string(c.k),
-                             "--N", std::to_string(c.n), "--dtype", c.dtype_name,
-                             "--repeat", std::to_string(c.repeat), "--pes", c.pes,
-                             "--threads", std::to_string(c.threads), "--delivery", c.delivery,
-                             "--partition", c.partition, "--shards", std::to_string(c.shards),
-                             "--placement", c.placement, "--cut", c.cut};
-  auto add = [&a](const char* opt, const std::string& v) {
-    if (!v.empty()) {
-      a.emplace_back(opt);
-      a.push_back(v);
-    }
-  };
-  add("--out-dtype", c.out_dtype_name);
-  a.emplace_back("--tile");
-  for (auto t : c.tile)
-    a.push_back(std::to_string(t));
-  for (const auto& e : c.epilogue)
-    add("--epilogue", e);
-  for (const auto& o : c.set)
-    add("--set", o);
-  if (c.a_pinned)
-    a.emplace_back("--a-pinned");
-  if (c.b_pinned)
-    a.emplace_back("--b-pinned");
-  if (c.trace_hops)
-    a.emplace_back("--trace-hops");
-  if (!c.json.empty() || !c.trace.empty() || c.record)
-    a.emplace_back("--record");
-  if (data_request_of(c).wants_results())
-    a.emplace_back("--ship-ops");
-  return a;
-}
-
-std::string read_text(const std::string& path, const char* option) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  if (!in)
-    throw std::invalid_argument(fmt::format("{} {}: cannot read it", option, path));
-  return s.str();
-}
-
 /// What crossed between processes, per simulated microsecond: the figure
 /// that decides whether a split pays (issue 13). Standard output only, so
 /// that --json stays identical for any number of processes.
@@ -154,7 +108,7 @@ int run(const run_cli& c) {
     }
   }();
   if (!c.kernel.empty())
-    return run_kernel_cli(c, std::move(topo));
+    return run_kernel_cli(c, std::move(topo), topo_path, comp_path);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
     unsigned long count = 0;
@@ -256,8 +210,6 @@ int run(const run_cli& c) {
   opts.shards = c.shards;
   opts.record = record;
   opts.trace_hops = c.trace_hops;
-  opts.cluster.ranks = c.procs;
-  opts.cluster.rank = c.rank;
   if (!c.trace_stream.empty()) {
     if (c.procs > 1 || !c.peers.empty())
       throw std::invalid_argument(
@@ -265,49 +217,7 @@ int run(const run_cli& c) {
         "there; use --trace)");
     opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, c.trace_hops);
   }
-  std::unique_ptr<peer_group> peers;
-  if (c.rank > 0) {
-    if (c.rank >= c.procs)
-      throw std::invalid_argument(
-        fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
-    const host_port rank0 = parse_host_port(c.connect, "--connect");
-    opts.cluster.host = rank0.host;
-    opts.cluster.port = rank0.port;
-    watch_lifeline(fmt::format("kernbench run (rank {})", c.rank));
-  } else if (c.procs > 1 || !c.peers.empty()) {
-    // The other ranks are peers: started here (--procs) or on other hosts
-    // (--peers); from here on both take the same path.
-    if (c.procs > 1 && !c.peers.empty())
-      throw std::invalid_argument(fmt::format(
-        "--procs {} with --peers: give one or the other (--peers runs one process per peer "
-        "besides this one)", c.procs));
-    peers = std::make_unique<peer_group>("kernbench run");
-    if (c.procs > 1)
-      peers->add_local(c.procs - 1);
-    else
-      peers->add_remote(parse_host_ports(c.peers, "--peers"));
-    const uint32_t cube_count = topo.sips * topo.cubes_per_sip;
-    if (peers->ranks() > cube_count)
-      throw std::invalid_argument(fmt::format(
-        "{}: {} processes, but the machine has {} cube(s); a process runs at least one",
-        c.procs > 1 ? "--procs" : "--peers", peers->ranks(), cube_count));
-    if (*cut == cut_unit::sip && peers->ranks() > topo.sips)
-      throw std::invalid_argument(fmt::format(
-        "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
-        peers->ranks(), topo.sips));
-    peer_job job;
-    job.topology = read_text(topo_path, "--topology");
-    job.components = read_text(comp_path, "--components");
-    job.args = part_args(c);
-    try {
-      peers->connect(std::move(job));
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(c.procs > 1 ? std::string(e.what())
-                                              : fmt::format("--peers: {}", e.what()));
-    }
-    opts.cluster.ranks = peers->ranks();
-    opts.cluster.on_listening = [&](uint16_t port) { peers->go(port); };
-  }
+  std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, comp_path, opts);
   std::unique_ptr<heartbeat> beat;
   if (!c.quiet && c.rank == 0) {
     opts.progress = std::make_shared<progress_counters>();
@@ -324,25 +234,9 @@ int run(const run_cli& c) {
   driver_run dr = run_driver(std::move(topo), programs, opts);
   beat.reset();
   const topology_spec& machine = dr.topology;
-  peer_group::outcome parts;
-  if (peers)
-    parts = peers->finish(dr.error.empty() ? std::chrono::seconds(60) : std::chrono::seconds(5));
-  if (!dr.error.empty() || !parts.error.empty()) {
-    fmt::print(stderr, "{}", parts.error);
-    if (!dr.error.empty())
-      fmt::print(stderr, "kernbench run{}: {}\n",
-                 c.rank > 0 ? fmt::format(" (rank {})", c.rank) : "", dr.error);
-    return 1;
-  }
-  if (c.rank > 0) {
-    // Rank 0 reports for the whole run; the peer hands these to it.
-    const auto& w = cross_process();
-    if (!c.wire_stats.empty())
-      write_file_atomically(c.wire_stats, "--wire-stats file",
-                            fmt::format("{} {} {}\n", w.batches.load(), w.events.load(),
-                                        w.bytes.load()));
-    return 0;
-  }
+  wire_totals others;
+  if (const auto done = end_cluster(c, peers.get(), dr.error, &others))
+    return *done;
   const run_result& result = dr.result;
 
   rep.topology_file = topo_path;
@@ -364,7 +258,7 @@ int run(const run_cli& c) {
   rep.records = std::move(dr.records);
   write_summary(std::cout, rep);
   if (peers) {
-    wire_totals w = parts.wire;
+    wire_totals w = others;
     const auto& mine = cross_process();
     w += {mine.batches.load(), mine.events.load(), mine.bytes.load()};
     print_cross_process(w, opts.cluster.ranks, result);

@@ -118,6 +118,10 @@ caf::behavior hub::make_behavior() {
     },
     [this](hub_snapshot& s) { on_snapshot(s); },
     [this](jump_atom, uint64_t lbts) { apply_jump(SimTime{lbts}); },
+    [this](halt_atom, uint32_t shard, std::string& why) {
+      if (running_)
+        fail(fmt::format("shard {} failed: {}", shard, why));
+    },
     [this](collect_atom) {
       collect_rps_.push_back(make_response_promise());
       if (collected_)
@@ -447,6 +451,14 @@ void hub::try_advance(SimTime local) {
 void hub::fail(std::string why) {
   if (error_.empty())
     error_ = std::move(why);
+  if (!halt_sent_) {
+    // The other shards stop too: one waiting for this shard's promises
+    // would otherwise wait forever, and shard 0 for its results.
+    halt_sent_ = true;
+    for (uint32_t s = 0; s < peers_.size(); ++s)
+      if (s != init_.shard && peers_[s])
+        send(peers_[s], halt_atom_v, init_.shard, error_);
+  }
   if (!done_) {
     done_ = true;
     outstanding_ = 0;

@@ -137,6 +137,7 @@ private:
   bool running_ = false;
   bool done_ = false;
   bool collected_ = false;
+  bool halt_sent_ = false; ///< the other shards were told this one failed
   std::string error_;
   node_id error_node_ = no_node;
   hub_stats stats_;

@@ -138,13 +138,18 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     programs[pes[pe]] = std::move(prog);
   }
 
-  data_session data(o.data, image);
+  // Rank 0 (or a run in one process) keeps the op log and replays it; the
+  // other processes of a split run ship their records to it (o.driver.ops).
+  const bool replays = o.driver.cluster.rank == 0;
+  data_session data(replays ? o.data : data_request{}, image);
   driver_options d = o.driver;
   d.deploy = image;
-  d.ops = data.sink();
+  if (replays)
+    d.ops = data.sink();
   r.run = run_driver(std::move(topo), programs, d);
-  if (!r.run.error.empty())
-    return r; // nothing to replay: the run failed
+  if (!r.run.error.empty() || !replays)
+    return r; // nothing to replay: the run failed, or rank 0 replays
+  data.absorb(r.run.result.nodes);
   std::vector<data_tensor> tensors;
   for (const kernel_tensor& t : l.tensors)
     tensors.push_back(

@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -268,6 +269,51 @@ TEST(KernelRun, InputsFromNpyFilesAreCheckedAndGiveTheSameOutputs) {
   EXPECT_EQ(name.exit_code, 2);
   EXPECT_EQ(name.err, "kernbench: error: --input z=" + dir +
                         "/a/x.npy: kernel layernorm has no input 'z' (its inputs: x, gamma, beta)\n");
+}
+
+// A kernel run split over processes (issue 13): every process builds the
+// same grid and tensors from the seed, the others ship their op records to
+// rank 0, which writes the same op log bytes as one process and verifies.
+// Standard output is the one-process output but for Phase 2's wall time
+// and batch count.
+TEST(KernelSplit, ASplitKernelRunWritesTheSameOpLogAndOutput) {
+  const std::string dir = test::temp_dir("kernel_split");
+  auto without_wall = [](const std::string& out) {
+    // (and the batch count, a statistic of the parallel replay)
+    return std::regex_replace(out, std::regex(R"(in [0-9]+ batches, ([0-9.]+) GFLOP, [0-9.]+ s)"),
+                              "in B batches, $1 GFLOP, W s");
+  };
+  for (const std::string kernel : {"gemm --arg M=256 --arg K=128 --arg N=192",
+                                   "eltwise_chain --arg rows=100 --arg cols=96"}) {
+    const std::string base = "run --topology " + test::source_dir() +
+                             "/config/scale/2sip_2cube_4pe.yaml --kernel " + kernel + " --verify";
+    const auto one = run_kernbench(base + " --oplog " + dir + "/one.oplog");
+    ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+    EXPECT_THAT(one.out, HasSubstr("\nverdict: PASS\n"));
+    const std::string log = slurp(dir + "/one.oplog");
+    ASSERT_FALSE(log.empty());
+    for (const std::string split : {"--procs 2", "--procs 4", "--procs 2 --threads 2"}) {
+      const auto r = run_kernbench(base + " " + split + " --oplog " + dir + "/one.oplog");
+      ASSERT_EQ(r.exit_code, 0) << kernel << " " << split << "\n" << r.out << r.err;
+      EXPECT_EQ(slurp(dir + "/one.oplog"), log) << kernel << " " << split;
+      EXPECT_EQ(without_wall(r.out), without_wall(one.out)) << kernel << " " << split;
+    }
+  }
+}
+
+// An error in a kernel ends a split run with exit 1 and the kernel's message,
+// in every process.
+TEST(KernelSplit, AKernelErrorEndsASplitRunNamingIt) {
+  // Every PE fails at 6 ns. The process that fails first tells the other,
+  // which stops at once: it used to wait 120 s for promises from the failed
+  // shard before giving up (a liveness bound here, as for a lost peer).
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_kernbench("run --topology " + test::source_dir() +
+                               "/config/scale/2sip_2cube_4pe.yaml --kernel eltwise_chain "
+                               "--arg rows=2000 --arg block_rows=2000 --arg cols=1024 --procs 2");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr(": TCM overflow: a 2000x1024 bf16 tensor needs 4096000 B"));
 }
 
 } // namespace

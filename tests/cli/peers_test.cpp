@@ -130,6 +130,22 @@ uint16_t closed_port() {
 const std::string k_machine =
   std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/scale/2sip_2cube_4pe.yaml";
 
+// A kernel run over two peers on 127.0.0.2 and 127.0.0.3 writes the op log
+// of a run in one process, and verifies (issue 13).
+TEST(peers, a_kernel_run_over_two_peers_writes_the_one_process_op_log) {
+  const std::string dir = test::temp_dir("peers_kernel");
+  const std::string base =
+    "run --topology " + k_machine + " --kernel gemm --arg M=256 --arg K=128 --arg N=192 --verify";
+  const auto one = test::run_kernbench(base + " --oplog " + dir + "/one.oplog");
+  ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+  peer_process a{"127.0.0.2", "peers_kernel_a"}, b{"127.0.0.3", "peers_kernel_b"};
+  const auto r = test::run_kernbench(base + " --oplog " + dir + "/peers.oplog --peers " +
+                                     a.addr.text() + "," + b.addr.text());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(test::slurp(dir + "/peers.oplog"), test::slurp(dir + "/one.oplog"));
+  EXPECT_NE(r.out.find("\nverdict: PASS\n"), std::string::npos) << r.out;
+}
+
 TEST(peers, a_bad_peer_address_names_the_option) {
   const auto r = test::run_kernbench("run --peers 127.0.0.1:4000,localhost");
   EXPECT_EQ(r.exit_code, 2);
