@@ -15,7 +15,15 @@ void event_queue::push(sim_event ev) {
     slots_[slot] = std::move(ev);
   }
   const sim_event& e = slots_[slot];
-  heap_.push_back({e.t, e.seq, e.src, slot});
+  const entry x{e.t, e.seq, e.src, slot};
+  if (vacant_) { // replace the popped root: one sift down
+    vacant_ = false;
+    heap_.front() = x;
+    sift_down(0);
+    __builtin_prefetch(&slots_[heap_.front().slot]); // as in remove_root
+    return;
+  }
+  heap_.push_back(x);
   sift_up(heap_.size() - 1);
 }
 
@@ -31,7 +39,7 @@ void event_queue::sift_up(size_t i) {
   heap_[i] = x;
 }
 
-void event_queue::sift_down(size_t i) {
+void event_queue::sift_down(size_t i) const {
   const size_t n = heap_.size();
   const entry x = heap_[i];
   for (;;) {
@@ -51,17 +59,23 @@ void event_queue::sift_down(size_t i) {
   heap_[i] = x;
 }
 
-sim_event event_queue::pop() {
-  const uint32_t slot = heap_.front().slot;
+void event_queue::remove_root() const {
+  vacant_ = false;
   heap_.front() = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty())
-    sift_down(0);
-  free_.push_back(slot);
+  if (heap_.empty())
+    return;
+  sift_down(0);
   // The next top is most likely the next event handled: start fetching it
-  // while this one is handled (a node's slots are usually cold in cache).
-  if (!heap_.empty())
-    __builtin_prefetch(&slots_[heap_.front().slot]);
+  // (a node's slots are usually cold in cache).
+  __builtin_prefetch(&slots_[heap_.front().slot]);
+}
+
+sim_event event_queue::pop() {
+  settle();
+  const uint32_t slot = heap_.front().slot;
+  vacant_ = true;
+  free_.push_back(slot);
   return std::move(slots_[slot]);
 }
 
