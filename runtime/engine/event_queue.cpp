@@ -15,15 +15,7 @@ void event_queue::push(sim_event ev) {
     slots_[slot] = std::move(ev);
   }
   const sim_event& e = slots_[slot];
-  const entry x{e.t, e.seq, e.src, slot};
-  if (vacant_) { // replace the popped root: one sift down
-    vacant_ = false;
-    heap_.front() = x;
-    sift_down(0);
-    __builtin_prefetch(&slots_[heap_.front().slot]); // as in remove_root
-    return;
-  }
-  heap_.push_back(x);
+  heap_.push_back({e.t, e.seq, e.src, slot});
   sift_up(heap_.size() - 1);
 }
 
@@ -39,7 +31,7 @@ void event_queue::sift_up(size_t i) {
   heap_[i] = x;
 }
 
-void event_queue::sift_down(size_t i) const {
+void event_queue::sift_down(size_t i) {
   const size_t n = heap_.size();
   const entry x = heap_[i];
   for (;;) {
@@ -59,23 +51,17 @@ void event_queue::sift_down(size_t i) const {
   heap_[i] = x;
 }
 
-void event_queue::remove_root() const {
-  vacant_ = false;
+sim_event event_queue::pop() {
+  const uint32_t slot = heap_.front().slot;
   heap_.front() = heap_.back();
   heap_.pop_back();
-  if (heap_.empty())
-    return;
-  sift_down(0);
-  // The next top is most likely the next event handled: start fetching it
-  // (a node's slots are usually cold in cache).
-  __builtin_prefetch(&slots_[heap_.front().slot]);
-}
-
-sim_event event_queue::pop() {
-  settle();
-  const uint32_t slot = heap_.front().slot;
-  vacant_ = true;
+  if (!heap_.empty())
+    sift_down(0);
   free_.push_back(slot);
+  // The next top is most likely the next event handled: start fetching it
+  // while this one is handled (a node's slots are usually cold in cache).
+  if (!heap_.empty())
+    __builtin_prefetch(&slots_[heap_.front().slot]);
   return std::move(slots_[slot]);
 }
 

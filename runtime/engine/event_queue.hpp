@@ -5,10 +5,6 @@
 // levels as in a binary heap (the four children of a key share a cache
 // line or two). Keys are unique, so the pop order is the key order whatever
 // the heap's shape.
-//
-// A pop leaves the root vacant until the next push or look: an event that
-// schedules another (the common case) then costs one sift from the root
-// (a "replace top") instead of a sift down to remove and a sift up to add.
 
 #include "runtime/engine/event.hpp"
 
@@ -18,19 +14,10 @@ namespace kb {
 
 class event_queue {
 public:
-  bool empty() const {
-    settle();
-    return heap_.empty();
-  }
-  size_t size() const {
-    settle();
-    return heap_.size();
-  }
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
   /// Time of the earliest event (the queue must not be empty).
-  SimTime top_time() const {
-    settle();
-    return heap_.front().t;
-  }
+  SimTime top_time() const { return heap_.front().t; }
 
 
   void push(sim_event ev);
@@ -38,14 +25,8 @@ public:
   sim_event pop();
 
 private:
-  /// Fills a vacant root (a pop not yet followed by a push) from the back.
-  void settle() const {
-    if (vacant_)
-      remove_root();
-  }
-  void remove_root() const;
   void sift_up(size_t i);
-  void sift_down(size_t i) const;
+  void sift_down(size_t i);
 
   struct entry {
     SimTime t;
@@ -65,10 +46,7 @@ private:
     }
   };
 
-  // Mutable: a look (empty, top_time) first settles a vacant root, which
-  // changes the heap's shape, never its contents.
-  mutable std::vector<entry> heap_;
-  mutable bool vacant_ = false; ///< heap_[0] is a popped event's stale entry
+  std::vector<entry> heap_;
   std::vector<sim_event> slots_;
   std::vector<uint32_t> free_;
 };
