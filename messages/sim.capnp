@@ -37,3 +37,57 @@ struct Batch {
   acked  @7 :UInt64;   # peer batch: events the sender has received from the
                        # addressee so far (ADR-0014)
 }
+
+# -- engine control between processes (ADR-0010) --------------------------------
+# The hubs' control messages that carry more than an atom and a number cross
+# a process as these structs too: the LBTS snapshot a shard reports to shard
+# 0 when every shard may be stuck, and the part of the results each process
+# hands to rank 0 at the end. (Set-up messages carry CAF actor handles, which
+# only CAF can serialise; the other control messages are an atom and a
+# number or two.)
+
+struct HubSnapshot {
+  shard    @0 :UInt32;
+  round    @1 :UInt64;
+  stuck    @2 :Bool;
+  localMin @3 :UInt64;   # earliest pending event of the shard (ps)
+  sent     @4 :UInt64;   # event-carrying batches sent to other shards
+  recv     @5 :UInt64;   # event-carrying batches received
+  windows  @6 :UInt64;
+}
+
+struct Figure {
+  name  @0 :Text;
+  value @1 :UInt64;
+}
+
+struct NodeSummary {
+  node         @0 :UInt32;
+  name         @1 :Text;
+  events       @2 :UInt64;
+  messagesSent @3 :UInt64;
+  activations  @4 :UInt64;
+  lastEventPs  @5 :UInt64;
+  figures      @6 :List(Figure);
+  records      @7 :Data;   # serialised trace records (trace.capnp), if any
+  ops          @8 :Data;   # split runs: its op records for rank 0 (oplog.capnp)
+  pending      @9 :Text;   # work still held at the end (deadlock report)
+}
+
+struct HubStats {
+  windows      @0 :UInt64;
+  advanceMsgs  @1 :UInt64;
+  reportMsgs   @2 :UInt64;
+  peerMsgs     @3 :UInt64;
+  peerNullMsgs @4 :UInt64;
+  lbtsMsgs     @5 :UInt64;
+  lbtsJumps    @6 :UInt64;
+  yieldMsgs    @7 :UInt64;
+  runWallNs    @8 :UInt64;
+}
+
+struct RunResult {
+  hub   @0 :HubStats;
+  nodes @1 :List(NodeSummary);
+  error @2 :Text;          # empty on success
+}

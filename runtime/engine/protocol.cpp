@@ -1,5 +1,7 @@
 #include "runtime/engine/protocol.hpp"
 
+#include "runtime/engine/control_wire.hpp"
+
 #include <algorithm>
 
 #include "messages/sim.capnp.h"
@@ -80,21 +82,8 @@ std::vector<char> encode_batch(const event_batch& b) {
 }
 
 event_batch decode_batch(const std::vector<char>& bytes) {
-  if (bytes.empty())
-    throw std::runtime_error("malformed batch: empty");
-  if (bytes.size() % sizeof(capnp::word) != 0)
-    throw std::runtime_error("malformed batch: size is not a whole number of "
-                             "Cap'n Proto words");
-  // Copy into word-aligned storage before reading.
-  kj::Array<capnp::word> words =
-    kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
-  std::memcpy(words.begin(), bytes.data(), bytes.size());
-  capnp::ReaderOptions opts;
-  // Proportional to the input: a crafted message cannot make the reader (or
-  // the reserve below, bounded by the list it may traverse) ask for more
-  // memory than a few times its own size.
-  opts.traversalLimitInWords = uint64_t{words.size()} * 8 + 1024;
-  capnp::FlatArrayMessageReader reader(words, opts);
+  const kj::Array<capnp::word> words = aligned_words(bytes, "batch");
+  capnp::FlatArrayMessageReader reader(words, bounded_reader(words.size()));
   auto root = reader.getRoot<wire::Batch>();
   event_batch b;
   b.kind = from_wire(root.getKind());

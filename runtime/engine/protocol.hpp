@@ -7,6 +7,7 @@
 // Their `inspect` serialises through Cap'n Proto (messages/sim.capnp), so what
 // crosses a process boundary is the Cap'n Proto encoding.
 
+#include "runtime/engine/control_wire.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/event.hpp"
 #include "runtime/engine/lbts_rounds.hpp"
@@ -105,15 +106,18 @@ typename Inspector::result_type inspect(Inspector& f, run_request& x) {
   return f(caf::meta::type_name("kb.run_request"), e, load);
 }
 
+// A snapshot and a run result cross processes as Cap'n Proto bytes
+// (control_wire.hpp, messages/sim.capnp), like the batches.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, hub_snapshot& x) {
-  uint64_t lm = x.local_min.ps();
+  std::vector<char> bytes;
+  if constexpr (Inspector::reads_state)
+    bytes = encode_snapshot(x);
   auto load = caf::meta::load_callback([&]() -> caf::error {
-    x.local_min = SimTime{lm};
+    x = decode_snapshot(bytes);
     return caf::none;
   });
-  return f(caf::meta::type_name("kb.hub_snapshot"), x.shard, x.round, x.stuck, lm,
-           x.sent, x.recv, x.windows, load);
+  return f(caf::meta::type_name("kb.hub_snapshot"), bytes, load);
 }
 
 struct run_result {
@@ -123,11 +127,14 @@ struct run_result {
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_result& x) {
-  return f(caf::meta::type_name("kb.run_result"), x.hub.windows,
-           x.hub.advance_msgs, x.hub.report_msgs, x.hub.peer_msgs,
-           x.hub.peer_null_msgs, x.hub.lbts_msgs, x.hub.lbts_jumps, x.hub.yield_msgs,
-           x.hub.run_wall_ns,
-           x.nodes, x.error);
+  std::vector<char> bytes;
+  if constexpr (Inspector::reads_state)
+    bytes = encode_result(x);
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x = decode_result(bytes);
+    return caf::none;
+  });
+  return f(caf::meta::type_name("kb.run_result"), bytes, load);
 }
 
 // -- reading results -----------------------------------------------------------

@@ -1,6 +1,7 @@
-// Fuzz target: the Cap'n Proto batch decoder, what a process reads from its
-// peers (runtime/engine/protocol.cpp, decode_batch). Any input must end in
-// a batch or an exception.
+// Fuzz target: the Cap'n Proto decoders of what a process reads from its
+// peers: event batches (runtime/engine/protocol.cpp, decode_batch), run
+// results and LBTS snapshots (control_wire.cpp). Any input must end in a
+// value or an exception.
 
 #include "runtime/engine/protocol.hpp"
 
@@ -15,6 +16,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<char> bytes(data, data + size);
   try {
     (void)kb::decode_batch(bytes);
+  } catch (const std::runtime_error&) {
+  } catch (const kj::Exception&) {
+  }
+  try {
+    (void)kb::decode_result(bytes);
+  } catch (const std::runtime_error&) {
+  } catch (const kj::Exception&) {
+  }
+  try {
+    (void)kb::decode_snapshot(bytes);
   } catch (const std::runtime_error&) {
   } catch (const kj::Exception&) {
   }

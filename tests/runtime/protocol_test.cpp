@@ -62,6 +62,72 @@ TEST(Protocol, BatchRoundTripsThroughCapnp) {
   EXPECT_EQ(x.body.root<wire::Batch>().getNode(), 1234u);
 }
 
+// The control messages that cross processes with data (ADR-0010): a run
+// result with every field set, and an LBTS snapshot.
+TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
+  run_result r;
+  r.hub = {11, 12, 13, 14, 15, 16, 17, 18, 19};
+  r.error = "shard 1: something failed";
+  node_summary a;
+  a.node = 7;
+  a.name = "sip0.cube1.pe2.pe_dma";
+  a.stats = {100, 200, 300, 400};
+  a.figures = {{"read.busy_ps", 244000}, {"requests", 3}};
+  a.records = {'\x01', '\0', '\x7f'};
+  a.ops = {'o', 'p'};
+  a.pending = "a token waits for credit";
+  node_summary b; // every field empty
+  b.node = 8;
+  r.nodes = {a, b};
+  const run_result d = decode_result(encode_result(r));
+  EXPECT_EQ(d.hub.windows, 11u);
+  EXPECT_EQ(d.hub.yield_msgs, 18u);
+  EXPECT_EQ(d.hub.run_wall_ns, 19u);
+  EXPECT_EQ(d.error, r.error);
+  ASSERT_EQ(d.nodes.size(), 2u);
+  const node_summary& x = d.nodes[0];
+  EXPECT_EQ(x.node, 7u);
+  EXPECT_EQ(x.name, a.name);
+  EXPECT_EQ(x.stats.events, 100u);
+  EXPECT_EQ(x.stats.last_event_ps, 400u);
+  ASSERT_EQ(x.figures.size(), 2u);
+  EXPECT_EQ(x.figures[1].name, "requests");
+  EXPECT_EQ(x.figures[1].value, 3u);
+  EXPECT_EQ(x.records, a.records);
+  EXPECT_EQ(x.ops, a.ops);
+  EXPECT_EQ(x.pending, a.pending);
+  EXPECT_EQ(d.nodes[1].node, 8u);
+  EXPECT_TRUE(d.nodes[1].name.empty() && d.nodes[1].figures.empty() &&
+              d.nodes[1].records.empty() && d.nodes[1].ops.empty());
+}
+
+TEST(Protocol, AHubSnapshotRoundTripsThroughCapnp) {
+  hub_snapshot s{3, 99, true, SimTime{123456}, 5, 6, 7};
+  const hub_snapshot d = decode_snapshot(encode_snapshot(s));
+  EXPECT_EQ(d.shard, 3u);
+  EXPECT_EQ(d.round, 99u);
+  EXPECT_TRUE(d.stuck);
+  EXPECT_EQ(d.local_min, SimTime{123456});
+  EXPECT_EQ(d.sent, 5u);
+  EXPECT_EQ(d.recv, 6u);
+  EXPECT_EQ(d.windows, 7u);
+}
+
+TEST(Protocol, DamagedControlBytesAreAClearError) {
+  try {
+    decode_result({1, 2, 3});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "malformed run result: size is not a whole number of Cap'n Proto words");
+  }
+  try {
+    decode_snapshot({});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "malformed hub snapshot: empty");
+  }
+}
+
 TEST(Protocol, MalformedBytesAreAClearError) {
   std::vector<char> junk{1, 2, 3};
   try {
