@@ -23,11 +23,6 @@ namespace {
 using namespace kb::test;
 using ::testing::HasSubstr;
 
-constexpr uint64_t kib32 = 32 * 1024;
-
-uint64_t hbm_of(uint32_t sip, uint32_t cube) {
-  return global_address{mem_space::hbm, sip, cube, 0, 0x2000}.encode();
-}
 
 // sip0.cube0 with `pes` PEs (tiles for its pe0), and a memory-only `other`
 // cube (or, with `other_pes`, one PE reading its own HBM) joined by a link.

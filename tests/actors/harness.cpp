@@ -1,5 +1,7 @@
 #include "tests/actors/harness.hpp"
 
+#include "runtime/address.hpp"
+
 #include "actors/hbm_ctrl.hpp"
 #include "actors/hbm_ctrl_channels.hpp"
 #include "actors/noc.hpp"
@@ -214,6 +216,10 @@ void join_nocs(test_machine& sim, const std::string& a, const std::string& b, Si
                Bandwidth bw) {
   sim.add_link(a + ".noc", b + ".noc", latency, bw, 4);
   sim.add_link(b + ".noc", a + ".noc", latency, bw, 4);
+}
+
+uint64_t hbm_of(uint32_t sip, uint32_t cube) {
+  return global_address{mem_space::hbm, sip, cube, 0, 0x2000}.encode();
 }
 
 std::string unit(uint32_t pe, const std::string& name, const std::string& cube) {

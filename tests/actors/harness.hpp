@@ -110,6 +110,10 @@ run_result run(test_machine& sim, size_t threads = 1);
 
 // -- stage builders (plan fields the units read) --------------------------
 
+constexpr uint64_t kib32 = 32 * 1024;
+/// An address 8 KiB into the HBM of sipS.cubeC.
+uint64_t hbm_of(uint32_t sip, uint32_t cube);
+
 /// "<cube>.pe<p>.<unit>".
 std::string unit(uint32_t pe, const std::string& name, const std::string& cube = "sip0.cube0");
 stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,

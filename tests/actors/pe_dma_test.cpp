@@ -13,7 +13,6 @@ namespace {
 
 using namespace kb::test;
 
-constexpr uint64_t kib32 = 32 * 1024;
 constexpr uint64_t hbm_a = 0x0;      // sip0.cube0 HBM
 constexpr uint64_t hbm_b = 0x100000; // sip0.cube0 HBM
 

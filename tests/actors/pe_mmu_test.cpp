@@ -25,11 +25,6 @@ namespace {
 using namespace kb::test;
 using ::testing::HasSubstr;
 
-constexpr uint64_t kib32 = 32 * 1024;
-
-uint64_t hbm_of(uint32_t sip, uint32_t cube) {
-  return global_address{mem_space::hbm, sip, cube, 0, 0x2000}.encode();
-}
 
 run_result read_own_hbm(std::optional<uint64_t> mmu_cycles) {
   test_machine sim;
