@@ -4,7 +4,7 @@
 
 namespace kb {
 
-void event_queue::push(sim_event ev) {
+bool event_queue::push(sim_event ev) {
   uint32_t slot;
   if (free_.empty()) {
     slot = static_cast<uint32_t>(slots_.size());
@@ -16,10 +16,10 @@ void event_queue::push(sim_event ev) {
   }
   const sim_event& e = slots_[slot];
   heap_.push_back({e.t, e.seq, e.src, slot});
-  sift_up(heap_.size() - 1);
+  return sift_up(heap_.size() - 1) == 0;
 }
 
-void event_queue::sift_up(size_t i) {
+size_t event_queue::sift_up(size_t i) {
   const entry x = heap_[i];
   while (i > 0) {
     const size_t parent = (i - 1) / 4;
@@ -29,6 +29,7 @@ void event_queue::sift_up(size_t i) {
     i = parent;
   }
   heap_[i] = x;
+  return i;
 }
 
 void event_queue::sift_down(size_t i) {

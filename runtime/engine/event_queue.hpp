@@ -18,14 +18,19 @@ public:
   size_t size() const { return heap_.size(); }
   /// Time of the earliest event (the queue must not be empty).
   SimTime top_time() const { return heap_.front().t; }
+  /// Key of the earliest event (the queue must not be empty).
+  event_key top_key() const {
+    const entry& e = heap_.front();
+    return {e.t, e.src, e.seq};
+  }
 
-
-  void push(sim_event ev);
+  /// Adds `ev`; true if it is now the earliest event.
+  bool push(sim_event ev);
   /// Removes and returns the earliest event by (time, sender, sequence).
   sim_event pop();
 
 private:
-  void sift_up(size_t i);
+  size_t sift_up(size_t i);
   void sift_down(size_t i);
 
   struct entry {

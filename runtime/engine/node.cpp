@@ -133,6 +133,13 @@ void node::direct_handle(sim_event& ev) {
   dispatch(ev);
 }
 
+SimTime node::min_link_latency() const {
+  SimTime m = SimTime::infinity();
+  for (SimTime l : latencies_)
+    m = std::min(m, l);
+  return m;
+}
+
 void node::run_until(SimTime end) {
   while (!queue_.empty() && queue_.top_time() < end) {
     sim_event ev = queue_.pop();

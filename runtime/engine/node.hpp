@@ -152,6 +152,8 @@ private:
   void attach_loop(shard_loop* loop) { loop_ = loop; }
   void direct_start();
   void direct_handle(sim_event& ev);
+  /// The shortest of this node's output links (infinity if it has none).
+  SimTime min_link_latency() const;
 
   void on_advance(event_batch& b);
   void run_until(SimTime end);

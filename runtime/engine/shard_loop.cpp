@@ -11,7 +11,8 @@ namespace kb {
 shard_loop::shard_loop(uint32_t shard, std::vector<node*> nodes,
                        const std::vector<uint32_t>& owner,
                        std::vector<std::vector<sim_event>>& peer_out)
-  : shard_(shard), nodes_(std::move(nodes)), owner_(owner), peer_out_(peer_out) {}
+  : shard_(shard), nodes_(std::move(nodes)), owner_(owner), peer_out_(peer_out),
+    heap_(nodes_.size()) {}
 
 namespace {
 
@@ -25,6 +26,7 @@ std::string shard_loop::start() {
   for (node* n : nodes_) {
     if (!n)
       continue;
+    lookahead_ = std::min(lookahead_, n->min_link_latency());
     n->attach_loop(this);
     try {
       n->direct_start();
@@ -38,25 +40,58 @@ std::string shard_loop::start() {
 size_t shard_loop::run(SimTime until, size_t budget, std::string& error) {
   size_t handled = 0;
   horizon_ = until;
-  while (handled < budget && !queue_.empty() && queue_.top_time() < horizon_) {
-    sim_event ev = queue_.pop();
-    node* n = nodes_[ev.dst];
-    last_ = ev.t;
-    ++handled;
+  while (handled < budget && !heap_.empty() && heap_.top_time() < horizon_) {
+    current_ = heap_.top();
+    node* n = nodes_[current_];
+    event_queue& q = n->queue_;
+    // The node stays the heap's top while it runs (its key there is that of
+    // its first event): all it sends or sets has a key above that event's.
+    // It runs on while its next event is earlier than anything another node
+    // of the shard could still send it (ahead of the shard's other events:
+    // it sees the same events in the same order).
+    SimTime at;
     try {
-      n->direct_handle(ev);
+      do {
+        sim_event ev = q.pop();
+        at = ev.t;
+        last_ = std::max(last_, at);
+        ++handled;
+        n->direct_handle(ev);
+      } while (handled < budget && !q.empty() && q.top_time() < horizon_ &&
+               q.top_time() < heap_.second_time() + lookahead_);
     } catch (const std::exception& e) {
-      error = failure(*n, last_, e);
+      error = failure(*n, at, e);
+      requeue_top();
       break;
     }
+    requeue_top();
   }
+  current_ = no_node;
   return handled;
+}
+
+void shard_loop::requeue_top() {
+  const event_queue& q = nodes_[current_]->queue_;
+  if (q.empty())
+    heap_.pop_top();
+  else
+    heap_.replace_top(q.top_key());
+}
+
+void shard_loop::enqueue(sim_event&& ev) {
+  const node_id d = ev.dst;
+  const event_key k = ev.key();
+  const bool first = nodes_[d]->queue_.push(std::move(ev));
+  if (!heap_.contains(d))
+    heap_.insert(d, k);
+  else if (first && d != current_)
+    heap_.lower(d, k);
 }
 
 void shard_loop::deliver(sim_event&& ev) {
   const uint32_t s = ev.dst < owner_.size() ? owner_[ev.dst] : shard_;
   if (s == shard_ && ev.dst < nodes_.size() && nodes_[ev.dst])
-    queue_.push(std::move(ev));
+    enqueue(std::move(ev));
   else if (s != shard_) {
     if (s < reply_.size())
       horizon_ = std::min(horizon_, ev.t + reply_[s]);

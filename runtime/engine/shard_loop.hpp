@@ -1,7 +1,9 @@
 #pragma once
 // Direct delivery inside a shard (docs/adr/0009-shard-loop.md): the shard's
-// one event queue, in key order, drives its node actors by calling their
-// handlers directly; no CAF message per event or per window. Each node still
+// events, in key order, drive its node actors by calling their handlers
+// directly; no CAF message per event or per window. The queue has two
+// levels: each node's own event queue, and a heap of the nodes keyed by
+// their earliest event (node_heap); the next event is the top node's first. Each node still
 // owns its state and handles its own events one at a time in key order, so
 // every node sees exactly the sequence it sees under mailbox delivery
 // (lookahead windows of advance/report messages): results are byte-identical.
@@ -9,10 +11,13 @@
 // Why the order is the same: a node handling event e at time t sends only at
 // t + latency >= t + 1 ps and sets timers at >= t with a fresh sequence
 // number, so no event for it with a key below e's can appear after e has
-// been popped; popping the shard's queue in key order therefore hands every
-// node its own events in key order.
+// been popped; popping the shard's events in key order therefore hands every
+// node its own events in key order. A node may also run ahead of the other
+// nodes' events, as under mailbox windows: its events earlier than the next
+// other node's time plus the shard's shortest link cannot be preceded by
+// anything still to be sent to it.
 
-#include "runtime/engine/event_queue.hpp"
+#include "runtime/engine/node_heap.hpp"
 
 #include <string>
 #include <vector>
@@ -43,25 +48,35 @@ public:
 
   /// Time of the earliest pending event (infinity if none).
   SimTime next_time() const {
-    return queue_.empty() ? SimTime::infinity() : queue_.top_time();
+    return heap_.empty() ? SimTime::infinity() : heap_.top_time();
   }
-  /// Time of the last event handled (zero before the first).
+  /// Time of the latest event handled (zero before the first).
   SimTime last_time() const { return last_; }
 
   /// An event sent by a node of this shard (or arriving from another one).
   void deliver(sim_event&& ev);
   /// A timer set by a node of this shard.
-  void push(sim_event&& ev) { queue_.push(std::move(ev)); }
+  void push(sim_event&& ev) { enqueue(std::move(ev)); }
 
 private:
+  /// Into the queue of its (local) destination node; enters or lowers that
+  /// node in the heap.
+  void enqueue(sim_event&& ev);
+  /// After the top node's event: its next event's key, or out of the heap.
+  void requeue_top();
+
   uint32_t shard_;
   std::vector<node*> nodes_;
   const std::vector<uint32_t>& owner_;
   std::vector<std::vector<sim_event>>& peer_out_;
-  event_queue queue_;
+  node_heap heap_;
+  node_id current_ = no_node; ///< the node whose event is being handled
   SimTime last_;
   std::vector<SimTime> reply_;                  // per shard
   SimTime horizon_ = SimTime::infinity();       // `until`, lowered by sends out
+  /// The shortest link leaving any node of the shard: no node's event at t
+  /// reaches another before t + lookahead_.
+  SimTime lookahead_ = SimTime::infinity();
 };
 
 } // namespace kb

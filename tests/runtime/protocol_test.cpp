@@ -171,13 +171,14 @@ TEST(EventQueue, PopsByTimeThenSenderThenSequence) {
   auto push = [&](SimTime t, node_id src, uint64_t seq) {
     sim_event e;
     e.set_key(t, src, seq);
-    q.push(std::move(e));
+    return q.push(std::move(e)); // true: the new earliest
   };
-  push(ns(1), 2, 0);
-  push(ps(999), 9, 9);
-  push(ns(1), 1, 5);
-  push(ns(1), 2, 1);
-  push(ns(1), 1, 4);
+  EXPECT_TRUE(push(ns(1), 2, 0));
+  EXPECT_TRUE(push(ps(999), 9, 9));
+  EXPECT_FALSE(push(ns(1), 1, 5));
+  EXPECT_FALSE(push(ns(1), 2, 1));
+  EXPECT_FALSE(push(ns(1), 1, 4));
+  EXPECT_EQ(q.top_key(), (event_key{ps(999), 9, 9}));
   std::vector<event_key> order;
   while (!q.empty())
     order.push_back(q.pop().key());

@@ -1,0 +1,73 @@
+#pragma once
+// The upper level of a shard's two-level event queue (docs/adr/0009): a
+// 4-ary min-heap of the shard's nodes keyed by the key (time, sender,
+// sequence) of each node's earliest pending event, with every node's
+// position kept so that a key can be lowered in place. The events
+// themselves stay in each node's own queue: a pop touches a small heap of
+// nodes (tens of KiB for 16,384 nodes, cache-resident) and one node's short
+// queue, instead of one shard-wide heap of every pending event.
+
+#include "runtime/engine/event.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace kb {
+
+class node_heap {
+public:
+  /// Node ids below `nodes` may be entered.
+  explicit node_heap(size_t nodes) : pos_(nodes, absent) {}
+
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  bool contains(node_id n) const { return pos_[n] != absent; }
+  /// The node with the smallest key, and that key's time (not empty).
+  node_id top() const { return heap_.front().node; }
+  SimTime top_time() const { return heap_.front().t; }
+  /// The smallest time of any node but the top (infinity if none): the
+  /// second smallest key is one of the top's children.
+  SimTime second_time() const {
+    const size_t n = std::min<size_t>(heap_.size(), 5);
+    SimTime t = SimTime::infinity();
+    for (size_t c = 1; c < n; ++c)
+      t = std::min(t, heap_[c].t);
+    return t;
+  }
+
+  /// Enters `n` (not present) with key `k`.
+  void insert(node_id n, const event_key& k);
+  /// Lowers the key of `n` (present) to `k` if `k` is below it.
+  void lower(node_id n, const event_key& k);
+  /// Gives the top node the key `k` (any value) and restores the order.
+  void replace_top(const event_key& k);
+  /// Removes the top node.
+  void pop_top();
+
+private:
+  static constexpr uint32_t absent = ~uint32_t{0};
+  struct entry {
+    SimTime t;
+    uint64_t seq;
+    node_id src;
+    node_id node;
+  };
+  static bool before(const entry& a, const entry& b) {
+    if (a.t != b.t)
+      return a.t < b.t;
+    if (a.src != b.src)
+      return a.src < b.src;
+    return a.seq < b.seq;
+  }
+  void place(size_t i, const entry& e) {
+    heap_[i] = e;
+    pos_[e.node] = static_cast<uint32_t>(i);
+  }
+  void sift_up(size_t i, entry x);
+  void sift_down(size_t i, entry x);
+
+  std::vector<entry> heap_;
+  std::vector<uint32_t> pos_; ///< per node id: index in heap_, or absent
+};
+
+} // namespace kb
