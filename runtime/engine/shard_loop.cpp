@@ -12,7 +12,7 @@ shard_loop::shard_loop(uint32_t shard, std::vector<node*> nodes,
                        const std::vector<uint32_t>& owner,
                        std::vector<std::vector<sim_event>>& peer_out)
   : shard_(shard), nodes_(std::move(nodes)), owner_(owner), peer_out_(peer_out),
-    heap_(nodes_.size()) {}
+    heap_(nodes_.size()), keys_(nodes_.size()) {}
 
 namespace {
 
@@ -43,7 +43,7 @@ size_t shard_loop::run(SimTime until, size_t budget, std::string& error) {
   while (handled < budget && !heap_.empty() && heap_.top_time() < horizon_) {
     current_ = heap_.top();
     node* n = nodes_[current_];
-    event_queue& q = n->queue_;
+    key_heap& q = keys_[current_];
     // The node stays the heap's top while it runs (its key there is that of
     // its first event): all it sends or sets has a key above that event's.
     // It runs on while its next event is earlier than anything another node
@@ -52,7 +52,9 @@ size_t shard_loop::run(SimTime until, size_t budget, std::string& error) {
     SimTime at;
     try {
       do {
-        sim_event ev = q.pop();
+        sim_event ev = slab_.take(q.pop());
+        if (!q.empty())
+          slab_.prefetch(q.top_slot());
         at = ev.t;
         last_ = std::max(last_, at);
         ++handled;
@@ -71,17 +73,23 @@ size_t shard_loop::run(SimTime until, size_t budget, std::string& error) {
 }
 
 void shard_loop::requeue_top() {
-  const event_queue& q = nodes_[current_]->queue_;
+  const key_heap& q = keys_[current_];
   if (q.empty())
     heap_.pop_top();
   else
     heap_.replace_top(q.top_key());
+  // Most likely the next to run: start fetching its node and first event.
+  if (!heap_.empty()) {
+    const node_id next = heap_.top();
+    __builtin_prefetch(nodes_[next]);
+    slab_.prefetch(keys_[next].top_slot());
+  }
 }
 
 void shard_loop::enqueue(sim_event&& ev) {
   const node_id d = ev.dst;
   const event_key k = ev.key();
-  const bool first = nodes_[d]->queue_.push(std::move(ev));
+  const bool first = keys_[d].push(k, slab_.put(std::move(ev)));
   if (!heap_.contains(d))
     heap_.insert(d, k);
   else if (first && d != current_)

@@ -2,7 +2,8 @@
 // Direct delivery inside a shard (docs/adr/0009-shard-loop.md): the shard's
 // events, in key order, drive its node actors by calling their handlers
 // directly; no CAF message per event or per window. The queue has two
-// levels: each node's own event queue, and a heap of the nodes keyed by
+// levels: the keys of each node's events (a key_heap per node, the events
+// themselves in one slab for the shard), and a heap of the nodes keyed by
 // their earliest event (node_heap); the next event is the top node's first. Each node still
 // owns its state and handles its own events one at a time in key order, so
 // every node sees exactly the sequence it sees under mailbox delivery
@@ -17,6 +18,8 @@
 // other node's time plus the shard's shortest link cannot be preceded by
 // anything still to be sent to it.
 
+#include "runtime/engine/event_slab.hpp"
+#include "runtime/engine/key_heap.hpp"
 #include "runtime/engine/node_heap.hpp"
 
 #include <string>
@@ -70,6 +73,8 @@ private:
   const std::vector<uint32_t>& owner_;
   std::vector<std::vector<sim_event>>& peer_out_;
   node_heap heap_;
+  std::vector<key_heap> keys_; ///< per node id: its pending events' keys
+  event_slab slab_;            ///< the events of all of them
   node_id current_ = no_node; ///< the node whose event is being handled
   SimTime last_;
   std::vector<SimTime> reply_;                  // per shard
