@@ -41,7 +41,7 @@ struct phold_cli {
   bool sequential = false;
   // PHOLD's windows are wide (lookahead = mean gap): per-LP heaps of a few
   // events beat one shard-wide heap there (ADR-0009, measured).
-  std::string delivery = "mailbox";
+  std::string delivery = "direct";
 };
 
 void print(const phold::outcome& o, const phold_cli& c, double total_seconds) {
