@@ -4,8 +4,8 @@
 // instead of whole 72-byte events, and a pop touches half as many levels as
 // in a binary heap (the four children of a key share a cache line or two).
 // Keys are unique, so the pop order is the key order whatever the heap's
-// shape. event_queue pairs one with its own slab; the shard loop keeps one
-// per node over a slab shared by the shard.
+// shape (the sifts are quad_heap's). event_queue pairs one with its own
+// slab; the shard loop keeps one per node over a slab shared by the shard.
 
 #include "runtime/engine/event.hpp"
 
@@ -37,18 +37,10 @@ private:
     node_id src;
     uint32_t slot;
   };
-  /// Heap order: true when `a` must come after `b` (the total event key).
-  struct after {
-    bool operator()(const entry& a, const entry& b) const {
-      if (a.t != b.t)
-        return b.t < a.t;
-      if (a.src != b.src)
-        return b.src < a.src;
-      return b.seq < a.seq;
-    }
+  struct place {
+    std::vector<entry>& h;
+    void operator()(size_t i, const entry& e) const { h[i] = e; }
   };
-  size_t sift_up(size_t i);
-  void sift_down(size_t i);
 
   std::vector<entry> heap_;
 };

@@ -52,19 +52,14 @@ private:
     node_id src;
     node_id node;
   };
-  static bool before(const entry& a, const entry& b) {
-    if (a.t != b.t)
-      return a.t < b.t;
-    if (a.src != b.src)
-      return a.src < b.src;
-    return a.seq < b.seq;
-  }
-  void place(size_t i, const entry& e) {
-    heap_[i] = e;
-    pos_[e.node] = static_cast<uint32_t>(i);
-  }
-  void sift_up(size_t i, entry x);
-  void sift_down(size_t i, entry x);
+  /// Stores an entry and notes its node's position.
+  struct place {
+    node_heap& h;
+    void operator()(size_t i, const entry& e) const {
+      h.heap_[i] = e;
+      h.pos_[e.node] = static_cast<uint32_t>(i);
+    }
+  };
 
   std::vector<entry> heap_;
   std::vector<uint32_t> pos_; ///< per node id: index in heap_, or absent

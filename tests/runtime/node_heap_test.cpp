@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
 namespace kb {
 namespace {
@@ -46,13 +47,7 @@ TEST(NodeHeap, RandomOperationsAgreeWithASortedMap) {
   node_heap h(nodes);
   std::map<event_key, node_id> ref;
   std::vector<event_key> key_of(nodes);
-  uint64_t x = 0x9e3779b97f4a7c15ull; // xorshift64
-  auto next = [&] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  std::mt19937_64 next(20261125); // the same sequence on every platform
   uint64_t seq = 0;
   SimTime now = SimTime::zero();
   auto key_after = [&](SimTime t) {
