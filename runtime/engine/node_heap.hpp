@@ -1,11 +1,11 @@
 #pragma once
-// The upper level of a shard's two-level event queue (docs/adr/0009): a
-// 4-ary min-heap of the shard's nodes keyed by the key (time, sender,
-// sequence) of each node's earliest pending event, with every node's
-// position kept so that a key can be lowered in place. The events
-// themselves stay in each node's own queue: a pop touches a small heap of
-// nodes (tens of KiB for 16,384 nodes, cache-resident) and one node's short
-// queue, instead of one shard-wide heap of every pending event.
+// The upper level of a shard's two-level event queue (ADR-0016): a 4-ary
+// min-heap of the shard's nodes keyed by the key (time, sender, sequence)
+// of each node's earliest pending event, with every node's position kept
+// so that a key can be lowered in place. Each node's event keys are in a
+// key_heap of its own: a pop touches this small heap of nodes (384 KiB for
+// 16,384 nodes) and one node's short key heap, instead of one shard-wide
+// heap of every pending event.
 
 #include "runtime/engine/event.hpp"
 

@@ -1,13 +1,14 @@
 #pragma once
-// Direct delivery inside a shard (docs/adr/0009-shard-loop.md): the shard's
-// events, in key order, drive its node actors by calling their handlers
-// directly; no CAF message per event or per window. The queue has two
-// levels: the keys of each node's events (a key_heap per node, the events
-// themselves in one slab for the shard), and a heap of the nodes keyed by
-// their earliest event (node_heap); the next event is the top node's first. Each node still
-// owns its state and handles its own events one at a time in key order, so
-// every node sees exactly the sequence it sees under mailbox delivery
-// (lookahead windows of advance/report messages): results are byte-identical.
+// Direct delivery inside a shard (docs/adr/0009-shard-loop.md, ADR-0016):
+// the shard's events, in key order, drive its node actors by calling their
+// handlers directly; no CAF message per event or per window. The queue has
+// two levels: the keys of each node's events (a key_heap per node, the
+// events themselves in one slab for the shard), and a heap of the nodes
+// keyed by their earliest event (node_heap); the next event is the top
+// node's first. Each node still owns its state and handles its own events
+// one at a time in key order, so every node sees exactly the sequence it
+// sees under mailbox delivery (lookahead windows of advance/report
+// messages): results are byte-identical.
 //
 // Why the order is the same: a node handling event e at time t sends only at
 // t + latency >= t + 1 ps and sets timers at >= t with a fresh sequence
