@@ -16,7 +16,8 @@ namespace kb {
 
 class node_heap {
 public:
-  /// Node ids below `nodes` may be entered.
+  /// Node numbers below `nodes` may be entered (the shard loop's local
+  /// numbers, so that its size follows the shard, not the machine).
   explicit node_heap(size_t nodes) : pos_(nodes, absent) {}
 
   bool empty() const { return heap_.empty(); }

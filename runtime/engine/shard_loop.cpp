@@ -11,8 +11,15 @@ namespace kb {
 shard_loop::shard_loop(uint32_t shard, std::vector<node*> nodes,
                        const std::vector<uint32_t>& owner,
                        std::vector<std::vector<sim_event>>& peer_out)
-  : shard_(shard), nodes_(std::move(nodes)), owner_(owner), peer_out_(peer_out),
-    heap_(nodes_.size()), keys_(nodes_.size()) {}
+  : shard_(shard), local_(nodes.size(), no_node), owner_(owner), peer_out_(peer_out) {
+  for (node_id id = 0; id < nodes.size(); ++id)
+    if (nodes[id]) {
+      local_[id] = static_cast<uint32_t>(nodes_.size());
+      nodes_.push_back(nodes[id]);
+    }
+  heap_ = node_heap(nodes_.size());
+  keys_.resize(nodes_.size());
+}
 
 namespace {
 
@@ -24,8 +31,6 @@ std::string failure(const node& n, SimTime t, const std::exception& e) {
 
 std::string shard_loop::start() {
   for (node* n : nodes_) {
-    if (!n)
-      continue;
     lookahead_ = std::min(lookahead_, n->min_link_latency());
     n->attach_loop(this);
     try {
@@ -80,14 +85,14 @@ void shard_loop::requeue_top() {
     heap_.replace_top(q.top_key());
   // Most likely the next to run: start fetching its node and first event.
   if (!heap_.empty()) {
-    const node_id next = heap_.top();
+    const uint32_t next = heap_.top();
     __builtin_prefetch(nodes_[next]);
     slab_.prefetch(keys_[next].top_slot());
   }
 }
 
 void shard_loop::enqueue(sim_event&& ev) {
-  const node_id d = ev.dst;
+  const uint32_t d = local_[ev.dst];
   const event_key k = ev.key();
   const bool first = keys_[d].push(k, slab_.put(std::move(ev)));
   if (!heap_.contains(d))
@@ -98,7 +103,7 @@ void shard_loop::enqueue(sim_event&& ev) {
 
 void shard_loop::deliver(sim_event&& ev) {
   const uint32_t s = ev.dst < owner_.size() ? owner_[ev.dst] : shard_;
-  if (s == shard_ && ev.dst < nodes_.size() && nodes_[ev.dst])
+  if (s == shard_ && ev.dst < local_.size() && local_[ev.dst] != no_node)
     enqueue(std::move(ev));
   else if (s != shard_) {
     if (s < reply_.size())

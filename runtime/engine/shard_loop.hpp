@@ -69,14 +69,17 @@ private:
   /// After the top node's event: its next event's key, or out of the heap.
   void requeue_top();
 
+  // The shard's own nodes are numbered 0, 1, ... in id order ("local"):
+  // what is kept per node is kept for them only, not for every node id.
   uint32_t shard_;
-  std::vector<node*> nodes_;
+  std::vector<uint32_t> local_; ///< per node id: its local number, or no_node
+  std::vector<node*> nodes_;    ///< per local number
   const std::vector<uint32_t>& owner_;
   std::vector<std::vector<sim_event>>& peer_out_;
-  node_heap heap_;
-  std::vector<key_heap> keys_; ///< per node id: its pending events' keys
+  node_heap heap_{0};          ///< of local numbers
+  std::vector<key_heap> keys_; ///< per local number: its pending events' keys
   event_slab slab_;            ///< the events of all of them
-  node_id current_ = no_node; ///< the node whose event is being handled
+  uint32_t current_ = no_node; ///< local number of the node being handled
   SimTime last_;
   std::vector<SimTime> reply_;                  // per shard
   SimTime horizon_ = SimTime::infinity();       // `until`, lowered by sends out
