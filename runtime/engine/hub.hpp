@@ -124,7 +124,8 @@ private:
   // Promises exclude their addressee (ADR-0014): per shard, the events sent
   // to it and received from it, what it was last told it had sent, and the
   // batches it has not acknowledged (events up to `upto`; `reply`: the
-  // earliest time a reaction to them can arrive here).
+  // earliest time a reaction to them can arrive here), only those whose
+  // reply bound is below every later one's, so the front holds the minimum.
   struct unacked {
     uint64_t upto;
     SimTime reply;

@@ -7,10 +7,9 @@
 namespace kb {
 
 SimTime hub::bound_from(uint32_t r) const {
-  SimTime t = promise_in_[r];
-  for (const unacked& u : unacked_[r])
-    t = std::min(t, u.reply);
-  return t;
+  // The earliest reply bound is at the front (see send_promises).
+  const auto& wait = unacked_[r];
+  return wait.empty() ? promise_in_[r] : std::min(promise_in_[r], wait.front().reply);
 }
 
 SimTime hub::promise_in_min(uint32_t except) const {
@@ -37,7 +36,14 @@ void hub::send_promises(SimTime local) {
     for (const auto& e : peer_out_[s])
       first = std::min(first, e.t);
     sent_events_[s] += peer_out_[s].size();
-    unacked_[s].push_back({sent_events_[s], first + init_.cut_in[s]});
+    // Acknowledgements come in order, so a batch whose reply bound is no
+    // earlier than this one's never matters again once this one is sent:
+    // dropping those keeps the bounds rising from front to back.
+    auto& wait = unacked_[s];
+    const SimTime reply = first + init_.cut_in[s];
+    while (!wait.empty() && wait.back().reply >= reply)
+      wait.pop_back();
+    wait.push_back({sent_events_[s], reply});
   }
   // promise_in_min(s) for every s from one pass: the smallest bound over
   // the other shards, and the next smallest for the shard that holds it
