@@ -36,7 +36,7 @@ TEST(Phold, SequentialYardstickIsRepeatable) {
 TEST(Phold, DigestIsIndependentOfThreadsAndShards) {
   const auto seq = phold::run_sequential(small());
   for (size_t threads : {1u, 2u, 4u}) {
-    for (uint32_t shards : {0u, 1u, 3u}) {
+    for (uint32_t shards : {0u, 1u, 3u, 16u}) {
       auto o = phold::run_actors(small(), threads, {}, shards);
       ASSERT_EQ(o.error, "");
       EXPECT_EQ(o.digest, seq.digest) << "threads=" << threads << " shards=" << shards;
