@@ -22,7 +22,7 @@
 namespace kb {
 
 /// Bumped whenever a frame changes meaning.
-inline constexpr uint32_t peer_protocol_version = 1;
+inline constexpr uint32_t peer_protocol_version = 2;
 
 /// How often both sides send a heartbeat, and how long a silent side is
 /// still trusted: a peer (or the launcher) is lost after `peer_silence`.

@@ -42,8 +42,14 @@ hub::hub(caf::actor_config& cfg, hub_init init)
 }
 
 void hub::on_down(const caf::down_msg& dm) {
-  if (collected_)
+  if (collected_) {
+    // Shard 0 went after this shard's part was handed in: its release may
+    // never come (its process ended), and nothing more is asked of us.
+    if (init_.shard != 0 && part_handed_in_ && !peers_.empty() && peers_[0] &&
+        peers_[0].address() == dm.source)
+      finish_part();
     return;
+  }
   for (uint32_t r = 0; r < peers_.size(); ++r) {
     if (r == init_.shard || !peers_[r] || peers_[r].address() != dm.source)
       continue;
@@ -127,6 +133,7 @@ caf::behavior hub::make_behavior() {
       if (collected_)
         deliver();
     },
+    [this](release_atom) { finish_part(); },
   };
 }
 
@@ -462,8 +469,11 @@ void hub::deliver() {
     for (auto& rp : collect_rps_)
       rp.deliver(result_);
     collect_rps_.clear();
-    if (run_rp_.pending())
-      run_rp_.deliver(run_result{result_.hub, {}, result_.error});
+    // This shard's process may end once the run request is answered, and
+    // a reply still on its way out could be lost with it (a split run then
+    // waited 120 s for a part that never came): answer when shard 0 says
+    // it has the part, or has gone.
+    part_handed_in_ = true;
     return;
   }
   parts_due_ = 0;
@@ -488,6 +498,7 @@ void hub::deliver() {
         [this, s](run_result& part) {
           handed_in_.resize(init_.shards, 0);
           handed_in_[s] = 1;
+          send(peers_[s], release_atom_v);
           merge(part, s);
           if (--parts_due_ == 0)
             finish_root();
@@ -517,6 +528,11 @@ void hub::merge(run_result& part, uint32_t shard) {
   result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
   if (result_.error.empty() && !part.error.empty())
     result_.error = fmt::format("shard {}: {}", shard, part.error);
+}
+
+void hub::finish_part() {
+  if (run_rp_.pending())
+    run_rp_.deliver(run_result{result_.hub, {}, result_.error});
 }
 
 void hub::finish_root() {

@@ -92,6 +92,9 @@ private:
   void deliver();
   void merge(run_result& part, uint32_t shard);
   void finish_root();
+  /// Another shard: answers its run request once its part is safe with
+  /// shard 0 (released, or shard 0 gone).
+  void finish_part();
   // -- LBTS when every shard is stuck (lbts_rounds.hpp) --
   hub_snapshot snapshot(uint64_t round) const;
   void note_stuck();
@@ -119,6 +122,7 @@ private:
   std::vector<caf::actor> peers_;             // per shard
   std::vector<uint32_t> lost_;                // shards that went down
   std::vector<char> handed_in_;               // shard 0: parts collected
+  bool part_handed_in_ = false;               // other shards: own part sent
   std::vector<SimTime> promise_in_;           // per shard
   std::vector<SimTime> promise_sent_;         // per shard
   // Promises exclude their addressee (ADR-0014): per shard, the events sent
