@@ -50,7 +50,7 @@ void out_link::refund(queue_id q) {
     ++slot(q).credits;
 }
 
-std::deque<sim_event>& out_link::held(queue_id q) {
+event_fifo& out_link::held(queue_id q) {
   return slot(q).held;
 }
 

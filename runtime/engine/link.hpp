@@ -3,8 +3,8 @@
 // head/tail rule (DESIGN §4), and credits per receiving queue.
 
 #include "runtime/engine/event.hpp"
+#include "runtime/engine/event_fifo.hpp"
 
-#include <deque>
 #include <optional>
 #include <vector>
 
@@ -58,14 +58,14 @@ public:
   void refund(queue_id q);
 
   /// Messages held for lack of credit, per queue, in send order.
-  std::deque<sim_event>& held(queue_id q);
+  event_fifo& held(queue_id q);
   bool any_held() const;
 
 private:
   struct credit_slot {
     queue_id queue;
     uint32_t credits;
-    std::deque<sim_event> held;
+    event_fifo held;
   };
   credit_slot& slot(queue_id q);
   const credit_slot* find(queue_id q) const;

@@ -14,7 +14,6 @@
 
 #include <caf/event_based_actor.hpp>
 
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -180,7 +179,7 @@ private:
   std::vector<in_link_info> in_links_; // sorted by (src, link)
   event_queue queue_;                  // local event queue, by key
   std::vector<sim_event> outbox_;      // sent this window, to the hub
-  std::vector<std::deque<sim_event>> queues_;
+  std::vector<event_fifo> queues_;
   std::shared_ptr<recorder> rec_;
   std::shared_ptr<op_sink> ops_;
   uint64_t op_seq_ = 0;
