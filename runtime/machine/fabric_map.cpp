@@ -80,22 +80,18 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
     role[v] = f.nodes_[v].kind.role;
   std::vector<node_id> dests, routers; // routers: nodes that send fabric traffic
   f.is_dest_.assign(n, 0);
-  std::vector<uint32_t> requester_index(n, no_node), memory_index(n, no_node);
-  std::vector<node_id> requesters, memories;
+  std::vector<node_id> requesters, memories; // in id order
   for (node_id v = 0; v < n; ++v) {
     const fabric_role r = role[v];
     if (r == fabric_role::requester || r == fabric_role::memory) {
       dests.push_back(v);
       f.is_dest_[v] = 1;
     }
-    if (r == fabric_role::requester) {
-      requester_index[v] = static_cast<uint32_t>(requesters.size());
+    if (r == fabric_role::requester)
       requesters.push_back(v);
-    }
     if (r != fabric_role::none)
       routers.push_back(v);
     if (r == fabric_role::memory) {
-      memory_index[v] = static_cast<uint32_t>(memories.size());
       memories.push_back(v);
       f.memories_.push_back({memory_key(f.nodes_[v].name, f.nodes_[v].kind.space), v});
     }
@@ -189,10 +185,6 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
   // Per router, the row being grown: destinations [first, last] all go to
   // `next`; it is closed (written to the table) when the next hop changes.
   std::vector<row> open(routers.size(), row{no_node, no_node, no_node});
-  // Who reaches whom (bit r * memories + m): requester r memory m, and
-  // memory m requester r, for the checks at the end.
-  std::vector<bool> r_to_m(requesters.size() * memories.size());
-  std::vector<bool> m_to_r(requesters.size() * memories.size());
 
   // One Dijkstra per destination over the reversed links; only the
   // destination and forwarders are expanded (they alone may be inner nodes).
@@ -263,10 +255,6 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
           f.tables_[v].push_back(o);
         o = {d, d, hop};
       }
-      if (requester_index[v] != no_node && memory_index[d] != no_node)
-        r_to_m[requester_index[v] * memories.size() + memory_index[d]] = true;
-      if (memory_index[v] != no_node && requester_index[d] != no_node)
-        m_to_r[requester_index[d] * memories.size() + memory_index[v]] = true;
     }
   }
   for (size_t i = 0; i < routers.size(); ++i)
@@ -278,9 +266,6 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
   std::vector<uint32_t> dest_index(n, no_node);
   for (size_t di = 0; di < dests.size(); ++di)
     dest_index[dests[di]] = static_cast<uint32_t>(di);
-  std::vector<uint32_t> router_index(n, no_node);
-  for (size_t i = 0; i < routers.size(); ++i)
-    router_index[routers[i]] = static_cast<uint32_t>(i);
   /// The next hop over `links` (in id order) to destination number di.
   auto best_hop = [&](const edge* first, const edge* last, size_t di) {
     uint64_t best = unreachable;
@@ -360,14 +345,10 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
 
   // A requester linked to a translator that reaches a memory sends every
   // request through it (two such translators: which one is ambiguous).
-  auto reaches_memory = [&](node_id t) {
-    return std::any_of(memories.begin(), memories.end(),
-                       [&](node_id m) { return f.next_hop(t, m).has_value(); });
-  };
   f.via_.assign(n, no_node);
   for (node_id rq : requesters)
     for (const edge& e : out[rq])
-      if (role[e.other] == fabric_role::translator && reaches_memory(e.other)) {
+      if (role[e.other] == fabric_role::translator && f.reaches_any(e.other, memories)) {
         if (f.via_[rq] != no_node)
           throw std::invalid_argument(fmt::format(
             "{} links to two translators with routes, {} and {}: its requests must go "
@@ -375,29 +356,50 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
             f.nodes_[rq].name, f.nodes_[f.via_[rq]].name, f.nodes_[e.other].name));
         f.via_[rq] = e.other;
       }
+  f.check_routes(requesters, memories);
+  return f;
+}
 
-  auto leaf_reaches = [&](node_id from, node_id to) {
-    return leaf_hop(router_index[from], dest_index[to]) != no_node;
-  };
-  for (size_t r = 0; r < requesters.size(); ++r) {
+void fabric_map::mark_reachable(node_id from, const std::vector<node_id>& targets,
+                                std::vector<char>& out) const {
+  out.assign(targets.size(), 0);
+  for (const row& r : tables_[from]) {
+    auto a = std::lower_bound(targets.begin(), targets.end(), r.first);
+    const auto b = std::upper_bound(a, targets.end(), r.last);
+    for (; a != b; ++a)
+      out[static_cast<size_t>(a - targets.begin())] = 1;
+  }
+}
+
+bool fabric_map::reaches_any(node_id from, const std::vector<node_id>& targets) const {
+  return std::any_of(tables_[from].begin(), tables_[from].end(), [&](const row& r) {
+    auto a = std::lower_bound(targets.begin(), targets.end(), r.first);
+    return a != targets.end() && *a <= r.last;
+  });
+}
+
+void fabric_map::check_routes(const std::vector<node_id>& requesters,
+                              const std::vector<node_id>& memories) const {
+  // Who each memory answers (row m: requester r), then per requester whom
+  // it reaches; both read the finished tables a range of ids at a time.
+  const size_t nr = requesters.size();
+  std::vector<char> back(memories.size() * nr), mark;
+  for (size_t m = 0; m < memories.size(); ++m) {
+    mark_reachable(memories[m], requesters, mark);
+    std::copy(mark.begin(), mark.end(), back.begin() + static_cast<std::ptrdiff_t>(m * nr));
+  }
+  for (size_t r = 0; r < nr; ++r) {
     const node_id rq = requesters[r];
-    const bool r_leaf = group_of[router_index[rq]] != no_node;
+    const node_id from = via_[rq] != no_node ? via_[rq] : rq;
+    mark_reachable(from, memories, mark);
     for (size_t m = 0; m < memories.size(); ++m) {
       const node_id mem = memories[m];
-      const node_id via = f.via_[rq];
-      const bool there = via != no_node ? f.next_hop(via, mem).has_value()
-                         : r_leaf       ? leaf_reaches(rq, mem)
-                                        : bool(r_to_m[r * memories.size() + m]);
-      const bool back = group_of[router_index[mem]] != no_node
-                          ? leaf_reaches(mem, rq)
-                          : bool(m_to_r[r * memories.size() + m]);
-      if (f.nodes_[mem].kind.space != mem_space::tcm && !there)
-        throw std::invalid_argument(no_route_message(f, via != no_node ? via : rq, mem));
-      if (there && !back)
-        throw std::invalid_argument(no_route_message(f, mem, rq));
+      if (nodes_[mem].kind.space != mem_space::tcm && !mark[m])
+        throw std::invalid_argument(no_route_message(*this, from, mem));
+      if (mark[m] && !back[m * nr + r])
+        throw std::invalid_argument(no_route_message(*this, mem, rq));
     }
   }
-  return f;
 }
 
 std::optional<node_id> fabric_map::memory_of(uint64_t address) const {

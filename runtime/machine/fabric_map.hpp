@@ -85,6 +85,17 @@ private:
     node_id first, last; ///< destination ids, inclusive
     node_id next;
   };
+  /// out[i] = 1 when `from` has a route to targets[i] (`targets` in id order).
+  void mark_reachable(node_id from, const std::vector<node_id>& targets,
+                      std::vector<char>& out) const;
+  /// True when `from` has a route to one of `targets` (in id order).
+  bool reaches_any(node_id from, const std::vector<node_id>& targets) const;
+  /// Every requester reaches every HBM and SRAM (through its translator, if
+  /// it has one), and every memory it reaches has a way back; throws the
+  /// first pair, requester by requester, that has not.
+  void check_routes(const std::vector<node_id>& requesters,
+                    const std::vector<node_id>& memories) const;
+
   std::vector<fabric_node> nodes_;
   std::vector<std::vector<row>> tables_; ///< per node, rows by `first`
   std::vector<uint8_t> is_dest_;         ///< requester or memory
