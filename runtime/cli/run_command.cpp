@@ -218,6 +218,10 @@ int run(const run_cli& c) {
     opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, c.trace_hops);
   }
   std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, comp_path, opts);
+  // One process: its actors are dropped while the summary is written. (A
+  // split run's system also holds the network layer: it ends in the run.)
+  if (opts.cluster.ranks <= 1)
+    opts.teardown = std::make_shared<deferred_teardown>();
   std::unique_ptr<heartbeat> beat;
   if (!c.quiet && c.rank == 0) {
     opts.progress = std::make_shared<progress_counters>();
@@ -267,6 +271,10 @@ int run(const run_cli& c) {
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
     write_trace(c.trace, rep.names, rep.records);
+  // Nothing of the machine may run on (a kernel unwinding, say) while the
+  // trace stream and the op log are finished.
+  if (opts.teardown)
+    opts.teardown->wait();
   if (opts.stream)
     opts.stream->finish(rep.names);
   if (!c.csv.empty())

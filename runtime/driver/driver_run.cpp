@@ -127,6 +127,7 @@ driver_run run_driver(topology_spec topology,
   opts.delivery = o.delivery;
   opts.shards = o.shards;
   opts.cluster = o.cluster;
+  opts.teardown = o.teardown;
   out.result = sim.run(opts);
   out.names = sim.names();
   out.error = out.result.error; // failures and the deadlock report

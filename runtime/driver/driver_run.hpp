@@ -70,6 +70,9 @@ struct driver_options {
   /// The machine's fabric routes if the caller built them already (for its
   /// own checks); null: built with the machine.
   std::shared_ptr<const fabric_map> fabric;
+  /// Set: the machine's actors are dropped on its thread after the run
+  /// (run_options::teardown), so the caller can write its outputs meanwhile.
+  std::shared_ptr<deferred_teardown> teardown;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`

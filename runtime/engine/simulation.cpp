@@ -6,11 +6,13 @@
 
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/logger.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <cstdlib>
 #include <thread>
@@ -214,7 +216,16 @@ run_result simulation::run(const run_options& opts) {
 
   const bool direct = opts.delivery == delivery_mode::direct;
 
-  caf::actor_system_config cfg;
+  // Everything that lives as long as the actors, dropped in reverse order
+  // (hubs, nodes, then the system), here or by opts.teardown.
+  struct live_system {
+    caf::actor_system_config cfg;
+    std::optional<caf::actor_system> sys;
+    std::vector<caf::actor> spawned;
+    std::vector<std::pair<uint32_t, caf::actor>> hubs;
+  };
+  auto live = std::make_shared<live_system>();
+  caf::actor_system_config& cfg = live->cfg;
   cfg.set("scheduler.max-threads", std::max<size_t>(1, opts.threads));
   cfg.set("logger.verbosity", caf::atom("quiet"));
   // kernbench's own scheduler (runtime/engine/worker_pool, ADR-0006);
@@ -229,9 +240,9 @@ run_result simulation::run(const run_options& opts) {
   cfg.add_message_types<caf::id_block::kernbench>();
   if (ranks > 1)
     cfg.load<caf::io::middleman>();
-  caf::actor_system sys{cfg};
+  caf::actor_system& sys = live->sys.emplace(cfg);
 
-  std::vector<caf::actor> spawned;
+  std::vector<caf::actor>& spawned = live->spawned;
   for (node_id i = 0; i < n; ++i) {
     if (!local_shard(owner[i]))
       continue;
@@ -249,11 +260,12 @@ run_result simulation::run(const run_options& opts) {
     }
     spawned.push_back(a);
   }
-  std::vector<std::pair<uint32_t, caf::actor>> hubs;
+  std::vector<std::pair<uint32_t, caf::actor>>& hubs = live->hubs;
   for (uint32_t s = 0; s < shards; ++s)
     if (local_shard(s))
       hubs.emplace_back(s, sys.spawn<hub>(std::move(his[s])));
-  caf::scoped_actor self{sys};
+  std::optional<caf::scoped_actor> scoped; // gone before the system is
+  caf::scoped_actor& self = scoped.emplace(sys);
 
   // Hubs first: a hub monitors its nodes, and a node that goes after its
   // hub sends it no down message to handle (12,288 of them on 1,024 PEs).
@@ -322,6 +334,13 @@ run_result simulation::run(const run_options& opts) {
         stuck += fmt::format("\n  {}: {}", s.name, s.pending);
     if (!stuck.empty())
       result.error = "deadlock: the machine went quiet with work pending:" + stuck;
+  }
+  scoped.reset();
+  if (opts.teardown) {
+    // This thread's logger reference (CAF keeps one per thread that made or
+    // ran a system) would keep the system's destructor waiting for it.
+    caf::logger::set_current_actor_system(nullptr);
+    opts.teardown->start(std::move(live));
   }
   return result;
 }

@@ -4,6 +4,7 @@
 // The same description is built in every process of a split run; each
 // process spawns only the nodes it owns.
 
+#include "runtime/engine/deferred_teardown.hpp"
 #include "runtime/engine/node.hpp"
 
 #include <caf/actor_system.hpp>
@@ -55,6 +56,9 @@ struct run_options {
   /// Results never depend on it.
   uint32_t shards = 0;
   cluster_options cluster;
+  /// Set: the actors and the actor system are dropped on its thread after
+  /// run() returns, while the caller goes on (deferred_teardown.hpp).
+  std::shared_ptr<deferred_teardown> teardown;
 };
 
 class simulation {
