@@ -75,5 +75,42 @@ TEST(Validation, NodeFailureIsReportedWithNameAndTime) {
   EXPECT_EQ(r.error, "pe0.unit at t=5000 ps: tile 3 completed twice");
 }
 
+// A node kind whose constructor refuses its parameters, as a kind's config
+// check does.
+class refuser : public node {
+public:
+  refuser(caf::actor_config& cfg, node_init init, std::string why) : node(cfg, std::move(init)) {
+    throw std::invalid_argument(why);
+  }
+
+protected:
+  void on_message(sim_event&) override {}
+};
+
+// Nodes are built by one thread per shard when the run has several: the
+// error reported is still the one of the lowest node id (the one a
+// sequential build meets first), and the run ends instead of hanging on the
+// nodes already spawned.
+TEST(Validation, TheFirstNodeThatCannotBeBuiltIsReportedWhateverTheThreads) {
+  for (size_t threads : {1, 2, 4}) {
+    simulation sim;
+    sim.set_grouping([](const std::string& name) { return name.substr(0, 2); });
+    for (const char* g : {"a.", "b.", "c.", "d."})
+      for (int i = 0; i < 8; ++i)
+        sim.add_node(g + std::to_string(i), make_node_factory<ring_member>(0u, 0u));
+    sim.add_node("c.9", make_node_factory<refuser>(std::string("c.9: no such impl")));
+    sim.add_node("b.9", make_node_factory<refuser>(std::string("b.9: bad lanes")));
+    run_options o;
+    o.threads = threads;
+    o.end = ns(10); // an end time: one shard per thread
+    try {
+      (void)sim.run(o);
+      ADD_FAILURE() << "no error with " << threads << " thread(s)";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "b.9: bad lanes") << threads << " thread(s)";
+    }
+  }
+}
+
 } // namespace
 } // namespace kb
