@@ -4,9 +4,9 @@
 
 namespace kb {
 
-void deferred_teardown::start(std::shared_ptr<void> garbage) {
+void deferred_teardown::start(std::function<void()> job) {
   wait();
-  thread_ = std::thread([g = std::move(garbage)]() mutable { g.reset(); });
+  thread_ = std::thread(std::move(job));
 }
 
 void deferred_teardown::wait() {

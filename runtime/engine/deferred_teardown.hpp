@@ -4,7 +4,7 @@
 // 1,024-PE machine, and the caller can write its outputs meanwhile
 // (`run_options::teardown`). wait() or the destructor joins it.
 
-#include <memory>
+#include <functional>
 #include <thread>
 
 namespace kb {
@@ -16,9 +16,9 @@ public:
   deferred_teardown& operator=(const deferred_teardown&) = delete;
   ~deferred_teardown() { wait(); }
 
-  /// Drops `garbage` (the last reference to it) on a new thread. One at a
-  /// time: a second call first waits for the first.
-  void start(std::shared_ptr<void> garbage);
+  /// Runs `job` (which ends what it holds) on a new thread. One at a time:
+  /// a second call first waits for the first.
+  void start(std::function<void()> job);
   /// Returns once the dropped object is destroyed (at once if none is).
   void wait();
 

@@ -1,6 +1,7 @@
 #include "runtime/engine/simulation.hpp"
 
 #include "runtime/engine/hub.hpp"
+#include "runtime/engine/live_system.hpp"
 #include "runtime/engine/partition.hpp"
 #include "runtime/engine/worker_pool.hpp"
 
@@ -216,14 +217,7 @@ run_result simulation::run(const run_options& opts) {
 
   const bool direct = opts.delivery == delivery_mode::direct;
 
-  // Everything that lives as long as the actors, dropped in reverse order
-  // (hubs, nodes, then the system), here or by opts.teardown.
-  struct live_system {
-    caf::actor_system_config cfg;
-    std::optional<caf::actor_system> sys;
-    std::vector<caf::actor> spawned;
-    std::vector<std::pair<uint32_t, caf::actor>> hubs;
-  };
+  // What lives as long as the actors, dropped here or by opts.teardown.
   auto live = std::make_shared<live_system>();
   caf::actor_system_config& cfg = live->cfg;
   cfg.set("scheduler.max-threads", std::max<size_t>(1, opts.threads));
@@ -248,6 +242,8 @@ run_result simulation::run(const run_options& opts) {
   // as a sequential build would, the node with the lowest id first.
   const uint32_t first_local = rank * per;
   const size_t builders = std::clamp<size_t>(opts.threads, 1, per);
+  live->first_local = first_local;
+  live->nodes.resize(builders);
   if (direct)
     for (node_id i = 0; i < n; ++i)
       if (local_shard(owner[i]) && his[owner[i]].direct.empty())
@@ -285,16 +281,16 @@ run_result simulation::run(const run_options& opts) {
     for (auto& t : helpers)
       t.join();
   }
-  std::vector<caf::actor>& spawned = live->spawned;
-  for (auto& a : by_id)
-    if (a)
-      spawned.push_back(std::move(a));
+  for (node_id i = 0; i < n; ++i)
+    if (by_id[i])
+      live->nodes[(owner[i] - first_local) % builders].push_back(std::move(by_id[i]));
   const auto first_failure = std::min_element(
     failed.begin(), failed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   if (first_failure->second) {
     // The nodes already running must end, or the system would wait for them.
-    for (auto& a : spawned)
-      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    for (const auto& group : live->nodes)
+      for (const auto& a : group)
+        caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     std::rethrow_exception(first_failure->second);
   }
   std::vector<std::pair<uint32_t, caf::actor>>& hubs = live->hubs;
@@ -309,8 +305,9 @@ run_result simulation::run(const run_options& opts) {
   auto shutdown = [&] {
     for (auto& [s, h] : hubs)
       self->send_exit(h, caf::exit_reason::user_shutdown);
-    for (auto& a : spawned)
-      self->send_exit(a, caf::exit_reason::user_shutdown);
+    for (const auto& group : live->nodes)
+      for (const auto& a : group)
+        self->send_exit(a, caf::exit_reason::user_shutdown);
   };
 
   caf::actor root; // shard 0's hub
@@ -377,7 +374,7 @@ run_result simulation::run(const run_options& opts) {
     // This thread's logger reference (CAF keeps one per thread that made or
     // ran a system) would keep the system's destructor waiting for it.
     caf::logger::set_current_actor_system(nullptr);
-    opts.teardown->start(std::move(live));
+    opts.teardown->start([live = std::move(live)] { live->release(); });
   }
   return result;
 }
