@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <tuple>
 #include <unordered_map>
 
@@ -130,6 +131,21 @@ void check_node_count(const topology_spec& spec, const templates& t, const param
                     max_topology_nodes));
 }
 
+/// Sorts `v` stably by `less`, moving each element once: a node_spec's move
+/// copies its YAML handles, and a sort would move each element many times.
+template <class T, class Less>
+void sort_by(std::vector<T>& v, Less less) {
+  std::vector<uint32_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return less(v[a], v[b]); });
+  std::vector<T> sorted;
+  sorted.reserve(v.size());
+  for (uint32_t i : order)
+    sorted.push_back(std::move(v[i]));
+  v = std::move(sorted);
+}
+
 } // namespace
 
 topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
@@ -182,6 +198,10 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
   check_node_count(spec, t, cube);
 
   // -- nodes ------------------------------------------------------------------
+  spec.nodes.reserve(t.system_nodes.size() +
+                     spec.sips * (t.sip_nodes.size() +
+                                  spec.cubes_per_sip * (t.cube_nodes.size() +
+                                                        spec.pe_layout.count() * t.pe_nodes.size())));
   node_builder nodes(spec.nodes);
   nodes.instantiate(t.system_nodes, "");
   for (uint32_t s = 0; s < spec.sips; ++s) {
@@ -194,8 +214,7 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
         nodes.instantiate(t.pe_nodes, child(cube_id, "pe", p));
     }
   }
-  std::sort(spec.nodes.begin(), spec.nodes.end(),
-            [](const node_spec& a, const node_spec& b) { return a.id < b.id; });
+  sort_by(spec.nodes, [](const node_spec& a, const node_spec& b) { return a.id < b.id; });
   std::vector<std::string> ids;
   ids.reserve(spec.nodes.size());
   for (const node_spec& n : spec.nodes)
@@ -214,10 +233,9 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
     detail::expand_links(t.sip_links, sip_id, ids, spec.links);
   }
   detail::expand_links(t.system_links, "", ids, spec.links);
-  std::stable_sort(spec.links.begin(), spec.links.end(),
-                   [](const link_spec& a, const link_spec& b) {
-                     return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-                   });
+  sort_by(spec.links, [](const link_spec& a, const link_spec& b) {
+    return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
+  });
   check_unique_links(spec.links);
   return spec;
 }
