@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace kb {
 
@@ -21,11 +23,15 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
   nodes.reserve(topo.nodes.size());
   for (const auto& n : topo.nodes)
     nodes.push_back({n.id, kinds.fabric_of(n.kind)});
-  // Node ids are positions in topo.nodes (sorted by id): find by name.
+  // Node ids are positions in topo.nodes (sorted by id): find by name, by
+  // hash (a binary search compares long common prefixes, "sip0.cube0.pe1…").
+  std::unordered_map<std::string_view, node_id> ids;
+  ids.reserve(topo.nodes.size());
+  for (size_t i = 0; i < topo.nodes.size(); ++i)
+    ids.emplace(topo.nodes[i].id, static_cast<node_id>(i));
   auto id_of = [&](const std::string& name) {
-    auto it = std::lower_bound(topo.nodes.begin(), topo.nodes.end(), name,
-                               [](const node_spec& a, const std::string& b) { return a.id < b; });
-    return static_cast<node_id>(it - topo.nodes.begin());
+    const auto it = ids.find(name);
+    return it == ids.end() ? static_cast<node_id>(topo.nodes.size()) : it->second;
   };
   std::vector<fabric_link> links;
   links.reserve(topo.links.size());
