@@ -94,6 +94,8 @@ public:
   int64_t g3_skip_down(uint32_t v, int64_t t) const;
   /// Every legal seat of `v` has the same slot pressure.
   bool flat_pressure(uint32_t v) const { return fp_->ops[v].flat_pressure; }
+  /// No seat of `v` has a lower slot pressure than this.
+  uint64_t least_pressure(uint32_t v) const { return fp_->ops[v].least_pressure; }
   /// The pools `v` uses, sorted.
   const std::vector<uint32_t>& pools_of(uint32_t v) const { return fp_->ops[v].pools; }
 
