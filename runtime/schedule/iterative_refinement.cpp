@@ -77,8 +77,10 @@ std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
   return std::nullopt;
 }
 
-void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, op_queue& unseated) {
-  s.unseat(w);
+void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, op_queue& unseated,
+           bool lifted = false) {
+  if (!lifted)
+    s.unseat(w);
   unseated.insert(w);
   held.push_back(w);
   ++s.stats->evictions;
@@ -144,8 +146,8 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       }
       for (uint32_t w : s.group_conflicts(v, at))
         evict(s, w, held, unseated);
-      for (uint32_t w : s.resource_conflicts(v, at))
-        evict(s, w, held, unseated);
+      for (uint32_t w : s.unseat_resource_conflicts(v, at))
+        evict(s, w, held, unseated, true);
       if (!s.fits(v, at)) { // its own reservation wraps onto itself at this II
         s.dead[v] = true;
         continue;

@@ -380,9 +380,9 @@ void modulo_state::unseat(uint32_t v) {
   --seated_count_;
 }
 
-std::vector<uint32_t> modulo_state::resource_conflicts(uint32_t v, int64_t t) {
+std::vector<uint32_t> modulo_state::unseat_resource_conflicts(uint32_t v, int64_t t) {
   // Lift seated ops in program order until `v` fits (deterministic, minimal
-  // for the common single conflict), then put them back: the caller evicts.
+  // for the common single conflict); they stay lifted, the caller evicts.
   std::vector<uint32_t> out;
   for (uint32_t w = 0; w < seat_.size() && !fits(v, t); ++w) {
     if (w == v || !seat_[w])
@@ -400,10 +400,12 @@ std::vector<uint32_t> modulo_state::resource_conflicts(uint32_t v, int64_t t) {
     if (!shares)
       continue;
     apply(w, *seat_[w], -1);
+    seat_[w].reset();
+    --seated_count_;
     out.push_back(w);
   }
-  for (uint32_t w : out)
-    apply(w, *seat_[w], +1);
+  if (!out.empty())
+    blocked_.run = -1; // as after any change of the table
   return out;
 }
 

@@ -126,8 +126,10 @@ public:
   // -- updates ----------------------------------------------------------------
   void seat(uint32_t v, int64_t t);
   void unseat(uint32_t v);
-  /// Seated ops whose use conflicts with seating `v` at `t`.
-  std::vector<uint32_t> resource_conflicts(uint32_t v, int64_t t);
+  /// Unseats the seated ops whose use conflicts with seating `v` at `t`:
+  /// those that share a pool with it, in program order, until it fits.
+  /// Returns them in that order.
+  std::vector<uint32_t> unseat_resource_conflicts(uint32_t v, int64_t t);
   /// Seated members of `v`'s group at a depth other than depth_of(t).
   std::vector<uint32_t> group_conflicts(uint32_t v, int64_t t) const;
 
