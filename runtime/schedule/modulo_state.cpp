@@ -128,9 +128,11 @@ bool modulo_state::fits(uint32_t v, int64_t t) const {
   if (wraps(v))
     return fits_cellwise(v, t);
   const auto& runs = fp_->ops[v].runs;
+  const auto base = static_cast<uint32_t>(mod(t, ii_)); // offsets are below II here
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    if (!mrt_.fits(r.pool, static_cast<uint32_t>(mod(t + r.offset, ii_)), r.len, r.count)) {
+    const uint32_t at = base + r.offset >= ii_ ? base + r.offset - ii_ : base + r.offset;
+    if (!mrt_.fits(r.pool, at, r.len, r.count)) {
       blocked_ = {v, t, static_cast<int64_t>(i)};
       return false;
     }
@@ -349,8 +351,9 @@ cost_vector modulo_state::cost_of_pair(uint32_t a, uint32_t b, int64_t t) {
 void modulo_state::apply(uint32_t v, int64_t t, int sign) {
   blocked_.run = -1;
   if (!wraps(v)) { // every run within II: one range each
+    const auto base = static_cast<uint32_t>(mod(t, ii_));
     for (const auto& r : fp_->ops[v].runs) {
-      const auto at = static_cast<uint32_t>(mod(t + r.offset, ii_));
+      const uint32_t at = base + r.offset >= ii_ ? base + r.offset - ii_ : base + r.offset;
       if (sign > 0)
         mrt_.add(r.pool, at, r.len, r.count);
       else
@@ -384,7 +387,8 @@ std::vector<uint32_t> modulo_state::unseat_resource_conflicts(uint32_t v, int64_
   // Lift seated ops in program order until `v` fits (deterministic, minimal
   // for the common single conflict); they stay lifted, the caller evicts.
   std::vector<uint32_t> out;
-  for (uint32_t w = 0; w < seat_.size() && !fits(v, t); ++w) {
+  bool room = fits(v, t); // probed again only when the table changes
+  for (uint32_t w = 0; w < seat_.size() && !room; ++w) {
     if (w == v || !seat_[w])
       continue;
     const auto& mine = fp_->ops[v].pools;
@@ -403,6 +407,7 @@ std::vector<uint32_t> modulo_state::unseat_resource_conflicts(uint32_t v, int64_
     seat_[w].reset();
     --seated_count_;
     out.push_back(w);
+    room = fits(v, t);
   }
   if (!out.empty())
     blocked_.run = -1; // as after any change of the table
