@@ -338,7 +338,7 @@ private:
 packing_answer solve_packing(const problem& p, const dep_graph& g, const group_map& groups,
                              const footprints& fp, uint32_t ii, const packing_limits& limits) {
   packing_answer a;
-  if (ii == 0 || p.ops.size() > limits.max_ops) {
+  if (ii == 0 || ii > limits.max_ii || p.ops.size() > limits.max_ops) {
     a.reason = "not searched";
     return a;
   }

@@ -33,7 +33,10 @@ namespace kb::sched {
 
 struct packing_limits {
   uint64_t node_budget = 8000; ///< search nodes at one II
-  uint32_t max_ops = 256;      ///< larger loops are not searched (unknown)
+  /// Larger loops or IIs are not searched (unknown): a node's cost grows
+  /// with ops × II, and the budget counts nodes.
+  uint32_t max_ops = 128;
+  uint32_t max_ii = 512;
 };
 
 struct packing_answer {

@@ -63,7 +63,7 @@ ladder_result run_ladder(const problem& p, const dep_graph& g, const group_map& 
     fresh_attempt();
   }
   if (exact && o.exact_budget > 0) {
-    const auto answer = solve_packing(p, g, groups, *fp, ii, {o.exact_budget});
+    const auto answer = solve_packing(p, g, groups, *fp, ii, {.node_budget = o.exact_budget});
     stats.exact_nodes += answer.nodes;
     if (answer.found == packing_answer::verdict::infeasible) {
       ++stats.exact_refuted;

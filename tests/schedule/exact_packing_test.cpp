@@ -25,7 +25,7 @@ using verdict = packing_answer::verdict;
 
 packing_answer solve(const problem& p, uint32_t ii, uint64_t budget = 8000) {
   const dep_graph g(p);
-  return solve_packing(p, g, same_depth_groups(p), compile_footprints(p), ii, {budget});
+  return solve_packing(p, g, same_depth_groups(p), compile_footprints(p), ii, {.node_budget = budget});
 }
 
 /// The answer's cycles as an analysis, so the validator can judge them.
@@ -125,6 +125,12 @@ TEST(exact_packing, says_unknown_when_the_budget_runs_out) {
   const auto enough = solve(p, 4, 4);
   EXPECT_EQ(enough.found, verdict::schedule);
   EXPECT_EQ(enough.nodes, 2u);
+  // An II above max_ii is not searched at all.
+  const dep_graph g(p);
+  const auto big = solve_packing(p, g, same_depth_groups(p), compile_footprints(p), 4,
+                                 {.node_budget = 8000, .max_ops = 128, .max_ii = 3});
+  EXPECT_EQ(big.found, verdict::unknown);
+  EXPECT_EQ(big.nodes, 0u);
 }
 
 TEST(exact_packing, every_schedule_it_finds_validates_and_never_below_a_known_one) {
