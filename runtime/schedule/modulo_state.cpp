@@ -232,15 +232,20 @@ gate modulo_state::admit(uint32_t v, int64_t t, int32_t* blocking_group) const {
 }
 
 std::pair<int64_t, int64_t> modulo_state::window(uint32_t v) const {
+  return window_from(v, estart(v), lstart(v), group_depth(v));
+}
+std::pair<int64_t, int64_t> modulo_state::window_from(uint32_t v, int64_t es,
+                                                      std::optional<int64_t> ls,
+                                                      std::optional<int64_t> d) const {
   const auto ii = static_cast<int64_t>(ii_);
-  int64_t lo = estart(v);
+  int64_t lo = es;
   int64_t hi = lo + ii - 1;
-  if (const auto ls = lstart(v))
+  if (ls)
     hi = std::min(hi, *ls);
-  if (const auto d = group_depth(v)) { // the group's committed depth row
+  if (d) { // the group's committed depth row
     lo = std::max(lo, *d * ii);
     hi = *d * ii + ii - 1; // the row may lie past Estart+II−1
-    if (const auto ls = lstart(v))
+    if (ls)
       hi = std::min(hi, *ls);
   }
   if (!deadline_.empty())
@@ -259,16 +264,17 @@ std::optional<int64_t> modulo_state::group_depth(uint32_t v) const {
 }
 
 probe_result modulo_state::probe(uint32_t v, bool count) const {
-  const auto [lo, hi] = window(v);
+  const int64_t es = estart(v);
+  const auto gd = group_depth(v);
+  const auto [lo, hi] = window_from(v, es, lstart(v), gd);
   probe_result r;
   r.stopped = gate::g3_resource; // an empty window reads as "no free cycle"
   r.cycle = lo;
-  const auto gd = group_depth(v);
-  if (gd && *gd < depth_of(estart(v))) {
+  if (gd && *gd < depth_of(es)) {
     // The group sits at a depth this op can no longer reach: G1 and G2 still
     // come first; otherwise G4 asks the caller to reorder the group.
-    const gate g = admit(v, estart(v));
-    r.cycle = estart(v);
+    const gate g = admit(v, es);
+    r.cycle = es;
     r.stopped = g == gate::g1_pending || g == gate::g2_depth ? g : gate::g4_group;
     if (r.stopped == gate::g1_pending)
       stats->g1_hold_over += count;

@@ -144,6 +144,9 @@ private:
     return fp_->ops[v].stacked || fp_->ops[v].span > ii_;
   }
   bool fits_cellwise(uint32_t v, int64_t t) const;
+  /// window() from the op's Estart, Lstart and group depth, already known.
+  std::pair<int64_t, int64_t> window_from(uint32_t v, int64_t es, std::optional<int64_t> ls,
+                                          std::optional<int64_t> d) const;
   /// A run of `v` that does not fit at `t` (the one the last fits() found).
   const run* blocking_run(uint32_t v, int64_t t) const;
 
