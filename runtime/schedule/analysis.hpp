@@ -50,6 +50,8 @@ struct search_stats {
   uint64_t evictions = 0;   ///< ops unseated by iterative refinement
   uint64_t ii_attempts = 0; ///< IIs tried
   uint64_t clears = 0;      ///< clear-and-retry tails run
+  uint64_t exact_refuted = 0; ///< IIs the exact packing search proved infeasible
+  uint64_t exact_nodes = 0;   ///< nodes of the exact packing search, all IIs
   std::string rung;         ///< ladder rung that produced the schedule
 };
 

@@ -52,4 +52,65 @@ std::vector<uint32_t> dep_graph::zero_distance_cycle() const {
   return {};
 }
 
+// Kosaraju, iterative.
+std::vector<std::vector<uint32_t>> dep_graph::recurrences() const {
+  const dep_graph& g = *this;
+  const auto n = static_cast<uint32_t>(g.size());
+  std::vector<uint32_t> finish;
+  std::vector<bool> seen(n, false);
+  std::vector<std::pair<uint32_t, std::size_t>> stack;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (seen[r])
+      continue;
+    seen[r] = true;
+    stack.push_back({r, 0});
+    while (!stack.empty()) {
+      auto& [v, i] = stack.back();
+      if (i == g.succs(v).size()) {
+        finish.push_back(v);
+        stack.pop_back();
+        continue;
+      }
+      const uint32_t w = g.edge(g.succs(v)[i++]).to;
+      if (!seen[w]) {
+        seen[w] = true;
+        stack.push_back({w, 0});
+      }
+    }
+  }
+  std::vector<int32_t> comp(n, -1);
+  std::vector<std::vector<uint32_t>> out;
+  std::vector<uint32_t> work;
+  for (auto it = finish.rbegin(); it != finish.rend(); ++it) {
+    if (comp[*it] >= 0)
+      continue;
+    const auto id = static_cast<int32_t>(out.size());
+    std::vector<uint32_t> members;
+    work.push_back(*it);
+    comp[*it] = id;
+    while (!work.empty()) {
+      const uint32_t v = work.back();
+      work.pop_back();
+      members.push_back(v);
+      for (uint32_t e : g.preds(v)) {
+        const uint32_t u = g.edge(e).from;
+        if (comp[u] < 0) {
+          comp[u] = id;
+          work.push_back(u);
+        }
+      }
+    }
+    bool cyclic = members.size() > 1;
+    for (uint32_t e : g.succs(members.front()))
+      cyclic = cyclic || g.edge(e).to == members.front();
+    std::sort(members.begin(), members.end());
+    if (cyclic)
+      out.push_back(std::move(members));
+    else
+      out.emplace_back(); // keep ids aligned; dropped below
+  }
+  std::erase_if(out, [](const auto& c) { return c.empty(); });
+  return out;
+}
+
 } // namespace kb::sched

@@ -23,6 +23,10 @@ public:
   /// smallest op index; empty when the distance-0 edges form a DAG.
   std::vector<uint32_t> zero_distance_cycle() const;
 
+  /// Strongly connected components that lie on some cycle (two or more ops,
+  /// or one op with a self edge), each sorted by op index.
+  std::vector<std::vector<uint32_t>> recurrences() const;
+
 private:
   const std::vector<edge_spec>* edges_;
   std::vector<std::vector<uint32_t>> preds_;

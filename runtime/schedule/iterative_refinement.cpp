@@ -1,7 +1,6 @@
 #include "runtime/schedule/iterative_refinement.hpp"
 
 #include <algorithm>
-#include <set>
 #include <tuple>
 
 #include "runtime/schedule/detail/splitmix.hpp"
@@ -10,35 +9,59 @@ namespace kb::sched {
 
 namespace {
 
-/// The unseated ops by (−height, program order): the order ops are taken in.
-/// With a shuffle seed, ties of height go by a hash of the op instead.
-using queue_t = std::set<std::tuple<int64_t, uint64_t, uint32_t>>;
+/// The unseated ops in the order they are taken: by (−height, program
+/// order), or with a shuffle seed ties of height by a hash of the op. The
+/// order is fixed for the attempt, so the queue is a bit set over ranks.
+class op_queue {
+public:
+  op_queue(const modulo_state& s, uint64_t shuffle) : rank_(s.size()), words_((s.size() + 63) / 64, 0) {
+    std::vector<std::tuple<int64_t, uint64_t, uint32_t>> keys;
+    for (uint32_t v = 0; v < s.size(); ++v) {
+      uint64_t x = shuffle ^ (uint64_t{v} * 0x9e3779b97f4a7c15ull);
+      keys.emplace_back(-s.height(v), shuffle ? detail::splitmix64(x) : 0, v);
+    }
+    std::sort(keys.begin(), keys.end());
+    for (uint32_t k = 0; k < keys.size(); ++k) {
+      op_.push_back(std::get<2>(keys[k]));
+      rank_[op_.back()] = k;
+    }
+  }
+  void insert(uint32_t v) { words_[rank_[v] / 64] |= uint64_t{1} << (rank_[v] % 64); }
+  void erase(uint32_t v) { words_[rank_[v] / 64] &= ~(uint64_t{1} << (rank_[v] % 64)); }
+  /// Calls fn(v) for the queued ops in order until it returns true.
+  template <class F>
+  void walk(F&& fn) const {
+    for (std::size_t w = 0; w < words_.size(); ++w)
+      for (uint64_t bits = words_[w]; bits; bits &= bits - 1)
+        if (fn(op_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))]))
+          return;
+  }
 
-std::tuple<int64_t, uint64_t, uint32_t> key(const modulo_state& s, uint32_t v, uint64_t shuffle) {
-  uint64_t x = shuffle ^ (uint64_t{v} * 0x9e3779b97f4a7c15ull);
-  return {-s.height(v), shuffle ? detail::splitmix64(x) : 0, v};
-}
+private:
+  std::vector<uint32_t> op_;   ///< op at each rank
+  std::vector<uint32_t> rank_; ///< rank of each op
+  std::vector<uint64_t> words_;
+};
 
 /// Highest height first, program order on ties; skips seated and dead ops.
 /// An op that would win but is pending is held over (G1, counted) and the
-/// next one is taken. Returns size() when there is none. Walks `unseated`
-/// from its front, so a step costs the dead and held ops it passes, not n.
-uint32_t next_op(const modulo_state& s, const queue_t& unseated) {
+/// next one is taken. Returns size() when there is none.
+uint32_t next_op(const modulo_state& s, const op_queue& unseated) {
   bool held_first = false;
-  for (const auto& [neg_height, tie, v] : unseated) {
+  auto found = static_cast<uint32_t>(s.size());
+  unseated.walk([&](uint32_t v) {
     if (s.dead[v])
-      continue;
+      return false;
     if (s.pending[v]) {
       held_first = true;
-      continue;
+      return false;
     }
-    if (held_first)
-      ++s.stats->g1_hold_over;
-    return v;
-  }
+    found = v;
+    return true;
+  });
   if (held_first)
     ++s.stats->g1_hold_over;
-  return static_cast<uint32_t>(s.size());
+  return found;
 }
 
 /// The latest legal cycle of the window, scanning down from its end.
@@ -54,10 +77,11 @@ std::optional<int64_t> latest_seat(const modulo_state& s, uint32_t v) {
   return std::nullopt;
 }
 
-void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, queue_t& unseated,
-           uint64_t shuffle) {
-  s.unseat(w);
-  unseated.insert(key(s, w, shuffle));
+void evict(modulo_state& s, uint32_t w, std::vector<uint32_t>& held, op_queue& unseated,
+           bool lifted = false) {
+  if (!lifted)
+    s.unseat(w);
+  unseated.insert(w);
   held.push_back(w);
   ++s.stats->evictions;
 }
@@ -74,10 +98,10 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
   for (const auto& op : s.prob().ops)
     horizon += std::max<int64_t>(op.latency, static_cast<int64_t>(op.span())) + ii;
 
-  queue_t unseated;
+  op_queue unseated(s, o.shuffle);
   for (uint32_t v = 0; v < s.size(); ++v)
     if (!s.seated(v))
-      unseated.insert(key(s, v, o.shuffle));
+      unseated.insert(v);
 
   for (uint64_t step = 0; step < o.budget; ++step) {
     if (s.seated_count() == s.size())
@@ -121,9 +145,9 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
         continue;
       }
       for (uint32_t w : s.group_conflicts(v, at))
-        evict(s, w, held, unseated, o.shuffle);
-      for (uint32_t w : s.resource_conflicts(v, at))
-        evict(s, w, held, unseated, o.shuffle);
+        evict(s, w, held, unseated);
+      for (uint32_t w : s.unseat_resource_conflicts(v, at))
+        evict(s, w, held, unseated, true);
       if (!s.fits(v, at)) { // its own reservation wraps onto itself at this II
         s.dead[v] = true;
         continue;
@@ -131,7 +155,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       t = at;
     }
     s.seat(v, *t);
-    unseated.erase(key(s, v, o.shuffle));
+    unseated.erase(v);
     prev[v] = *t;
     // Successors whose dependence the new seat breaks are evicted too.
     for (uint32_t e : s.graph().succs(v)) {
@@ -139,7 +163,7 @@ bool iterative_refine(modulo_state& s, const refine_options& o) {
       if (ed.to == v || !s.seated(ed.to))
         continue;
       if (s.cycle(ed.to) < *t + ed.latency - static_cast<int64_t>(ed.distance) * ii)
-        evict(s, ed.to, held, unseated, o.shuffle);
+        evict(s, ed.to, held, unseated);
     }
     for (uint32_t w : held)
       s.pending[w] = true;

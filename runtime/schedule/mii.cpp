@@ -9,68 +9,6 @@ namespace kb::sched {
 
 namespace {
 
-/// Strongly connected components (Kosaraju, iterative) restricted to the ops
-/// that lie on some cycle: components of two or more ops, or one op with a
-/// self edge.
-std::vector<std::vector<uint32_t>> recurrences(const dep_graph& g) {
-  const auto n = static_cast<uint32_t>(g.size());
-  std::vector<uint32_t> finish;
-  std::vector<bool> seen(n, false);
-  std::vector<std::pair<uint32_t, std::size_t>> stack;
-  for (uint32_t r = 0; r < n; ++r) {
-    if (seen[r])
-      continue;
-    seen[r] = true;
-    stack.push_back({r, 0});
-    while (!stack.empty()) {
-      auto& [v, i] = stack.back();
-      if (i == g.succs(v).size()) {
-        finish.push_back(v);
-        stack.pop_back();
-        continue;
-      }
-      const uint32_t w = g.edge(g.succs(v)[i++]).to;
-      if (!seen[w]) {
-        seen[w] = true;
-        stack.push_back({w, 0});
-      }
-    }
-  }
-  std::vector<int32_t> comp(n, -1);
-  std::vector<std::vector<uint32_t>> out;
-  std::vector<uint32_t> work;
-  for (auto it = finish.rbegin(); it != finish.rend(); ++it) {
-    if (comp[*it] >= 0)
-      continue;
-    const auto id = static_cast<int32_t>(out.size());
-    std::vector<uint32_t> members;
-    work.push_back(*it);
-    comp[*it] = id;
-    while (!work.empty()) {
-      const uint32_t v = work.back();
-      work.pop_back();
-      members.push_back(v);
-      for (uint32_t e : g.preds(v)) {
-        const uint32_t u = g.edge(e).from;
-        if (comp[u] < 0) {
-          comp[u] = id;
-          work.push_back(u);
-        }
-      }
-    }
-    bool cyclic = members.size() > 1;
-    for (uint32_t e : g.succs(members.front()))
-      cyclic = cyclic || g.edge(e).to == members.front();
-    std::sort(members.begin(), members.end());
-    if (cyclic)
-      out.push_back(std::move(members));
-    else
-      out.emplace_back(); // keep ids aligned; dropped below
-  }
-  std::erase_if(out, [](const auto& c) { return c.empty(); });
-  return out;
-}
-
 /// A recurrence prepared for the positive-cycle test: its ops in topological
 /// order of the distance-0 edges (they form a DAG once zero-distance cycles
 /// are ruled out), its edges from each, and how many loop-carried edges it has.
@@ -197,7 +135,7 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g) {
   uint32_t rec = 1;
   std::vector<int64_t> dist, pred;
   std::vector<int32_t> local(g.size(), -1);
-  for (const auto& scc : recurrences(g)) {
+  for (const auto& scc : g.recurrences()) {
     const recurrence r = prepare(g, scc, local);
     // Only IIs above the current bound can matter. Each positive cycle found
     // at a probe needs II ≥ ⌈Σ latency / Σ distance⌉, which is above the

@@ -1,9 +1,11 @@
 // The cost-based modulo generator: II search upward from MII, and per II the
-// strategy ladder — Rau refinement, deepest retry, initial placement,
-// cost-based placement, then clear-and-retry of the last two.
+// strategy ladder — Rau refinement, deepest retry, the exact packing search,
+// seeded restarts, initial placement, cost-based placement, then
+// clear-and-retry of the last two.
 
 #include "runtime/schedule/constraint_groups.hpp"
 #include "runtime/schedule/dep_graph.hpp"
+#include "runtime/schedule/exact_packing.hpp"
 #include "runtime/schedule/iterative_refinement.hpp"
 #include "runtime/schedule/mii.hpp"
 #include "runtime/schedule/placement_arms.hpp"
@@ -22,25 +24,31 @@ namespace {
 
 using attempt = std::function<std::optional<modulo_state>()>;
 
-/// Runs the ladder on a fresh state at `ii`; returns the winning state.
-/// `before_arms`, when given, runs between the refinement rungs and the arm
-/// rungs (it works on states of its own, so the ladder's result at this II
-/// does not depend on where it runs, only its cost does).
-std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
-                                       const group_map& groups,
-                                       const std::shared_ptr<const footprints>& fp,
-                                       uint32_t ii, const modulo_options& o,
-                                       search_stats& stats, bool deadlines,
-                                       const attempt* before_arms = nullptr) {
+/// What the ladder says of one II: the winning state, or none, and then
+/// whether the exact search proved that no schedule exists (`refuted`).
+struct ladder_result {
+  std::optional<modulo_state> won;
+  std::optional<std::string> refuted;
+};
+
+/// Runs the ladder on a fresh state at `ii`. `exact`, when given, runs the
+/// exact packing search after the refinement rungs; `before_arms`, when
+/// given, runs next, before the arm rungs (it works on states of its own, so
+/// the ladder's result at this II does not depend on where it runs, only its
+/// cost does).
+ladder_result run_ladder(const problem& p, const dep_graph& g, const group_map& groups,
+                         const std::shared_ptr<const footprints>& fp, uint32_t ii,
+                         const modulo_options& o, search_stats& stats, bool deadlines,
+                         bool exact, const attempt* before_arms = nullptr) {
   const uint64_t budget = uint64_t{o.refine_budget_ratio} * std::max<std::size_t>(1, p.ops.size());
   const placement_options initial{o.permute_budget, false};
   const placement_options heavy{o.permute_budget, true};
   modulo_state s(p, g, groups, ii, stats, fp);
   if (deadlines && !s.use_deadlines())
-    return std::nullopt; // the depths cannot all be met at this II
+    return {}; // the depths cannot all be met at this II
   auto won = [&](const char* rung) {
     stats.rung = deadlines ? std::string(rung) + "_within_deadlines" : std::string(rung);
-    return std::optional<modulo_state>(std::move(s));
+    return ladder_result{std::optional<modulo_state>(std::move(s)), std::nullopt};
   };
   auto fresh_attempt = [&] { // dead and pending are per attempt; seats carry
     std::fill(s.dead.begin(), s.dead.end(), false);
@@ -54,9 +62,23 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
       return won("deepest_retry");
     fresh_attempt();
   }
+  if (exact && o.exact_budget > 0) {
+    const auto answer = solve_packing(p, g, groups, *fp, ii, {.node_budget = o.exact_budget});
+    stats.exact_nodes += answer.nodes;
+    if (answer.found == packing_answer::verdict::infeasible) {
+      ++stats.exact_refuted;
+      return {std::nullopt, answer.reason};
+    }
+    if (answer.found == packing_answer::verdict::schedule) {
+      s = modulo_state(p, g, groups, ii, stats, fp);
+      for (uint32_t v = 0; v < answer.cycles.size(); ++v)
+        s.seat(v, answer.cycles[v]);
+      return won("exact_packing");
+    }
+  }
   if (before_arms)
     if (auto r = (*before_arms)())
-      return r;
+      return {std::move(r), std::nullopt};
   if (arm_placement(s, initial))
     return won("initial_placement");
   fresh_attempt();
@@ -74,7 +96,7 @@ std::optional<modulo_state> run_ladder(const problem& p, const dep_graph& g,
     s.use_deadlines();
   if (arm_placement(s, heavy))
     return won("cost_based_placement_after_clear");
-  return std::nullopt;
+  return {};
 }
 
 /// Rau's refinement from an empty state with ties of height broken in a
@@ -158,10 +180,16 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
           return r;
       return std::nullopt;
     };
-    auto s = run_ladder(p, g, groups, fp, ii, o, a.stats, false,
+    auto r = run_ladder(p, g, groups, fp, ii, o, a.stats, false, !o.skip_refinement,
                         o.skip_refinement ? nullptr : &restarts);
+    if (r.refuted) { // no schedule exists at this II: the rest of the ladder would fail
+      a.note(diagnostic::level::note,
+             fmt::format("II {}: no schedule (exact search: {})", ii, *r.refuted));
+      continue;
+    }
+    auto& s = r.won;
     if (!s && depths) // the ladder again, every window clipped at its deadline
-      s = run_ladder(p, g, groups, fp, ii, o, a.stats, true);
+      s = run_ladder(p, g, groups, fp, ii, o, a.stats, true, false).won;
     if (s) {
       publish(*s, a);
       if (ii > *a.mii)

@@ -128,9 +128,11 @@ bool modulo_state::fits(uint32_t v, int64_t t) const {
   if (wraps(v))
     return fits_cellwise(v, t);
   const auto& runs = fp_->ops[v].runs;
+  const auto base = static_cast<uint32_t>(mod(t, ii_)); // offsets are below II here
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    if (!mrt_.fits(r.pool, static_cast<uint32_t>(mod(t + r.offset, ii_)), r.len, r.count)) {
+    const uint32_t at = base + r.offset >= ii_ ? base + r.offset - ii_ : base + r.offset;
+    if (!mrt_.fits(r.pool, at, r.len, r.count)) {
       blocked_ = {v, t, static_cast<int64_t>(i)};
       return false;
     }
@@ -230,15 +232,20 @@ gate modulo_state::admit(uint32_t v, int64_t t, int32_t* blocking_group) const {
 }
 
 std::pair<int64_t, int64_t> modulo_state::window(uint32_t v) const {
+  return window_from(v, estart(v), lstart(v), group_depth(v));
+}
+std::pair<int64_t, int64_t> modulo_state::window_from(uint32_t v, int64_t es,
+                                                      std::optional<int64_t> ls,
+                                                      std::optional<int64_t> d) const {
   const auto ii = static_cast<int64_t>(ii_);
-  int64_t lo = estart(v);
+  int64_t lo = es;
   int64_t hi = lo + ii - 1;
-  if (const auto ls = lstart(v))
+  if (ls)
     hi = std::min(hi, *ls);
-  if (const auto d = group_depth(v)) { // the group's committed depth row
+  if (d) { // the group's committed depth row
     lo = std::max(lo, *d * ii);
     hi = *d * ii + ii - 1; // the row may lie past Estart+II−1
-    if (const auto ls = lstart(v))
+    if (ls)
       hi = std::min(hi, *ls);
   }
   if (!deadline_.empty())
@@ -257,16 +264,17 @@ std::optional<int64_t> modulo_state::group_depth(uint32_t v) const {
 }
 
 probe_result modulo_state::probe(uint32_t v, bool count) const {
-  const auto [lo, hi] = window(v);
+  const int64_t es = estart(v);
+  const auto gd = group_depth(v);
+  const auto [lo, hi] = window_from(v, es, lstart(v), gd);
   probe_result r;
   r.stopped = gate::g3_resource; // an empty window reads as "no free cycle"
   r.cycle = lo;
-  const auto gd = group_depth(v);
-  if (gd && *gd < depth_of(estart(v))) {
+  if (gd && *gd < depth_of(es)) {
     // The group sits at a depth this op can no longer reach: G1 and G2 still
     // come first; otherwise G4 asks the caller to reorder the group.
-    const gate g = admit(v, estart(v));
-    r.cycle = estart(v);
+    const gate g = admit(v, es);
+    r.cycle = es;
     r.stopped = g == gate::g1_pending || g == gate::g2_depth ? g : gate::g4_group;
     if (r.stopped == gate::g1_pending)
       stats->g1_hold_over += count;
@@ -349,8 +357,9 @@ cost_vector modulo_state::cost_of_pair(uint32_t a, uint32_t b, int64_t t) {
 void modulo_state::apply(uint32_t v, int64_t t, int sign) {
   blocked_.run = -1;
   if (!wraps(v)) { // every run within II: one range each
+    const auto base = static_cast<uint32_t>(mod(t, ii_));
     for (const auto& r : fp_->ops[v].runs) {
-      const auto at = static_cast<uint32_t>(mod(t + r.offset, ii_));
+      const uint32_t at = base + r.offset >= ii_ ? base + r.offset - ii_ : base + r.offset;
       if (sign > 0)
         mrt_.add(r.pool, at, r.len, r.count);
       else
@@ -380,11 +389,12 @@ void modulo_state::unseat(uint32_t v) {
   --seated_count_;
 }
 
-std::vector<uint32_t> modulo_state::resource_conflicts(uint32_t v, int64_t t) {
+std::vector<uint32_t> modulo_state::unseat_resource_conflicts(uint32_t v, int64_t t) {
   // Lift seated ops in program order until `v` fits (deterministic, minimal
-  // for the common single conflict), then put them back: the caller evicts.
+  // for the common single conflict); they stay lifted, the caller evicts.
   std::vector<uint32_t> out;
-  for (uint32_t w = 0; w < seat_.size() && !fits(v, t); ++w) {
+  bool room = fits(v, t); // probed again only when the table changes
+  for (uint32_t w = 0; w < seat_.size() && !room; ++w) {
     if (w == v || !seat_[w])
       continue;
     const auto& mine = fp_->ops[v].pools;
@@ -400,10 +410,13 @@ std::vector<uint32_t> modulo_state::resource_conflicts(uint32_t v, int64_t t) {
     if (!shares)
       continue;
     apply(w, *seat_[w], -1);
+    seat_[w].reset();
+    --seated_count_;
     out.push_back(w);
+    room = fits(v, t);
   }
-  for (uint32_t w : out)
-    apply(w, *seat_[w], +1);
+  if (!out.empty())
+    blocked_.run = -1; // as after any change of the table
   return out;
 }
 

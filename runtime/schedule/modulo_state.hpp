@@ -94,6 +94,8 @@ public:
   int64_t g3_skip_down(uint32_t v, int64_t t) const;
   /// Every legal seat of `v` has the same slot pressure.
   bool flat_pressure(uint32_t v) const { return fp_->ops[v].flat_pressure; }
+  /// No seat of `v` has a lower slot pressure than this.
+  uint64_t least_pressure(uint32_t v) const { return fp_->ops[v].least_pressure; }
   /// The pools `v` uses, sorted.
   const std::vector<uint32_t>& pools_of(uint32_t v) const { return fp_->ops[v].pools; }
 
@@ -124,8 +126,10 @@ public:
   // -- updates ----------------------------------------------------------------
   void seat(uint32_t v, int64_t t);
   void unseat(uint32_t v);
-  /// Seated ops whose use conflicts with seating `v` at `t`.
-  std::vector<uint32_t> resource_conflicts(uint32_t v, int64_t t);
+  /// Unseats the seated ops whose use conflicts with seating `v` at `t`:
+  /// those that share a pool with it, in program order, until it fits.
+  /// Returns them in that order.
+  std::vector<uint32_t> unseat_resource_conflicts(uint32_t v, int64_t t);
   /// Seated members of `v`'s group at a depth other than depth_of(t).
   std::vector<uint32_t> group_conflicts(uint32_t v, int64_t t) const;
 
@@ -140,6 +144,9 @@ private:
     return fp_->ops[v].stacked || fp_->ops[v].span > ii_;
   }
   bool fits_cellwise(uint32_t v, int64_t t) const;
+  /// window() from the op's Estart, Lstart and group depth, already known.
+  std::pair<int64_t, int64_t> window_from(uint32_t v, int64_t es, std::optional<int64_t> ls,
+                                          std::optional<int64_t> d) const;
   /// A run of `v` that does not fit at `t` (the one the last fits() found).
   const run* blocking_run(uint32_t v, int64_t t) const;
 

@@ -81,6 +81,8 @@ footprints compile_footprints(const problem& p) {
       f.pools.push_back(h.pool);
       f.flat_pressure = f.flat_pressure && h.count == p.pools[h.pool].capacity;
     }
+    for (const auto& r : f.runs)
+      f.least_pressure += uint64_t{r.len} * (uint64_t{r.count} * 1000 / p.pools[r.pool].capacity);
     std::sort(f.pools.begin(), f.pools.end());
     f.pools.erase(std::unique(f.pools.begin(), f.pools.end()), f.pools.end());
   }

@@ -30,6 +30,9 @@ struct op_footprint {
   /// Every run takes its whole pool, so every legal seat has the same slot
   /// pressure (capacity·1000/capacity per cycle); the earliest one is cheapest.
   bool flat_pressure = true;
+  /// Its slot pressure on empty rows, Σ len·⌊count·1000/capacity⌋: no seat
+  /// costs less, so the permute arm prunes orders by it.
+  uint64_t least_pressure = 0;
 };
 
 /// The problem's reservations as runs; built once per problem.

@@ -33,17 +33,28 @@ namespace {
 
 using score = std::pair<uint64_t, int64_t>; // (Σ pressure, Σ delay) of an order
 
+/// True when an order whose ops seated so far score `sc`, and whose other
+/// ops need at least `rest` more pressure, can still score below `best`.
+/// Both sums only grow, and no seat costs less than its least pressure, so an
+/// order cut here would not have replaced `best` either.
+bool can_beat(const score& sc, uint64_t rest, const score& best) {
+  return score{sc.first + rest, sc.second} < best;
+}
+
 /// Seats `v` at its earliest legal seat for a trial; false when it has none or
-/// when the partial score can no longer beat `best` (both sums only grow).
-bool trial_seat(modulo_state& s, uint32_t v, score& sc, const score& best,
+/// when the order can no longer beat `best` (`rest`: the least pressure of the
+/// ops still to seat after `v`).
+bool trial_seat(modulo_state& s, uint32_t v, score& sc, const score& best, uint64_t rest,
                 std::vector<std::pair<uint32_t, bool>>& trial, int64_t* cycle) {
+  if (!can_beat(sc, s.least_pressure(v) + rest, best))
+    return false; // no need to probe
   const auto r = s.probe(v, false);
   if (r.stopped != gate::pass)
     return false;
   const auto c = s.cost_of(v, r.cycle);
   sc.first += c.slot_pressure;
   sc.second += c.delay;
-  if (!(sc < best))
+  if (!can_beat(sc, rest, best))
     return false;
   if (cycle)
     *cycle = r.cycle;
@@ -64,7 +75,7 @@ void take_back(modulo_state& s, std::vector<std::pair<uint32_t, bool>>& trial, s
 /// share a prefix seat it once, and a prefix that cannot beat the best order
 /// found so far is cut (its orders would not have replaced it either).
 void permute_all(modulo_state& s, const std::vector<uint32_t>& live, std::vector<bool>& used,
-                 std::size_t depth, score sc, score& best, int64_t& best_cycle,
+                 std::size_t depth, score sc, uint64_t left, score& best, int64_t& best_cycle,
                  uint32_t& best_op, std::vector<std::pair<uint32_t, bool>>& trial,
                  uint32_t first, int64_t first_cycle) {
   if (depth == live.size()) {
@@ -73,20 +84,35 @@ void permute_all(modulo_state& s, const std::vector<uint32_t>& live, std::vector
     best_cycle = first_cycle;
     return;
   }
+  if (!can_beat(sc, left, best)) // `left`: the least pressure of the unseated
+    return;
   for (std::size_t i = 0; i < live.size(); ++i) {
     if (used[i])
       continue;
     score next = sc;
     int64_t cycle = 0;
     const std::size_t keep = trial.size();
-    if (!trial_seat(s, live[i], next, best, trial, &cycle))
+    const uint64_t rest = left - s.least_pressure(live[i]);
+    if (!trial_seat(s, live[i], next, best, rest, trial, &cycle))
       continue;
     used[i] = true;
-    permute_all(s, live, used, depth + 1, next, best, best_cycle, best_op, trial,
+    permute_all(s, live, used, depth + 1, next, rest, best, best_cycle, best_op, trial,
                 depth == 0 ? live[i] : first, depth == 0 ? cycle : first_cycle);
     used[i] = false;
     take_back(s, trial, keep);
   }
+}
+
+/// `budget` orders of `live` drawn by a deterministic Fisher–Yates shuffle
+/// per sample, in draw order.
+std::vector<std::vector<uint32_t>> sample_orders(const std::vector<uint32_t>& live,
+                                                 uint32_t budget, uint64_t step) {
+  std::vector<std::vector<uint32_t>> out(budget, live);
+  uint64_t seed = step * 0x2545f4914f6cdd1dull + live.size();
+  for (auto& order : out)
+    for (std::size_t j = order.size() - 1; j > 0; --j)
+      std::swap(order[j], order[detail::splitmix64(seed) % (j + 1)]);
+  return out;
 }
 
 } // namespace
@@ -97,9 +123,8 @@ arm_result try_permute(modulo_state& s, const std::vector<uint32_t>& live, uint3
   best.which = arm::permute;
   if (live.empty() || budget == 0)
     return best;
-  std::vector<uint32_t> order = live; // sorted: program order
-  uint64_t total = 1;                 // k!, saturated at budget + 1
-  for (std::size_t i = 2; i <= order.size() && total <= budget; ++i)
+  uint64_t total = 1; // k!, saturated at budget + 1
+  for (std::size_t i = 2; i <= live.size() && total <= budget; ++i)
     total *= i;
   const bool exhaustive = total <= budget;
   score best_score{UINT64_MAX, INT64_MAX};
@@ -108,30 +133,67 @@ arm_result try_permute(modulo_state& s, const std::vector<uint32_t>& live, uint3
   std::vector<std::pair<uint32_t, bool>> trial; // (op, was dead) seated by this order
   if (exhaustive) {
     std::vector<bool> used(live.size(), false);
-    permute_all(s, live, used, 0, {0, 0}, best_score, best.cycle, best.op, trial, 0, 0);
+    uint64_t left = 0;
+    for (uint32_t v : live)
+      left += s.least_pressure(v);
+    permute_all(s, live, used, 0, {0, 0}, left, best_score, best.cycle, best.op, trial, 0, 0);
     best.accepted = best_score.first != UINT64_MAX;
   } else {
-    uint64_t seed = step * 0x2545f4914f6cdd1dull + order.size();
-    for (uint32_t i = 0; i < budget; ++i) {
-      std::copy(live.begin(), live.end(), order.begin()); // deterministic Fisher–Yates sample
-      for (std::size_t j = order.size() - 1; j > 0; --j)
-        std::swap(order[j], order[detail::splitmix64(seed) % (j + 1)]);
-      score sc{0, 0};
-      int64_t first_cycle = 0;
-      bool better = true;
-      for (uint32_t v : order)
-        if (!trial_seat(s, v, sc, best_score, trial, v == order.front() ? &first_cycle : nullptr)) {
-          better = false;
+    const auto sampled = sample_orders(live, budget, step);
+    // Walked in lexicographic order, so that orders sharing a prefix seat it
+    // once; the winner is still the first sample (in draw order) with the
+    // lowest score, as when they were walked in draw order.
+    std::vector<uint32_t> by_order(sampled.size());
+    std::iota(by_order.begin(), by_order.end(), 0u);
+    std::stable_sort(by_order.begin(), by_order.end(),
+                     [&](uint32_t a, uint32_t b) { return sampled[a] < sampled[b]; });
+    std::vector<score> partial{{0, 0}}; // score after seating each prefix
+    std::vector<int64_t> cycles;        // seat of each op of the prefix
+    std::vector<uint64_t> rest(live.size() + 1, 0); // least pressure of order[d..]
+    uint32_t best_index = UINT32_MAX;
+    for (uint32_t i : by_order) {
+      const auto& order = sampled[i];
+      for (std::size_t d = order.size(); d-- > 0;)
+        rest[d] = rest[d + 1] + s.least_pressure(order[d]);
+      std::size_t common = 0;
+      while (common < trial.size() && trial[common].first == order[common])
+        ++common;
+      take_back(s, trial, common);
+      partial.resize(common + 1);
+      cycles.resize(common);
+      // An order that can no longer beat the best cannot win (can_beat, with
+      // ties going to the earlier draw).
+      auto beats = [&](const score& sc, uint64_t more) {
+        const score bound{sc.first + more, sc.second};
+        return bound < best_score || (bound == best_score && i < best_index);
+      };
+      bool alive = beats(partial.back(), rest[common]);
+      for (std::size_t d = common; alive && d < order.size(); ++d) {
+        const uint32_t v = order[d];
+        const auto r = s.probe(v, false);
+        if (r.stopped != gate::pass) {
+          alive = false;
           break;
         }
-      take_back(s, trial, 0);
-      if (better) {
-        best_score = sc;
+        const auto c = s.cost_of(v, r.cycle);
+        const score sc{partial.back().first + c.slot_pressure, partial.back().second + c.delay};
+        alive = beats(sc, rest[d + 1]);
+        if (!alive)
+          break;
+        trial.push_back({v, s.dead[v]});
+        s.seat(v, r.cycle);
+        partial.push_back(sc);
+        cycles.push_back(r.cycle);
+      }
+      if (alive) {
+        best_score = partial.back();
+        best_index = i;
         best.accepted = true;
         best.op = order.front();
-        best.cycle = first_cycle;
+        best.cycle = cycles.front();
       }
     }
+    take_back(s, trial, 0);
   }
   if (best.accepted)
     best.cost = s.cost_of(best.op, best.cycle);

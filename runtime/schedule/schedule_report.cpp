@@ -45,9 +45,11 @@ std::string render_text(const problem& p, const schedule_analysis& a, const vali
     const auto& st = a.stats;
     out += fmt::format(
       "search: gates G1 hold {} / G2 dead {} / G3 bump {} / G4 reorder {}; arms permute {} / "
-      "fuse {} / retry {} / cost {}; evictions {}; clears {}\n",
+      "fuse {} / retry {} / cost {}; evictions {}; clears {}; exact search {} nodes, {} II "
+      "refuted\n",
       st.g1_hold_over, st.g2_mark_dead, st.g3_bump_cycle, st.g4_reorder_group, st.arm_permute,
-      st.arm_fuse, st.arm_retry, st.arm_cost, st.evictions, st.clears);
+      st.arm_fuse, st.arm_retry, st.arm_cost, st.evictions, st.clears, st.exact_nodes,
+      st.exact_refuted);
   }
   for (const auto& d : a.diagnostics)
     out += fmt::format("{}: {}\n", to_string(d.severity), d.message);
@@ -105,6 +107,8 @@ std::string render_json(const problem& p, const schedule_analysis& a, const vali
     j.field("arm_cost", st.arm_cost);
     j.field("evictions", st.evictions);
     j.field("clears", st.clears);
+    j.field("exact_nodes", st.exact_nodes);
+    j.field("exact_refuted", st.exact_refuted);
     j.end_object();
   }
   j.key("validator").begin_object();

@@ -72,7 +72,8 @@ TEST(modulo_generator, resource_bound_loop_runs_at_res_mii) {
 
 TEST(modulo_generator, a_reservation_longer_than_ii_wraps_onto_its_slots) {
   // One op holds dma in cycles 0 and 2 of a 3-cycle table: total use 2, but at
-  // II 2 both uses land in slot 0; the search must move on to II 3.
+  // II 2 both uses land in slot 0; the search must move on to II 3. Once
+  // Rau's rungs fail at II 2, the exact search proves it and skips the rest.
   problem p = problem_builder{}.pool("dma", 1).op("a", 1).build();
   p.ops[0].reservation = {{{0, 1}}, {}, {{0, 1}}};
   const auto a = generate_modulo(p);
@@ -80,8 +81,12 @@ TEST(modulo_generator, a_reservation_longer_than_ii_wraps_onto_its_slots) {
   EXPECT_EQ(a.mii, 2u);
   EXPECT_EQ(a.ii, 3u);
   EXPECT_EQ(a.stats.ii_attempts, 2u);
-  ASSERT_EQ(a.diagnostics.size(), 1u);
-  EXPECT_EQ(a.diagnostics[0].message, "II 3 is above MII 2 (ResMII 2, RecMII 1)");
+  EXPECT_EQ(a.stats.exact_refuted, 1u);
+  ASSERT_EQ(a.diagnostics.size(), 2u);
+  EXPECT_EQ(a.diagnostics[0].message,
+            "II 2: no schedule (exact search: op a takes 2 units of pool dma (capacity 1) in "
+            "one slot)");
+  EXPECT_EQ(a.diagnostics[1].message, "II 3 is above MII 2 (ResMII 2, RecMII 1)");
   EXPECT_TRUE(validate_schedule(p, a).ok);
 }
 
@@ -149,7 +154,8 @@ TEST(modulo_generator, every_rung_of_the_ladder_can_produce_the_schedule) {
   };
   modulo_options o;
   o.refine_budget_ratio = 1;
-  o.restarts = 0; // the ladder's own rungs
+  o.restarts = 0;    // the ladder's own rungs
+  o.exact_budget = 0;
   for (const row& r : {row{1, "rau_refinement", 2}, row{2, "deepest_retry", 5},
                        row{3, "initial_placement", 4}, row{38, "initial_placement_after_clear", 9},
                        row{24, "cost_based_placement_after_clear", 6}}) {
@@ -174,19 +180,55 @@ TEST(modulo_generator, seeded_restarts_reach_mii_where_the_ladder_gave_up) {
     uint32_t mii;
     const char* rung;
   };
+  // (The exact packing search, which runs before the restarts, is off here.)
+  modulo_options o;
+  o.exact_budget = 0;
   for (const row& r : {row{160, 12, "rau_refinement_restart_1"},
                        row{208, 23, "rau_refinement_restart_2"}}) {
     const problem p = random_problem(r.seed);
-    const auto a = generate_modulo(p);
+    const auto a = generate_modulo(p, o);
     ASSERT_TRUE(a.success) << r.seed;
     EXPECT_EQ(a.mii, r.mii) << r.seed;
     EXPECT_EQ(a.ii, r.mii) << r.seed;
     EXPECT_EQ(a.stats.rung, r.rung) << r.seed;
     EXPECT_TRUE(validate_schedule(p, a).ok) << r.seed;
-    modulo_options none;
+    modulo_options none = o;
     none.restarts = 0;
     EXPECT_EQ(generate_modulo(p, none).ii, r.mii + 1) << r.seed;
   }
+}
+
+TEST(modulo_generator, the_exact_packing_search_wins_before_the_restarts) {
+  // The same two loops with the defaults: once Rau's two rungs fail at MII,
+  // the exact search (ADR-0022) finds a schedule there, so no restart runs.
+  for (const uint64_t seed : {160u, 208u}) {
+    const problem p = random_problem(seed);
+    const auto a = generate_modulo(p);
+    ASSERT_TRUE(a.success) << seed;
+    EXPECT_EQ(a.ii, a.mii) << seed;
+    EXPECT_EQ(a.stats.rung, "exact_packing") << seed;
+    EXPECT_EQ(a.stats.exact_refuted, 0u) << seed;
+    EXPECT_GT(a.stats.exact_nodes, 0u) << seed;
+    EXPECT_TRUE(validate_schedule(p, a).ok) << seed;
+  }
+}
+
+TEST(modulo_generator, an_ii_the_exact_search_refutes_is_skipped_with_a_note) {
+  // One dma unit; a uses it in cycles 0 and 2, b in cycles 0 and 1: ResMII 4.
+  // At II 4 a's slots are two apart, so the two it leaves free are too, and b
+  // needs two adjacent ones: no schedule. At II 5, a at 0 and b at 3 fit.
+  problem p = problem_builder{}.pool("dma", 1).op("a", 1).op("b", 1).build();
+  p.ops[0].reservation = {{{0, 1}}, {}, {{0, 1}}};
+  p.ops[1].reservation = {{{0, 1}}, {{0, 1}}};
+  const auto a = generate_modulo(p);
+  ASSERT_TRUE(a.success);
+  EXPECT_EQ(a.mii, 4u);
+  EXPECT_EQ(a.ii, 5u);
+  EXPECT_EQ(a.stats.exact_refuted, 1u);
+  ASSERT_EQ(a.diagnostics.size(), 2u);
+  EXPECT_TRUE(a.diagnostics[0].message.starts_with("II 4: no schedule (exact search: "))
+    << a.diagnostics[0].message;
+  EXPECT_TRUE(validate_schedule(p, a).ok);
 }
 
 } // namespace
