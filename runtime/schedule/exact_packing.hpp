@@ -1,5 +1,5 @@
 #pragma once
-// The exact "pack, then stage" search at one II (issue 9, ADR-0022).
+// The exact "pack, then stage" search at one II (issue 9, ADR-0018).
 //
 // Without depths, a loop has a modulo schedule at II exactly when every op can
 // get a slot s_v in [0, II) such that (a) the reservations, folded modulo II,

@@ -23,7 +23,7 @@ struct modulo_options {
   uint32_t restarts = 16;
   uint32_t restart_budget_ratio = 50; ///< steps per op of each restart
   /// When Rau's rungs fail at an II: nodes of the exact packing search
-  /// (ADR-0022) before the restarts; its schedule wins, its proof skips the
+  /// (ADR-0018) before the restarts; its schedule wins, its proof skips the
   /// II, and "unknown" goes on with the ladder. 0 = off (none with
   /// `skip_refinement`).
   uint64_t exact_budget = 8000;

@@ -1,4 +1,4 @@
-// The exact "pack, then stage" search (ADR-0022) on loops small enough to
+// The exact "pack, then stage" search (ADR-0018) on loops small enough to
 // derive by hand: a schedule it finds (checked by the independent validator),
 // a packing that cannot exist, a recurrence that rules the packing out, and
 // the node budget.

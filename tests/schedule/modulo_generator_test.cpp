@@ -200,7 +200,7 @@ TEST(modulo_generator, seeded_restarts_reach_mii_where_the_ladder_gave_up) {
 
 TEST(modulo_generator, the_exact_packing_search_wins_before_the_restarts) {
   // The same two loops with the defaults: once Rau's two rungs fail at MII,
-  // the exact search (ADR-0022) finds a schedule there, so no restart runs.
+  // the exact search (ADR-0018) finds a schedule there, so no restart runs.
   for (const uint64_t seed : {160u, 208u}) {
     const problem p = random_problem(seed);
     const auto a = generate_modulo(p);
