@@ -57,34 +57,36 @@ const std::string& node::link_name(uint32_t l) const {
   return l < out_names_.size() ? out_names_[l] : unnamed;
 }
 
+node_summary node::summarize() {
+  on_finish();
+  node_summary s;
+  s.node = id_;
+  s.name = name_;
+  s.stats = stats_;
+  s.figures = std::move(figures_);
+  s.pending = pending_work();
+  // Only links with bandwidth or credits count traffic (a link class
+  // has none, and may hold a link per other node: not scanned).
+  for (size_t state = 0; state < stateful_.size(); ++state) {
+    const uint32_t l = stateful_link_[state];
+    const out_link& lk = stateful_[state];
+    if (lk.messages() == 0)
+      continue;
+    s.figures.push_back({"link:" + out_names_[l] + ".bytes", lk.bytes()});
+    s.figures.push_back({"link:" + out_names_[l] + ".messages", lk.messages()});
+    s.figures.push_back({"link:" + out_names_[l] + ".busy_ps", lk.busy_ps()});
+  }
+  if (rec_)
+    s.records = rec_->take_records();
+  if (ops_)
+    s.ops = ops_->take_shipped(name_);
+  return s;
+}
+
 caf::behavior node::make_behavior() {
   return {
     [this](event_batch& b) { on_advance(b); },
-    [this](finish_atom) -> node_summary {
-      on_finish();
-      node_summary s;
-      s.node = id_;
-      s.name = name_;
-      s.stats = stats_;
-      s.figures = std::move(figures_);
-      s.pending = pending_work();
-      // Only links with bandwidth or credits count traffic (a link class
-      // has none, and may hold a link per other node: not scanned).
-      for (size_t state = 0; state < stateful_.size(); ++state) {
-        const uint32_t l = stateful_link_[state];
-        const out_link& lk = stateful_[state];
-        if (lk.messages() == 0)
-          continue;
-        s.figures.push_back({"link:" + out_names_[l] + ".bytes", lk.bytes()});
-        s.figures.push_back({"link:" + out_names_[l] + ".messages", lk.messages()});
-        s.figures.push_back({"link:" + out_names_[l] + ".busy_ps", lk.busy_ps()});
-      }
-      if (rec_)
-        s.records = rec_->take_records();
-      if (ops_)
-        s.ops = ops_->take_shipped(name_);
-      return s;
-    },
+    [this](finish_atom) -> node_summary { return summarize(); },
   };
 }
 

@@ -147,6 +147,10 @@ protected:
 
 private:
   friend class shard_loop;
+  /// The node's figures, counters, records and pending work at the end of
+  /// the run (its answer to the hub's finish request; under direct delivery
+  /// its shard loop asks it directly).
+  node_summary summarize();
   // -- driven by the shard's loop (direct delivery, shard_loop.hpp) --
   void attach_loop(shard_loop* loop) { loop_ = loop; }
   void direct_start();

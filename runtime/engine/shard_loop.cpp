@@ -29,6 +29,18 @@ std::string failure(const node& n, SimTime t, const std::exception& e) {
 
 } // namespace
 
+void shard_loop::summarize(std::vector<node_summary>& out, std::string& error) {
+  out.reserve(out.size() + nodes_.size());
+  for (node* n : nodes_) {
+    try {
+      out.push_back(n->summarize());
+    } catch (const std::exception& e) {
+      if (error.empty())
+        error = fmt::format("collecting node summaries failed: {}: {}", n->name(), e.what());
+    }
+  }
+}
+
 std::string shard_loop::start() {
   for (node* n : nodes_) {
     lookahead_ = std::min(lookahead_, n->min_link_latency());

@@ -22,6 +22,7 @@
 #include "runtime/engine/event_slab.hpp"
 #include "runtime/engine/key_heap.hpp"
 #include "runtime/engine/node_heap.hpp"
+#include "runtime/engine/protocol.hpp"
 
 #include <string>
 #include <vector>
@@ -56,6 +57,11 @@ public:
   }
   /// Time of the latest event handled (zero before the first).
   SimTime last_time() const { return last_; }
+
+  /// Appends every local node's end-of-run summary to `out`, in id order:
+  /// direct delivery's answer to the hub's finish requests, without a
+  /// message per node. A node that throws is named in `error` (first only).
+  void summarize(std::vector<node_summary>& out, std::string& error);
 
   /// An event sent by a node of this shard (or arriving from another one).
   void deliver(sim_event&& ev);

@@ -19,10 +19,13 @@ namespace kb {
 using node_factory = std::function<caf::actor(caf::actor_system&, node_init)>;
 
 /// A factory for node kind `T`, constructed as T(cfg, init, args...).
+/// Spawns lazily: a node's actor is initialised at its first message, on
+/// a worker, not at spawn, where 8,000 initialisations would compete with
+/// the spawning threads for the cores (ADR-0017).
 template <class T, class... Args>
 node_factory make_node_factory(Args... args) {
   return [=](caf::actor_system& sys, node_init init) -> caf::actor {
-    return sys.spawn<T>(std::move(init), args...);
+    return sys.spawn<T, caf::lazy_init>(std::move(init), args...);
   };
 }
 
