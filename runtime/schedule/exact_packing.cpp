@@ -105,8 +105,8 @@ public:
         }
       // Recurrence ops first, then the larger ops.
       std::stable_sort(ph.items.begin(), ph.items.end(), [&](uint32_t a, uint32_t b) {
-        return std::tuple(rc.constrained(a), use_of(folded[a], k), folded[a].size()) >
-               std::tuple(rc.constrained(b), use_of(folded[b], k), folded[b].size());
+        return std::tuple(rc.constrained(a), use_of(folded[a], ph.driver), folded[a].size()) >
+               std::tuple(rc.constrained(b), use_of(folded[b], ph.driver), folded[b].size());
       });
       ph.same_as.assign(ph.items.size(), -1);
       for (std::size_t i = 0; i < ph.items.size(); ++i)
