@@ -66,7 +66,9 @@ struct run_options {
 
 class simulation {
 public:
-  /// Adds a node. Names are dotted paths and must be unique.
+  /// Adds a node. Names are dotted paths and must be unique. With several
+  /// threads, factories of different shards run at once (ADR-0017): a
+  /// factory must not write shared state.
   void add_node(std::string name, node_factory f);
   /// Adds a one-way link. latency >= 1 ps; depth 0 means unbounded.
   void add_link(const std::string& src, const std::string& dst,
@@ -84,6 +86,7 @@ public:
   /// order. Default: every node is its own group.
   void set_grouping(std::function<std::string(const std::string&)> f);
   /// Gives every node its own recorder (tracing / op log); off by default.
+  /// Called for nodes of different shards at once, like node factories.
   void set_recorder_factory(std::function<std::shared_ptr<recorder>(const std::string&)> f);
   /// Every node gets this op log sink (null: the op log is off).
   void set_op_sink(std::shared_ptr<op_sink> s) { op_sink_ = std::move(s); }
