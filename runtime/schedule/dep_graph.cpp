@@ -10,6 +10,7 @@ dep_graph::dep_graph(const problem& p)
     succs_[p.edges[e].from].push_back(e);
     preds_[p.edges[e].to].push_back(e);
   }
+  recurrences_ = find_recurrences();
 }
 
 std::vector<uint32_t> dep_graph::zero_distance_cycle() const {
@@ -53,7 +54,7 @@ std::vector<uint32_t> dep_graph::zero_distance_cycle() const {
 }
 
 // Kosaraju, iterative.
-std::vector<std::vector<uint32_t>> dep_graph::recurrences() const {
+std::vector<std::vector<uint32_t>> dep_graph::find_recurrences() const {
   const dep_graph& g = *this;
   const auto n = static_cast<uint32_t>(g.size());
   std::vector<uint32_t> finish;
@@ -80,12 +81,13 @@ std::vector<std::vector<uint32_t>> dep_graph::recurrences() const {
   }
   std::vector<int32_t> comp(n, -1);
   std::vector<std::vector<uint32_t>> out;
-  std::vector<uint32_t> work;
+  std::vector<uint32_t> work, members; // members: reused, copied out when cyclic
+  int32_t id = -1;
   for (auto it = finish.rbegin(); it != finish.rend(); ++it) {
     if (comp[*it] >= 0)
       continue;
-    const auto id = static_cast<int32_t>(out.size());
-    std::vector<uint32_t> members;
+    ++id;
+    members.clear();
     work.push_back(*it);
     comp[*it] = id;
     while (!work.empty()) {
@@ -103,13 +105,11 @@ std::vector<std::vector<uint32_t>> dep_graph::recurrences() const {
     bool cyclic = members.size() > 1;
     for (uint32_t e : g.succs(members.front()))
       cyclic = cyclic || g.edge(e).to == members.front();
-    std::sort(members.begin(), members.end());
-    if (cyclic)
-      out.push_back(std::move(members));
-    else
-      out.emplace_back(); // keep ids aligned; dropped below
+    if (cyclic) {
+      std::sort(members.begin(), members.end());
+      out.push_back(members);
+    }
   }
-  std::erase_if(out, [](const auto& c) { return c.empty(); });
   return out;
 }
 

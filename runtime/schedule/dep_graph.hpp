@@ -24,13 +24,17 @@ public:
   std::vector<uint32_t> zero_distance_cycle() const;
 
   /// Strongly connected components that lie on some cycle (two or more ops,
-  /// or one op with a self edge), each sorted by op index.
-  std::vector<std::vector<uint32_t>> recurrences() const;
+  /// or one op with a self edge), each sorted by op index. Found once, when
+  /// the graph is built.
+  const std::vector<std::vector<uint32_t>>& recurrences() const { return recurrences_; }
 
 private:
+  std::vector<std::vector<uint32_t>> find_recurrences() const;
+
   const std::vector<edge_spec>* edges_;
   std::vector<std::vector<uint32_t>> preds_;
   std::vector<std::vector<uint32_t>> succs_;
+  std::vector<std::vector<uint32_t>> recurrences_;
 };
 
 } // namespace kb::sched

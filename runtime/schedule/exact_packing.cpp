@@ -24,6 +24,10 @@ struct cell {
 /// takes in each slot when it starts at slot 0. Wrapped and stacked runs add up.
 std::vector<cell> fold(const op_footprint& f, uint32_t ii) {
   std::vector<cell> out;
+  std::size_t cells = 0;
+  for (const auto& r : f.runs)
+    cells += (r.len / ii ? ii : 0) + r.len % ii;
+  out.reserve(cells);
   for (const auto& r : f.runs) {
     if (const uint32_t full = r.len / ii)
       for (uint32_t s = 0; s < ii; ++s)
@@ -34,20 +38,14 @@ std::vector<cell> fold(const op_footprint& f, uint32_t ii) {
   std::sort(out.begin(), out.end(), [](const cell& a, const cell& b) {
     return std::tie(a.pool, a.slot) < std::tie(b.pool, b.slot);
   });
-  std::vector<cell> merged;
+  std::size_t kept = 0; // merge equal (pool, slot) in place
   for (const cell& c : out)
-    if (!merged.empty() && merged.back().pool == c.pool && merged.back().slot == c.slot)
-      merged.back().count += c.count;
+    if (kept > 0 && out[kept - 1].pool == c.pool && out[kept - 1].slot == c.slot)
+      out[kept - 1].count += c.count;
     else
-      merged.push_back(c);
-  return merged;
-}
-
-uint32_t use_of(const std::vector<cell>& cells, uint32_t pool) {
-  uint32_t n = 0;
-  for (const cell& c : cells)
-    n += c.pool == pool ? c.count : 0;
-  return n;
+      out[kept++] = c;
+  out.resize(kept);
+  return out;
 }
 
 /// The depth-first search. Phase i packs the ops that use pool
@@ -62,13 +60,19 @@ public:
     : p_(p), g_(g), groups_(groups), fp_(fp), folded_(folded), rc_(rc), ii_(ii),
       budget_(budget), slot_of_(p.ops.size(), -1), use_(fp.capacity.size() * ii, 0) {
     const auto n = static_cast<uint32_t>(p.ops.size());
+    const std::size_t pools = fp.capacity.size();
+    std::vector<uint32_t> units_of(n * pools, 0); // op v's units of pool k, summed over slots
+    for (uint32_t v = 0; v < n; ++v)
+      for (const cell& c : folded[v])
+        units_of[v * pools + c.pool] += c.count;
+    const auto use_of = [&](uint32_t v, uint32_t k) { return units_of[v * pools + k]; };
     // Pools by spare units at this II, fewest first: the tightest pool
     // decides most and refutes fastest.
     std::vector<std::tuple<int64_t, uint32_t>> order;
-    for (uint32_t k = 0; k < fp.capacity.size(); ++k) {
+    for (uint32_t k = 0; k < pools; ++k) {
       uint64_t demand = 0;
       for (uint32_t v = 0; v < n; ++v)
-        demand += use_of(folded[v], k);
+        demand += use_of(v, k);
       if (demand > 0)
         order.push_back({static_cast<int64_t>(uint64_t{fp.capacity[k]} * ii) -
                            static_cast<int64_t>(demand),
@@ -99,14 +103,14 @@ public:
       ph.driver = k;
       ph.spare = spare;
       for (uint32_t v = 0; v < n; ++v)
-        if (!taken[v] && use_of(folded[v], k) > 0) {
+        if (!taken[v] && use_of(v, k) > 0) {
           ph.items.push_back(v);
           taken[v] = true;
         }
       // Recurrence ops first, then the larger ops.
       std::stable_sort(ph.items.begin(), ph.items.end(), [&](uint32_t a, uint32_t b) {
-        return std::tuple(rc.constrained(a), use_of(folded[a], ph.driver), folded[a].size()) >
-               std::tuple(rc.constrained(b), use_of(folded[b], ph.driver), folded[b].size());
+        return std::tuple(rc.constrained(a), use_of(a, ph.driver), folded[a].size()) >
+               std::tuple(rc.constrained(b), use_of(b, ph.driver), folded[b].size());
       });
       ph.same_as.assign(ph.items.size(), -1);
       for (std::size_t i = 0; i < ph.items.size(); ++i)
@@ -122,6 +126,7 @@ public:
       if (!taken[v])
         slot_of_[v] = 0; // free: no pool, no recurrence
     placed_in_.resize(n); // per recurrence id (fewer than n)
+    room_hint_.assign(n, 0);
   }
 
   bool run() { return search_ops(true, 0); }
@@ -196,9 +201,12 @@ private:
     for (uint32_t v : ph.items) {
       if (slot_of_[v] >= 0)
         continue;
+      // Start where v last had room: it mostly still has (same answer).
+      uint32_t& r = room_hint_[v];
       bool room = false;
-      for (uint32_t r = 0; r < ii_ && !room; ++r)
-        room = fits(v, r, ph.driver, s);
+      for (uint32_t k = 0; k < ii_; ++k, r = r + 1 == ii_ ? 0 : r + 1)
+        if ((room = fits(v, r, ph.driver, s)))
+          break;
       if (!room)
         return false;
     }
@@ -330,6 +338,7 @@ private:
   std::vector<int32_t> slot_of_;                 ///< per op, −1 without a slot
   std::vector<std::vector<uint32_t>> placed_in_; ///< ops with slots per recurrence
   std::vector<uint32_t> use_;                    ///< units per (pool, slot)
+  std::vector<uint32_t> room_hint_;              ///< per op, a slot where it last fitted
   std::vector<int64_t> cycles_;
 };
 

@@ -1,7 +1,7 @@
 // The cost-based modulo generator: II search upward from MII, and per II the
-// strategy ladder — Rau refinement, deepest retry, the exact packing search,
-// seeded restarts, initial placement, cost-based placement, then
-// clear-and-retry of the last two.
+// strategy ladder — a short exact packing search, Rau refinement, deepest
+// retry, the whole exact packing search, seeded restarts, initial placement,
+// cost-based placement, then clear-and-retry of the last two.
 
 #include "runtime/schedule/constraint_groups.hpp"
 #include "runtime/schedule/dep_graph.hpp"
@@ -32,10 +32,10 @@ struct ladder_result {
 };
 
 /// Runs the ladder on a fresh state at `ii`. `exact`, when given, runs the
-/// exact packing search after the refinement rungs; `before_arms`, when
-/// given, runs next, before the arm rungs (it works on states of its own, so
-/// the ladder's result at this II does not depend on where it runs, only its
-/// cost does).
+/// exact packing search before (short) and after the refinement rungs;
+/// `before_arms`, when given, runs next, before the arm rungs (it works on
+/// states of its own, so the ladder's result at this II does not depend on
+/// where it runs, only its cost does).
 ladder_result run_ladder(const problem& p, const dep_graph& g, const group_map& groups,
                          const std::shared_ptr<const footprints>& fp, uint32_t ii,
                          const modulo_options& o, search_stats& stats, bool deadlines,
@@ -54,6 +54,24 @@ ladder_result run_ladder(const problem& p, const dep_graph& g, const group_map& 
     std::fill(s.dead.begin(), s.dead.end(), false);
     std::fill(s.pending.begin(), s.pending.end(), false);
   };
+  // A short exact search first: most loops pack at once, and its proof
+  // skips the II without Rau's budget being spent on it.
+  bool probed_whole = false; // the short search already ran the whole budget
+  if (exact && o.exact_first_budget > 0 && o.exact_budget > 0) {
+    const uint64_t first = std::min(o.exact_first_budget, o.exact_budget);
+    const auto answer = solve_packing(p, g, groups, *fp, ii, {.node_budget = first});
+    stats.exact_nodes += answer.nodes;
+    if (answer.found == packing_answer::verdict::infeasible) {
+      ++stats.exact_refuted;
+      return {std::nullopt, answer.reason};
+    }
+    if (answer.found == packing_answer::verdict::schedule) {
+      for (uint32_t v = 0; v < answer.cycles.size(); ++v)
+        s.seat(v, answer.cycles[v]);
+      return won("exact_packing");
+    }
+    probed_whole = first == o.exact_budget;
+  }
   if (!o.skip_refinement) {
     if (iterative_refine(s, {budget, false}))
       return won("rau_refinement");
@@ -62,7 +80,7 @@ ladder_result run_ladder(const problem& p, const dep_graph& g, const group_map& 
       return won("deepest_retry");
     fresh_attempt();
   }
-  if (exact && o.exact_budget > 0) {
+  if (exact && o.exact_budget > 0 && !probed_whole) {
     const auto answer = solve_packing(p, g, groups, *fp, ii, {.node_budget = o.exact_budget});
     stats.exact_nodes += answer.nodes;
     if (answer.found == packing_answer::verdict::infeasible) {

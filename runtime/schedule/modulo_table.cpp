@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <map>
 
 namespace kb::sched {
 
@@ -48,10 +47,17 @@ footprints compile_footprints(const problem& p) {
     const auto& res = p.ops[v].reservation;
     auto& f = out.ops[v];
     f.span = p.ops[v].span();
-    std::map<std::pair<uint32_t, uint32_t>, std::size_t> open; // (pool, count) -> run ending at i
+    // (pool, count) -> the run ending at row i; a row holds a few uses, so
+    // these are short lists, reused across rows.
+    using run_end = std::pair<std::pair<uint32_t, uint32_t>, std::size_t>;
+    std::vector<run_end> open, next;
+    std::vector<uint32_t> seen;
+    const auto find = [](std::vector<run_end>& in, std::pair<uint32_t, uint32_t> key) {
+      return std::find_if(in.begin(), in.end(), [&](const run_end& r) { return r.first == key; });
+    };
     for (uint32_t i = 0; i < res.size(); ++i) {
-      std::map<std::pair<uint32_t, uint32_t>, std::size_t> next;
-      std::vector<uint32_t> seen;
+      next.clear();
+      seen.clear();
       for (const auto& u : res[i]) {
         if (u.count == 0)
           continue;
@@ -59,18 +65,23 @@ footprints compile_footprints(const problem& p) {
           f.stacked = true;
         seen.push_back(u.pool);
         const auto key = std::make_pair(u.pool, u.count);
-        const auto it = open.find(key);
-        if (it != open.end() && !next.count(key)) {
-          ++f.runs[it->second].len;
-          next[key] = it->second;
+        const auto it = find(open, key);
+        const auto in_next = find(next, key);
+        std::size_t run = f.runs.size();
+        if (it != open.end() && in_next == next.end()) {
+          run = it->second;
+          ++f.runs[run].len;
         } else {
-          next[key] = f.runs.size();
           f.runs.push_back({u.pool, i, 1, u.count});
         }
+        if (in_next != next.end())
+          in_next->second = run;
+        else
+          next.push_back({key, run});
         f.pools.push_back(u.pool);
         f.flat_pressure = f.flat_pressure && u.count == p.pools[u.pool].capacity;
       }
-      open = std::move(next);
+      std::swap(open, next);
     }
     for (const auto& h : p.ops[v].holds) {
       if (h.count == 0 || h.cycles == 0)

@@ -74,6 +74,7 @@ void check_problem(const problem& p) {
       throw problem_error(fmt::format("{}resource pool '{}' has capacity 0", where(p, 0),
                                       pool.name));
   std::unordered_set<std::string_view> names;
+  names.reserve(p.ops.size());
   for (const auto& op : p.ops) {
     if (op.name.empty())
       throw problem_error(fmt::format("{}an op has an empty name", where(p, op.line)));

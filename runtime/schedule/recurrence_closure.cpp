@@ -12,7 +12,7 @@ constexpr int64_t no_path = INT64_MIN / 4;
 
 recurrence_closure::recurrence_closure(const problem& p, const dep_graph& g, uint32_t ii)
   : scc_(p.ops.size(), -1), local_(p.ops.size(), 0), ii_(ii) {
-  for (auto& members : g.recurrences()) {
+  for (const auto& members : g.recurrences()) {
     if (members.size() < 2)
       continue; // a self edge fixes no op against another (RecMII covers it)
     const auto id = static_cast<int32_t>(comps_.size());
@@ -44,7 +44,7 @@ recurrence_closure::recurrence_closure(const problem& p, const dep_graph& g, uin
     for (std::size_t i = 0; i < k; ++i)
       positive_cycle_ = positive_cycle_ || d[i * k + i] > 0;
     component c;
-    c.members = std::move(members);
+    c.members = members;
     c.d = std::move(d);
     c.k.assign(k * k, 0);
     c.slot.assign(k, 0);

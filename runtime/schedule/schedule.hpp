@@ -27,6 +27,9 @@ struct modulo_options {
   /// II, and "unknown" goes on with the ladder. 0 = off (none with
   /// `skip_refinement`).
   uint64_t exact_budget = 8000;
+  /// Nodes of a first, short exact search before Rau's rungs, with the same
+  /// answers (0 = none; at most `exact_budget`; ADR-0018, amendment).
+  uint64_t exact_first_budget = 256;
 };
 
 struct schedule_options {

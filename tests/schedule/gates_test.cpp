@@ -110,7 +110,9 @@ TEST(gates, g4_in_refinement_evicts_the_group_and_g1_holds_the_evicted_op_over) 
   // takes a forced seat at 5 and evicts a, which G1 holds over one step;
   // a then lands in b's depth row at 7.
   const auto p = group_problem();
-  const auto a = generate_modulo(p);
+  modulo_options o;
+  o.exact_first_budget = 0; // Rau's rung first, as the gates are Rau's
+  const auto a = generate_modulo(p, o);
   ASSERT_TRUE(a.success);
   EXPECT_EQ(a.ii, 4u);
   EXPECT_EQ(a.stats.rung, "rau_refinement");

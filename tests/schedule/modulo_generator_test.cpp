@@ -21,6 +21,13 @@ std::vector<int64_t> cycles(const schedule_analysis& a) {
   return out;
 }
 
+/// Rau's refinement as the first rung: no short exact search ahead of it.
+modulo_options rau_first() {
+  modulo_options o;
+  o.exact_first_budget = 0;
+  return o;
+}
+
 TEST(modulo_generator, recurrence_bound_loop_runs_at_rec_mii) {
   // a -(2)-> b -(3)-> c -(2, distance 1)-> a: RecMII = (2+3+2)/1 = 7.
   // Heights at II 7: a 5, b 3, c 0, so a, b, c are seated at 0, 2, 5.
@@ -28,7 +35,7 @@ TEST(modulo_generator, recurrence_bound_loop_runs_at_rec_mii) {
                    .pool("alu", 3)
                    .op("a", 2, {{"alu", 1}}).op("b", 3, {{"alu", 1}}).op("c", 2, {{"alu", 1}})
                    .edge("a", "b").edge("b", "c").edge("c", "a", 1).build();
-  const auto a = generate_modulo(p);
+  const auto a = generate_modulo(p, rau_first());
   ASSERT_TRUE(a.success);
   EXPECT_EQ(a.res_mii, 1u);
   EXPECT_EQ(a.rec_mii, 7u);
@@ -36,6 +43,25 @@ TEST(modulo_generator, recurrence_bound_loop_runs_at_rec_mii) {
   EXPECT_EQ(cycles(a), (std::vector<int64_t>{0, 2, 5}));
   EXPECT_EQ(a.stats.rung, "rau_refinement");
   EXPECT_EQ(a.stats.ii_attempts, 1u);
+  EXPECT_TRUE(validate_schedule(p, a).ok);
+}
+
+TEST(modulo_generator, the_short_exact_search_packs_a_tight_recurrence_first) {
+  // The loop above with the default ladder: the exact search runs first. At
+  // II 7 the recurrence has no slack (b − a = 2 and c − b = 3 exactly), the
+  // search gives a slot 0 (a shift of every start maps schedules onto
+  // schedules), so b and c are forced to slots 2 and 5, all in stage 0.
+  const auto p = problem_builder{}
+                   .pool("alu", 3)
+                   .op("a", 2, {{"alu", 1}}).op("b", 3, {{"alu", 1}}).op("c", 2, {{"alu", 1}})
+                   .edge("a", "b").edge("b", "c").edge("c", "a", 1).build();
+  const auto a = generate_modulo(p);
+  ASSERT_TRUE(a.success);
+  EXPECT_EQ(a.ii, 7u);
+  EXPECT_EQ(cycles(a), (std::vector<int64_t>{0, 2, 5}));
+  EXPECT_EQ(a.stats.rung, "exact_packing");
+  EXPECT_GT(a.stats.exact_nodes, 0u);
+  EXPECT_EQ(a.stats.evictions, 0u); // Rau never ran
   EXPECT_TRUE(validate_schedule(p, a).ok);
 }
 
@@ -61,7 +87,7 @@ TEST(modulo_generator, resource_bound_loop_runs_at_res_mii) {
                    .pool("dma", 1)
                    .op("a", 1, {{"dma", 1}}, 2).op("b", 1, {{"dma", 1}}, 2)
                    .op("c", 1, {{"dma", 1}}, 2).build();
-  const auto a = generate_modulo(p);
+  const auto a = generate_modulo(p, rau_first());
   ASSERT_TRUE(a.success);
   EXPECT_EQ(a.res_mii, 6u);
   EXPECT_EQ(a.ii, 6u);
@@ -199,8 +225,8 @@ TEST(modulo_generator, seeded_restarts_reach_mii_where_the_ladder_gave_up) {
 }
 
 TEST(modulo_generator, the_exact_packing_search_wins_before_the_restarts) {
-  // The same two loops with the defaults: once Rau's two rungs fail at MII,
-  // the exact search (ADR-0018) finds a schedule there, so no restart runs.
+  // The same two loops with the defaults: the exact search (ADR-0018) finds
+  // a schedule at MII, so no restart runs.
   for (const uint64_t seed : {160u, 208u}) {
     const problem p = random_problem(seed);
     const auto a = generate_modulo(p);
