@@ -45,10 +45,14 @@ pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
 }
 
 pe_scheduler::pe_scheduler(caf::actor_config& cfg, node_init init, config c)
-  : node(cfg, std::move(init)), cfg_(c) {
-  const auto& n = node_name();
-  pe_prefix_ = n.substr(0, n.rfind('.'));
-}
+  : node(cfg, std::move(init)), cfg_(c),
+    pe_prefix_(node_name().substr(0, node_name().rfind('.'))),
+    // The model is built by whichever thread predicts first: it gets copies.
+    predictor_([topology = c.topology, fabric = c.fabric, prefix = pe_prefix_] {
+      if (!topology)
+        throw std::domain_error("no topology to model");
+      return std::make_unique<service_model>(*topology, builtin_kinds(), prefix, fabric);
+    }) {}
 
 void pe_scheduler::on_message(sim_event& ev) {
   switch (static_cast<pipe_kind>(ev.kind)) {
@@ -71,7 +75,7 @@ void pe_scheduler::on_command(sim_event& ev) {
   const uint64_t id = cmd.getId();
   if (commands_.count(id))
     throw std::runtime_error(fmt::format("command {} submitted twice", id));
-  std::unique_ptr<tile_source> tiles;
+  std::shared_ptr<const tile_source> tiles;
   try {
     tiles = command_tiles(cmd, pe_prefix_);
   } catch (const std::exception& e) {
@@ -86,28 +90,24 @@ void pe_scheduler::on_command(sim_event& ev) {
   hook_event(trace_kind::command_submitted, {0, 0, size, id, 0});
   // The steady-state body (the leading tiles of the first output tile) is
   // all the II prediction looks at.
-  pipeline_plan plan;
-  plan.tiles.push_back(tiles->tile(0));
-  for (uint32_t i = 1; i < size; ++i) {
-    tile_plan t = tiles->tile(i);
-    if (t.m != plan.tiles.front().m || t.n != plan.tiles.front().n)
-      break;
-    plan.tiles.push_back(std::move(t));
+  const uint32_t body_tiles = std::max<uint32_t>(1, tiles->body_tiles());
+  SimTime modulo_ii;
+  if (cfg_.modulo_feed) {
+    const body_prediction p = predictor_.predict_now(*tiles, body_tiles);
+    record(id, body_tiles, p);
+    if (!p.schedule)
+      throw std::runtime_error(fmt::format("command {}: feed_policy modulo needs the II "
+                                           "prediction, which this command has not: {}",
+                                           id, p.unpredicted_because));
+    modulo_ii = p.schedule->ii;
+  } else {
+    predictor_.start(id, tiles, body_tiles);
   }
-  std::optional<tile_schedule> prediction;
-  if (cfg_.modulo_feed)
-    prediction = predict(id, plan);
-  else
-    to_predict_.emplace_back(id, plan);
-  if (cfg_.modulo_feed && !prediction)
-    throw std::runtime_error(fmt::format(
-      "command {}: feed_policy modulo needs the II prediction, which this command has not: {}",
-      id, unpredicted_because_));
   command_state st;
   st.id = id;
   st.requester_link = *requester;
   st.done.assign(size, false);
-  st.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
+  st.body_tiles = body_tiles;
   commands_.emplace(id, std::move(st));
 
   feed f;
@@ -118,9 +118,8 @@ void pe_scheduler::on_command(sim_event& ev) {
         "command {} depends on command {}, which was not issued before it", id, d));
     f.deps.push_back(d);
   }
-  f.body_tiles = std::max<uint32_t>(1, body_tile_count(plan));
-  if (prediction && cfg_.modulo_feed)
-    f.ii = prediction->ii;
+  f.body_tiles = body_tiles;
+  f.ii = modulo_ii;
   f.tiles = std::move(tiles);
   f.size = size;
   if (cmd.hasPayload() || cmd.hasWho()) // a kernel's load, store or compute
@@ -245,42 +244,17 @@ void pe_scheduler::on_tile_done(sim_event& ev) {
   ++commands_done_;
 }
 
-std::optional<tile_schedule> pe_scheduler::predict(uint64_t id, const pipeline_plan& plan) {
-  const std::string p = fmt::format("cmd{}.", id);
-  add_figure(p + "body_tiles", body_tile_count(plan));
-  try {
-    if (!cfg_.topology)
-      throw std::domain_error("no topology to model");
-    if (!timing_)
-      timing_ = std::make_unique<service_model>(*cfg_.topology, builtin_kinds(), pe_prefix_,
-                                                cfg_.fabric);
-    // The body's ops (names carry stage kinds, latencies the timing) and
-    // edges identify its schedule: equal bodies are scheduled once.
-    std::string key;
-    auto body = body_problem(plan, *timing_);
-    for (const auto& op : body.ops)
-      key += fmt::format("{}:{};", op.name, op.latency);
-    for (const auto& e : body.edges)
-      key += fmt::format("{}>{}:{};", e.from, e.to, e.latency);
-    auto& cached = predictions_[key];
-    if (!cached)
-      cached = std::make_shared<const tile_schedule>(
-        schedule_body(std::move(body), body_tile_count(plan), timing_->clock()));
-    const tile_schedule& ts = *cached;
-    add_figure(p + "predicted_ii_ps", ts.ii.ps());
-    add_figure(p + "predicted_mii_ps", *ts.analysis.mii * timing_->clock().period_ps());
-    return ts;
-  } catch (const std::domain_error& e) {
-    add_figure(p + "predicted_ii_ps", 0); // not covered by the unloaded model
-    unpredicted_because_ = e.what();
-    return std::nullopt;
-  }
+void pe_scheduler::record(uint64_t id, uint32_t body_tiles, const body_prediction& p) {
+  const std::string prefix = fmt::format("cmd{}.", id);
+  add_figure(prefix + "body_tiles", body_tiles);
+  add_figure(prefix + "predicted_ii_ps", p.schedule ? p.schedule->ii.ps() : 0);
+  if (p.schedule)
+    add_figure(prefix + "predicted_mii_ps", p.mii_ps);
 }
 
 void pe_scheduler::on_finish() {
-  for (const auto& [id, plan] : to_predict_)
-    (void)predict(id, plan);
-  to_predict_.clear();
+  for (const auto& [id, p] : predictor_.collect())
+    record(id, commands_.at(id).body_tiles, p);
   // The simulated steady-state interval of each command: mean distance
   // between body completions over the second half of its bodies (the first
   // half holds the pipeline fill). Needs three bodies or more.

@@ -8,7 +8,7 @@
 // command-done notice leaves in the picosecond the last one is handled.
 
 #include "runtime/plan/tile_source.hpp"
-#include "runtime/predict/tile_schedule.hpp"
+#include "runtime/predict/body_predictor.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
@@ -54,7 +54,7 @@ private:
     uint64_t command = 0;
     /// Its tiles, each planned when it is fed (a command of 4,096 tiles
     /// holds the plans of the tiles in flight, not all of them).
-    std::unique_ptr<tile_source> tiles;
+    std::shared_ptr<const tile_source> tiles; ///< shared with its II prediction
     uint32_t size = 0;
     /// A kernel's load, store or compute: the command, whose bytes, kernel
     /// name and data op its token carries (empty otherwise).
@@ -69,20 +69,16 @@ private:
   void on_command(sim_event& ev);
   void on_tile_done(sim_event& ev);
   void run_feeder();
-  /// The modulo schedule of the command's steady-state body, recorded as
-  /// figures; nullopt (and a figure saying so) when the model cannot cover it.
-  /// Runs when the command arrives only under the modulo feed, which needs
-  /// the II; otherwise at the end of the run, off the simulated path.
-  std::optional<tile_schedule> predict(uint64_t id, const pipeline_plan& plan);
+  /// Records the II prediction of command `id`'s body as figures (a
+  /// predicted II of 0 when the model cannot cover it).
+  void record(uint64_t id, uint32_t body_tiles, const body_prediction& p);
 
   config cfg_;
   std::string pe_prefix_;
-  std::unique_ptr<service_model> timing_;
-  /// Plans whose prediction waits for the end of the run (FIFO feed).
-  std::vector<std::pair<uint64_t, pipeline_plan>> to_predict_;
-  /// Predictions by body signature: repeated commands schedule once.
-  std::map<std::string, std::shared_ptr<const tile_schedule>> predictions_;
-  std::string unpredicted_because_; ///< why the last prediction was skipped
+  /// The modulo schedules of the commands' steady-state bodies: when the
+  /// command arrives under the modulo feed, which needs the II; otherwise
+  /// off the simulated path, collected at the end of the run (ADR-0019).
+  body_predictor predictor_;
   bool feed_timer_armed_ = false;
   std::map<uint64_t, command_state> commands_;
   std::vector<bool> completed_; ///< by command id: done

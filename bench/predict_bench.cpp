@@ -1,22 +1,23 @@
 // Wall time of the II prediction (issue 9): build the steady-state body of a
 // GEMM command from the default topology's declared service times and modulo
 // schedule it, as PE_SCHEDULER does once per distinct body. Prints one row
-// per shape: body ops, predicted II and MII, and the best of five timings.
+// per shape: body ops, predicted II and MII, and the best of five timings
+// (or of the number of runs given).
 // Set the share against `kernbench run` with the same shape (bench/README.md).
 //
-//   build/bench/predict_bench
+//   build/bench/predict_bench [runs]
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/plan/gemm_plan.hpp"
-#include "runtime/predict/service_model.hpp"
-#include "runtime/predict/tile_schedule.hpp"
+#include "runtime/predict/body_predictor.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -31,7 +32,8 @@ struct shape {
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   const std::string dir = KB_SOURCE_DIR "/config/";
   const auto topo = load_topology(dir + "topology.yaml", load_impl_registry(dir + "components.yaml"),
                                   builtin_kinds().catalog());
@@ -58,17 +60,23 @@ int main() {
     g.b_addr = 1u << 30;
     g.c_addr = 2u << 30;
     g.pe_prefix = "sip0.cube0.pe0";
-    const auto plan = generate_gemm_plan(g);
+    // As PE_SCHEDULER does: the body's tiles planned from the command's
+    // source, the body problem and its signature, then its schedule. A new
+    // predictor each time (with the model already built), so nothing is
+    // cached.
+    const auto tiles = gemm_tiles(g);
+    const uint32_t body = tiles->body_tiles();
     double best = 1e300;
-    tile_schedule ts;
-    for (int i = 0; i < 5; ++i) {
+    body_prediction got;
+    for (int i = 0; i < runs; ++i) {
+      body_predictor predictor([&] { return std::make_unique<service_model>(model); });
       const auto t0 = std::chrono::steady_clock::now();
-      ts = schedule_body(plan, model);
+      got = predictor.predict_now(*tiles, body);
       const auto t1 = std::chrono::steady_clock::now();
       best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
+    const tile_schedule& ts = *got.schedule;
     fmt::print("{:<22} {:>6} {:>6} {:>14} {:>14} {:>12.3f}\n", s.name, ts.body_tiles,
-               ts.problem.ops.size(), ts.ii.ps() / 1000,
-               *ts.analysis.mii * model.clock().period_ps() / 1000, best);
+               ts.problem.ops.size(), ts.ii.ps() / 1000, got.mii_ps / 1000, best);
   }
 }

@@ -187,6 +187,8 @@ public:
     const uint32_t ni = rest % n_tiles_, mi = rest / n_tiles_;
     return tile_plan{id, mi, ni, ki, gemm_tile_stages(ctx_, mi, ni, ki)};
   }
+  /// k innermost: the first output tile's K tiles come first.
+  uint32_t body_tiles() const override { return ctx_.k_tiles; }
 
 private:
   const gemm_plan_args args_;

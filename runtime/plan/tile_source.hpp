@@ -18,6 +18,10 @@ public:
   virtual uint32_t size() const = 0;
   /// Tile `id` (< size()), as the whole plan has it at index `id`.
   virtual tile_plan tile(uint32_t id) const = 0;
+  /// The leading tiles that share tile 0's output tile (m, n): the
+  /// steady-state body the II prediction schedules. This walks the tiles;
+  /// a source that knows the count says it at once.
+  virtual uint32_t body_tiles() const;
 };
 
 /// Every tile of `s`, in order.

@@ -64,10 +64,45 @@ recurrence prepare(const dep_graph& g, const std::vector<uint32_t>& scc,
 /// behind a positive cycle — which the predecessor edges close (a cycle of
 /// predecessors is always positive). O(E) per round; on pipelines the rounds
 /// stop after a handful.
+/// A cycle of the predecessor edges, as (Σ latency, Σ distance), or nullopt.
+/// Such a cycle is always positive (each of its edges was taken on a strict
+/// improvement), so the probe may stop as soon as one closes. O(k): each op is
+/// walked once.
+std::optional<std::pair<int64_t, int64_t>> predecessor_cycle(const dep_graph& g,
+                                                             const recurrence& r,
+                                                             const std::vector<int64_t>& pred,
+                                                             std::vector<int64_t>& walk) {
+  const std::size_t k = r.order.size();
+  walk.assign(k, -1);
+  const auto from = [&](std::size_t v) {
+    return static_cast<std::size_t>(r.from[static_cast<std::size_t>(pred[v])]);
+  };
+  for (std::size_t start = 0; start < k; ++start) {
+    std::size_t v = start;
+    while (walk[v] < 0 && pred[v] >= 0) {
+      walk[v] = static_cast<int64_t>(start);
+      v = from(v);
+    }
+    if (walk[v] != static_cast<int64_t>(start) || pred[v] < 0)
+      continue; // ran into an earlier walk, or into a root
+    std::pair<int64_t, int64_t> sum{0, 0};
+    std::size_t u = v;
+    do {
+      const auto& ed = g.edge(static_cast<uint32_t>(pred[u]));
+      sum.first += ed.latency;
+      sum.second += ed.distance;
+      u = from(u);
+    } while (u != v);
+    return sum;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::pair<int64_t, int64_t>> positive_cycle(const dep_graph& g,
                                                           const recurrence& r, int64_t ii,
                                                           std::vector<int64_t>& dist,
-                                                          std::vector<int64_t>& pred) {
+                                                          std::vector<int64_t>& pred,
+                                                          std::vector<int64_t>& walk) {
   const std::size_t k = r.order.size();
   dist.assign(k, 0);
   pred.assign(k, -1);
@@ -86,6 +121,10 @@ std::optional<std::pair<int64_t, int64_t>> positive_cycle(const dep_graph& g,
       }
     if (last < 0)
       return std::nullopt;
+    // A positive cycle usually closes among the predecessors long before
+    // the last round proves one: stop there.
+    if (auto c = predecessor_cycle(g, r, pred, walk))
+      return c;
   }
   // Walk the predecessors k steps back from an op still improving: that
   // lands on their cycle; then go round it once.
@@ -133,7 +172,7 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g) {
   if (!g.zero_distance_cycle().empty())
     return b;
   uint32_t rec = 1;
-  std::vector<int64_t> dist, pred;
+  std::vector<int64_t> dist, pred, walk;
   std::vector<int32_t> local(g.size(), -1);
   for (const auto& scc : g.recurrences()) {
     const recurrence r = prepare(g, scc, local);
@@ -141,7 +180,7 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g) {
     // at a probe needs II ≥ ⌈Σ latency / Σ distance⌉, which is above the
     // probe: jump there. The first II without a positive cycle is RecMII.
     int64_t ii = rec;
-    while (const auto cyc = positive_cycle(g, r, ii, dist, pred))
+    while (const auto cyc = positive_cycle(g, r, ii, dist, pred, walk))
       ii = std::max(ii + 1, (cyc->first + cyc->second - 1) / cyc->second);
     rec = static_cast<uint32_t>(ii);
   }

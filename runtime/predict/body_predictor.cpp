@@ -1,0 +1,99 @@
+#include "runtime/predict/body_predictor.hpp"
+
+#include "runtime/predict/background_jobs.hpp"
+
+#include <stdexcept>
+
+namespace kb {
+
+namespace {
+
+template <class T>
+void append_bytes(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+/// The body's ops (names carry stage kinds, latencies the timing) and edges,
+/// as bytes: equal bodies have equal signatures and are scheduled once.
+std::string signature(const sched::problem& body) {
+  std::string out;
+  out.reserve(body.ops.size() * 24 + body.edges.size() * 24);
+  for (const auto& op : body.ops) {
+    append_bytes(out, static_cast<uint32_t>(op.name.size()));
+    out += op.name;
+    append_bytes(out, op.latency);
+  }
+  for (const auto& e : body.edges) {
+    append_bytes(out, e.from);
+    append_bytes(out, e.to);
+    append_bytes(out, e.latency);
+    append_bytes(out, e.distance);
+  }
+  return out;
+}
+
+} // namespace
+
+body_predictor::body_predictor(std::function<std::unique_ptr<service_model>()> make_model)
+    : shared_(std::make_shared<shared>()) {
+  shared_->make_model = std::move(make_model);
+}
+
+body_predictor::~body_predictor() {
+  for (auto& s : started_)
+    if (s.running.valid())
+      s.running.wait(); // the job reads the machine the model refers to
+}
+
+body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
+                                        uint32_t body_tiles) {
+  std::lock_guard lock(s.mutex);
+  body_prediction out;
+  try {
+    if (!s.model)
+      s.model = s.make_model();
+    pipeline_plan plan;
+    plan.tiles.reserve(body_tiles);
+    for (uint32_t i = 0; i < body_tiles; ++i)
+      plan.tiles.push_back(tiles.tile(i));
+    auto body = body_problem(plan, *s.model);
+    auto& cached = s.by_body[signature(body)];
+    if (!cached)
+      cached = std::make_shared<const tile_schedule>(
+        schedule_body(std::move(body), body_tiles, s.model->clock()));
+    out.schedule = cached;
+    out.mii_ps = *cached->analysis.mii * s.model->clock().period_ps();
+  } catch (const std::domain_error& e) {
+    out.unpredicted_because = e.what(); // not covered by the unloaded model
+  }
+  return out;
+}
+
+body_prediction body_predictor::predict_now(const tile_source& tiles, uint32_t body_tiles) {
+  return predict(*shared_, tiles, body_tiles);
+}
+
+void body_predictor::start(uint64_t id, std::shared_ptr<const tile_source> tiles,
+                           uint32_t body_tiles) {
+  started s{id, nullptr, body_tiles, {}};
+  if (body_tiles >= background_tiles)
+    s.running = background_jobs::shared().submit<body_prediction>(
+      [state = shared_, tiles = std::move(tiles), body_tiles] {
+        return predict(*state, *tiles, body_tiles);
+      });
+  else
+    s.tiles = std::move(tiles);
+  started_.push_back(std::move(s));
+}
+
+std::vector<std::pair<uint64_t, body_prediction>> body_predictor::collect() {
+  std::vector<std::pair<uint64_t, body_prediction>> out;
+  out.reserve(started_.size());
+  for (auto& s : started_)
+    out.emplace_back(s.id, s.running.valid() ? s.running.get()
+                                             : predict(*shared_, *s.tiles, s.body_tiles));
+  started_.clear();
+  return out;
+}
+
+} // namespace kb
