@@ -37,7 +37,6 @@ int main(int argc, char** argv) {
   const std::string dir = KB_SOURCE_DIR "/config/";
   const auto topo = load_topology(dir + "topology.yaml", load_impl_registry(dir + "components.yaml"),
                                   builtin_kinds().catalog());
-  const service_model model(topo, builtin_kinds(), "sip0.cube0.pe0");
   const shape shapes[] = {
     {1024, 1024, 1024, 128, dtype::f32, "1024^3 f32"},
     {2048, 2048, 2048, 128, dtype::f16, "2048^3 f16"},
@@ -60,16 +59,18 @@ int main(int argc, char** argv) {
     g.b_addr = 1u << 30;
     g.c_addr = 2u << 30;
     g.pe_prefix = "sip0.cube0.pe0";
-    // As PE_SCHEDULER does: the body's tiles planned from the command's
-    // source, the body problem and its signature, then its schedule. A new
-    // predictor each time (with the model already built), so nothing is
-    // cached.
+    // As PE_SCHEDULER does for its first command: the PE's service model
+    // built, the body's tiles planned from the command's source, the body
+    // problem and its signature, then its schedule. A new predictor and
+    // model each time, so nothing is cached.
     const auto tiles = gemm_tiles(g);
     const uint32_t body = tiles->body_tiles();
     double best = 1e300;
     body_prediction got;
     for (int i = 0; i < runs; ++i) {
-      body_predictor predictor([&] { return std::make_unique<service_model>(model); });
+      body_predictor predictor([&] {
+        return std::make_unique<service_model>(topo, builtin_kinds(), "sip0.cube0.pe0");
+      });
       const auto t0 = std::chrono::steady_clock::now();
       got = predictor.predict_now(*tiles, body);
       const auto t1 = std::chrono::steady_clock::now();

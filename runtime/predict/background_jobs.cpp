@@ -1,5 +1,7 @@
 #include "runtime/predict/background_jobs.hpp"
 
+#include <pthread.h>
+
 namespace kb {
 
 background_jobs& background_jobs::shared() {
@@ -18,6 +20,7 @@ void background_jobs::enqueue(std::function<void()> job) {
 }
 
 void background_jobs::run() {
+  pthread_setname_np(pthread_self(), "kb.predict"); // as perf and top show it
   for (;;) {
     std::function<void()> job;
     {
