@@ -471,8 +471,11 @@ void hub::deliver() {
     // A shard hands its part to shard 0 when asked, then finishes.
     if (collect_rps_.empty())
       return;
-    for (auto& rp : collect_rps_)
-      rp.deliver(result_);
+    // The part is moved out to the last asker (8,000 node summaries are
+    // not copied); only the hub's figures and the error are read later.
+    for (size_t k = 0; k + 1 < collect_rps_.size(); ++k)
+      collect_rps_[k].deliver(result_);
+    collect_rps_.back().deliver(std::move(result_));
     collect_rps_.clear();
     // This shard's process may end once the run request is answered, and
     // a reply still on its way out could be lost with it (a split run then
@@ -546,7 +549,7 @@ void hub::finish_root() {
               return a.node < b.node;
             });
   if (run_rp_.pending())
-    run_rp_.deliver(result_);
+    run_rp_.deliver(std::move(result_)); // nothing reads it after this
 }
 
 } // namespace kb
