@@ -21,6 +21,14 @@ std::vector<int64_t> cycles(const schedule_analysis& a) {
   return out;
 }
 
+/// a -(2)-> b -(3)-> c -(2, `distance`)-> a, each op on one of 3 ALUs.
+problem three_op_recurrence(uint32_t distance) {
+  return problem_builder{}
+    .pool("alu", 3)
+    .op("a", 2, {{"alu", 1}}).op("b", 3, {{"alu", 1}}).op("c", 2, {{"alu", 1}})
+    .edge("a", "b").edge("b", "c").edge("c", "a", distance).build();
+}
+
 /// Rau's refinement as the first rung: no short exact search ahead of it.
 modulo_options rau_first() {
   modulo_options o;
@@ -31,10 +39,7 @@ modulo_options rau_first() {
 TEST(modulo_generator, recurrence_bound_loop_runs_at_rec_mii) {
   // a -(2)-> b -(3)-> c -(2, distance 1)-> a: RecMII = (2+3+2)/1 = 7.
   // Heights at II 7: a 5, b 3, c 0, so a, b, c are seated at 0, 2, 5.
-  const auto p = problem_builder{}
-                   .pool("alu", 3)
-                   .op("a", 2, {{"alu", 1}}).op("b", 3, {{"alu", 1}}).op("c", 2, {{"alu", 1}})
-                   .edge("a", "b").edge("b", "c").edge("c", "a", 1).build();
+  const auto p = three_op_recurrence(1);
   const auto a = generate_modulo(p, rau_first());
   ASSERT_TRUE(a.success);
   EXPECT_EQ(a.res_mii, 1u);
@@ -51,10 +56,7 @@ TEST(modulo_generator, the_short_exact_search_packs_a_tight_recurrence_first) {
   // II 7 the recurrence has no slack (b − a = 2 and c − b = 3 exactly), the
   // search gives a slot 0 (a shift of every start maps schedules onto
   // schedules), so b and c are forced to slots 2 and 5, all in stage 0.
-  const auto p = problem_builder{}
-                   .pool("alu", 3)
-                   .op("a", 2, {{"alu", 1}}).op("b", 3, {{"alu", 1}}).op("c", 2, {{"alu", 1}})
-                   .edge("a", "b").edge("b", "c").edge("c", "a", 1).build();
+  const auto p = three_op_recurrence(1);
   const auto a = generate_modulo(p);
   ASSERT_TRUE(a.success);
   EXPECT_EQ(a.ii, 7u);
@@ -67,10 +69,7 @@ TEST(modulo_generator, the_short_exact_search_packs_a_tight_recurrence_first) {
 
 TEST(modulo_generator, recurrence_over_two_iterations_halves_the_bound) {
   // Same cycle at distance 2: RecMII = ⌈7/2⌉ = 4; c at 5 is stage 1.
-  const auto p = problem_builder{}
-                   .pool("alu", 3)
-                   .op("a", 2, {{"alu", 1}}).op("b", 3, {{"alu", 1}}).op("c", 2, {{"alu", 1}})
-                   .edge("a", "b").edge("b", "c").edge("c", "a", 2).build();
+  const auto p = three_op_recurrence(2);
   const auto a = generate_modulo(p);
   ASSERT_TRUE(a.success);
   EXPECT_EQ(a.ii, 4u);
