@@ -147,15 +147,15 @@ sched::problem body_problem(const pipeline_plan& plan, const service_model& timi
   if (plan.tiles.empty())
     throw std::invalid_argument("the plan has no tiles");
   return build_body(
-    static_cast<uint32_t>(plan.tiles.size()),
-    [&](uint32_t k) -> const tile_plan& { return plan.tiles[k]; }, timing);
+    body_tile_count(plan), [&](uint32_t k) -> const tile_plan& { return plan.tiles[k]; },
+    timing);
 }
 
 sched::problem body_problem(const tile_source& tiles, uint32_t body_tiles,
                             const service_model& timing) {
   if (body_tiles == 0 || tiles.size() == 0)
     throw std::invalid_argument("the plan has no tiles");
-  tile_plan current; // one tile at a time; its stages live until the next is asked for
+  tile_plan current; // one tile at a time, alive until the next is asked for
   return build_body(
     std::min(body_tiles, tiles.size()),
     [&](uint32_t k) -> const tile_plan& { return current = tiles.tile(k); }, timing);

@@ -111,7 +111,8 @@ modulo_table::modulo_table(const std::vector<uint32_t>& capacity, uint32_t ii)
     for (uint64_t u = 0; u <= 2 * uint64_t{c}; ++u)
       permille_.push_back(u * 1000 / c);
   }
-  bits_.reset(static_cast<uint64_t*>(std::calloc(std::max<std::size_t>(total, 1), sizeof(uint64_t))));
+  bits_.reset(
+    static_cast<uint64_t*>(std::calloc(std::max<std::size_t>(total, 1), sizeof(uint64_t))));
   if (!bits_)
     throw std::bad_alloc();
 }
