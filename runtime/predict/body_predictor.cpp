@@ -52,11 +52,7 @@ body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
   try {
     if (!s.model)
       s.model = s.make_model();
-    pipeline_plan plan;
-    plan.tiles.reserve(body_tiles);
-    for (uint32_t i = 0; i < body_tiles; ++i)
-      plan.tiles.push_back(tiles.tile(i));
-    auto body = body_problem(plan, *s.model);
+    auto body = body_problem(tiles, body_tiles, *s.model);
     auto& cached = s.by_body[signature(body)];
     if (!cached)
       cached = std::make_shared<const tile_schedule>(

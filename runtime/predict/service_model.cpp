@@ -102,6 +102,9 @@ SimTime service_model::dma(const stage& s, bool write) const {
                                         to_string(s)));
   const crossing start{SimTime{}, SimTime{}};
   const crossing req = dma_setup_({&s, bytes, write, start});
+  const trip key{*memory, bytes, write, req.head, req.tail};
+  if (const auto it = trips_.find(key); it != trips_.end())
+    return it->second;
   // A read's request carries no payload, a write's carries the bytes; the
   // request goes through the DMA's MMU if that is on the path (the
   // prediction takes its translation as the identity), the reply straight
@@ -110,7 +113,8 @@ SimTime service_model::dma(const stage& s, bool write) const {
   const crossing at_memory = walk(dma_id_, *memory, fabric_->via(dma_id_), req, out_bytes, write);
   const crossing reply = service_of(*memory)({nullptr, bytes, write, at_memory});
   const crossing back = walk(*memory, dma_id_, std::nullopt, reply, write ? 0 : bytes, write);
-  return write ? back.head : back.tail; // the ack's arrival, or the data's tail
+  // The ack's arrival, or the data's tail.
+  return trips_.emplace(key, write ? back.head : back.tail).first->second;
 }
 
 SimTime service_model::service(const stage& s) const {

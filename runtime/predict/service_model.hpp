@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace kb {
 
@@ -72,6 +73,11 @@ private:
   /// The fabric nodes' services and links met so far (by node id).
   mutable std::map<node_id, service_time_fn> services_;
   mutable std::map<std::pair<node_id, node_id>, hop> links_;
+  /// A DMA's trip past its setup, by what it depends on: (memory, bytes,
+  /// write, the request's head and tail). A body's K tiles repeat the same
+  /// few trips at other addresses; each route is walked once.
+  using trip = std::tuple<node_id, uint64_t, bool, SimTime, SimTime>;
+  mutable std::map<trip, SimTime> trips_;
 };
 
 } // namespace kb

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -36,15 +37,18 @@ uint32_t body_tile_count(const pipeline_plan& plan) {
   return n;
 }
 
-sched::problem body_problem(const pipeline_plan& plan, const service_model& timing) {
-  if (plan.tiles.empty())
-    throw std::invalid_argument("the plan has no tiles");
+namespace {
+
+/// The body problem of the leading tiles `tile(0)`, `tile(1)`, … (at most
+/// `limit`) that share tile 0's output tile. Tiles are asked for one at a
+/// time: a body of 1,024 tiles need not be planned all at once.
+template <class TileAt>
+sched::problem build_body(uint32_t limit, TileAt&& tile_at, const service_model& timing) {
   sched::problem p;
   p.source = "steady-state body";
   for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t)
     p.pools.push_back({std::string(to_string(static_cast<stage_type>(t))), 1});
   const int64_t wire = cycles_of(timing.wire(), timing.clock());
-  const uint32_t body = body_tile_count(plan);
   auto add_edge = [&](uint32_t from, uint32_t to, int64_t latency, uint32_t distance) {
     sched::edge_spec e;
     e.from = from;
@@ -61,8 +65,19 @@ sched::problem body_problem(const pipeline_plan& plan, const service_model& timi
   std::vector<visit> visits;
   std::vector<std::vector<uint32_t>> by_lane(p.pools.size()); // visits in FIFO order
   std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint32_t, uint32_t>>> hand_offs;
-  for (uint32_t k = 0; k < body; ++k) {
-    const tile_plan& tile = plan.tiles[k];
+  uint32_t first_m = 0, first_n = 0;
+  for (uint32_t k = 0; k < limit; ++k) {
+    const tile_plan& tile = tile_at(k);
+    if (k == 0) {
+      first_m = tile.m;
+      first_n = tile.n;
+      // About two edges per op (token flow and FIFO order, credits on
+      // hand-offs): room for them once, not regrown across the body.
+      p.ops.reserve(std::size_t{limit} * tile.stages.size() + 8);
+      p.edges.reserve(2 * p.ops.capacity() + 8);
+    } else if (tile.m != first_m || tile.n != first_n) {
+      break; // as body_tile_count: the next output tile's tiles begin here
+    }
     for (std::size_t i = 0; i < tile.stages.size(); ++i) {
       const stage& s = tile.stages[i];
       sched::op_spec op;
@@ -124,6 +139,26 @@ sched::problem body_problem(const pipeline_plan& plan, const service_model& timi
   // A body of fewer ops than the selector's threshold is still modulo
   // scheduled: the caller asks for the cost-based path explicitly.
   return p;
+}
+
+} // namespace
+
+sched::problem body_problem(const pipeline_plan& plan, const service_model& timing) {
+  if (plan.tiles.empty())
+    throw std::invalid_argument("the plan has no tiles");
+  return build_body(
+    body_tile_count(plan), [&](uint32_t k) -> const tile_plan& { return plan.tiles[k]; },
+    timing);
+}
+
+sched::problem body_problem(const tile_source& tiles, uint32_t body_tiles,
+                            const service_model& timing) {
+  if (body_tiles == 0 || tiles.size() == 0)
+    throw std::invalid_argument("the plan has no tiles");
+  tile_plan current; // one tile at a time, alive until the next is asked for
+  return build_body(
+    std::min(body_tiles, tiles.size()),
+    [&](uint32_t k) -> const tile_plan& { return current = tiles.tile(k); }, timing);
 }
 
 tile_schedule schedule_body(const pipeline_plan& plan, const service_model& timing) {

@@ -8,6 +8,7 @@
 
 #include "runtime/predict/service_model.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/plan/tile_source.hpp"
 #include "runtime/schedule/analysis.hpp"
 #include "runtime/schedule/problem.hpp"
 
@@ -38,6 +39,10 @@ uint32_t body_tile_count(const pipeline_plan& plan);
 /// The edges are exact for the simulator's rules when nothing outside the
 /// PE contends; times are exact when every service is a whole cycle.
 sched::problem body_problem(const pipeline_plan& plan, const service_model& timing);
+/// The same for the first `body_tiles` tiles of `tiles` (the body is those
+/// of them that share tile 0's output tile), planned one tile at a time.
+sched::problem body_problem(const tile_source& tiles, uint32_t body_tiles,
+                            const service_model& timing);
 
 /// Builds and modulo-schedules the body of `plan`. Throws std::domain_error
 /// when the plan has a stage the unloaded model does not cover, and

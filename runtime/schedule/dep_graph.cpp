@@ -4,12 +4,31 @@
 
 namespace kb::sched {
 
-dep_graph::dep_graph(const problem& p)
-  : edges_(&p.edges), preds_(p.ops.size()), succs_(p.ops.size()) {
-  for (uint32_t e = 0; e < p.edges.size(); ++e) {
-    succs_[p.edges[e].from].push_back(e);
-    preds_[p.edges[e].to].push_back(e);
-  }
+namespace {
+
+/// Counting sort of the edge indices by `end(edge)`: `start` gets n + 1
+/// offsets, `out` the indices, ascending within each op.
+template <class End>
+void compress(const std::vector<edge_spec>& edges, std::size_t n, End end,
+              std::vector<uint32_t>& start, std::vector<uint32_t>& out) {
+  start.assign(n + 1, 0);
+  for (const auto& e : edges)
+    ++start[end(e) + 1];
+  for (std::size_t v = 0; v < n; ++v)
+    start[v + 1] += start[v];
+  out.resize(edges.size());
+  std::vector<uint32_t> next(start.begin(), start.end() - 1);
+  for (uint32_t e = 0; e < edges.size(); ++e)
+    out[next[end(edges[e])]++] = e;
+}
+
+} // namespace
+
+dep_graph::dep_graph(const problem& p) : edges_(&p.edges) {
+  compress(p.edges, p.ops.size(), [](const edge_spec& e) { return e.to; }, pred_start_,
+           pred_edges_);
+  compress(p.edges, p.ops.size(), [](const edge_spec& e) { return e.from; }, succ_start_,
+           succ_edges_);
   recurrences_ = find_recurrences();
 }
 
@@ -27,12 +46,12 @@ std::vector<uint32_t> dep_graph::zero_distance_cycle() const {
     colour[root] = grey;
     while (!stack.empty()) {
       auto& [v, next] = stack.back();
-      if (next == succs_[v].size()) {
+      if (next == succs(v).size()) {
         colour[v] = black;
         stack.pop_back();
         continue;
       }
-      const auto& e = edge(succs_[v][next++]);
+      const auto& e = edge(succs(v)[next++]);
       if (e.distance != 0)
         continue;
       if (colour[e.to] == grey) {

@@ -4,6 +4,7 @@
 #include "runtime/schedule/problem.hpp"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace kb::sched {
@@ -12,10 +13,14 @@ class dep_graph {
 public:
   explicit dep_graph(const problem& p);
 
-  std::size_t size() const { return preds_.size(); }
-  /// Edge indices into `problem::edges` entering / leaving op `v`.
-  const std::vector<uint32_t>& preds(uint32_t v) const { return preds_[v]; }
-  const std::vector<uint32_t>& succs(uint32_t v) const { return succs_[v]; }
+  std::size_t size() const { return pred_start_.size() - 1; }
+  /// Edge indices into `problem::edges` entering / leaving op `v`, ascending.
+  std::span<const uint32_t> preds(uint32_t v) const {
+    return {pred_edges_.data() + pred_start_[v], pred_start_[v + 1] - pred_start_[v]};
+  }
+  std::span<const uint32_t> succs(uint32_t v) const {
+    return {succ_edges_.data() + succ_start_[v], succ_start_[v + 1] - succ_start_[v]};
+  }
   const edge_spec& edge(uint32_t e) const { return (*edges_)[e]; }
   std::size_t edge_count() const { return edges_->size(); }
 
@@ -32,8 +37,10 @@ private:
   std::vector<std::vector<uint32_t>> find_recurrences() const;
 
   const std::vector<edge_spec>* edges_;
-  std::vector<std::vector<uint32_t>> preds_;
-  std::vector<std::vector<uint32_t>> succs_;
+  // Compressed rows: op v's edges are [start[v], start[v + 1]) of the
+  // array; two flat arrays, not a vector per op (a body has thousands).
+  std::vector<uint32_t> pred_start_, pred_edges_;
+  std::vector<uint32_t> succ_start_, succ_edges_;
   std::vector<std::vector<uint32_t>> recurrences_;
 };
 

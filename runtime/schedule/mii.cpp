@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <utility>
 #include <limits>
 
@@ -14,10 +15,15 @@ namespace {
 /// are ruled out), its edges from each, and how many loop-carried edges it has.
 struct recurrence {
   std::vector<uint32_t> order;                 ///< local indices, topological
-  std::vector<std::vector<uint32_t>> out;      ///< edge indices per local op
+  /// Edge indices leaving local op i: out[out_start[i] .. out_start[i + 1]).
+  std::vector<uint32_t> out_start, out;
   std::vector<uint32_t> to;                    ///< local target per edge index
   std::vector<uint32_t> from;                  ///< local source per edge index
   uint32_t carried = 0;                        ///< edges with distance ≥ 1
+
+  std::span<const uint32_t> edges_of(uint32_t i) const {
+    return {out.data() + out_start[i], out_start[i + 1] - out_start[i]};
+  }
 };
 
 recurrence prepare(const dep_graph& g, const std::vector<uint32_t>& scc,
@@ -26,16 +32,16 @@ recurrence prepare(const dep_graph& g, const std::vector<uint32_t>& scc,
   const std::size_t k = scc.size();
   for (std::size_t i = 0; i < k; ++i)
     local[scc[i]] = static_cast<int32_t>(i);
-  r.out.resize(k);
+  r.out_start.assign(k + 1, 0);
   r.to.assign(g.edge_count(), 0);
   r.from.assign(g.edge_count(), 0);
   std::vector<uint32_t> in(k, 0);
-  for (std::size_t i = 0; i < k; ++i)
+  for (std::size_t i = 0; i < k; ++i) {
     for (uint32_t e : g.succs(scc[i])) {
       const int32_t j = local[g.edge(e).to];
       if (j < 0)
         continue;
-      r.out[i].push_back(e);
+      r.out.push_back(e);
       r.to[e] = static_cast<uint32_t>(j);
       r.from[e] = static_cast<uint32_t>(i);
       if (g.edge(e).distance == 0)
@@ -43,11 +49,13 @@ recurrence prepare(const dep_graph& g, const std::vector<uint32_t>& scc,
       else
         ++r.carried;
     }
+    r.out_start[i + 1] = static_cast<uint32_t>(r.out.size());
+  }
   for (std::size_t i = 0; i < k; ++i) // Kahn over the distance-0 edges
     if (in[i] == 0)
       r.order.push_back(static_cast<uint32_t>(i));
   for (std::size_t h = 0; h < r.order.size(); ++h)
-    for (uint32_t e : r.out[r.order[h]])
+    for (uint32_t e : r.edges_of(r.order[h]))
       if (g.edge(e).distance == 0 && --in[r.to[e]] == 0)
         r.order.push_back(r.to[e]);
   for (uint32_t v : scc)
@@ -110,7 +118,7 @@ std::optional<std::pair<int64_t, int64_t>> positive_cycle(const dep_graph& g,
   for (uint32_t round = 0; round <= r.carried + 1; ++round) {
     last = -1;
     for (uint32_t i : r.order)
-      for (uint32_t e : r.out[i]) {
+      for (uint32_t e : r.edges_of(i)) {
         const auto& ed = g.edge(e);
         const int64_t cand = dist[i] + ed.latency - static_cast<int64_t>(ed.distance) * ii;
         if (cand > dist[r.to[e]]) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <new>
 
 namespace kb::sched {
 
@@ -110,7 +111,10 @@ modulo_table::modulo_table(const std::vector<uint32_t>& capacity, uint32_t ii)
     for (uint64_t u = 0; u <= 2 * uint64_t{c}; ++u)
       permille_.push_back(u * 1000 / c);
   }
-  bits_.assign(total, 0);
+  bits_.reset(
+    static_cast<uint64_t*>(std::calloc(std::max<std::size_t>(total, 1), sizeof(uint64_t))));
+  if (!bits_)
+    throw std::bad_alloc();
 }
 
 uint32_t modulo_table::usage(uint32_t pool, uint32_t cell) const {

@@ -10,6 +10,8 @@
 #include "runtime/schedule/problem.hpp"
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 namespace kb::sched {
@@ -155,7 +157,13 @@ private:
   std::size_t words_ = 0;
   std::vector<uint32_t> capacity_;
   std::vector<std::size_t> base_;
-  std::vector<uint64_t> bits_;
+  /// The planes, from calloc rather than a vector: a long II (a body of 2M
+  /// slots) makes a table of megabytes whose untouched pages (pools the body
+  /// barely uses) calloc need neither clear nor map.
+  struct free_bits {
+    void operator()(uint64_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint64_t[], free_bits> bits_;
   /// ⌊u·1000 / capacity⌋ for u = 0 … 2·capacity, per pool from permille_base_.
   std::vector<uint64_t> permille_;
   std::vector<std::size_t> permille_base_;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_set>
+#include <bit>
+#include <functional>
+#include <vector>
 
 namespace kb::sched {
 
@@ -66,6 +68,28 @@ std::string where(const problem& p, std::size_t line) {
   return line ? fmt::format("{}:{}: ", p.source, line) : fmt::format("{}: ", p.source);
 }
 
+/// The names seen so far: open addressing over one array, not a node per
+/// name (a body has thousands of ops, checked once per schedule).
+class name_set {
+public:
+  explicit name_set(std::size_t n) : slots_(std::bit_ceil(2 * n + 2)) {}
+  /// False when `name` is in the set already.
+  bool insert(std::string_view name) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = std::hash<std::string_view>{}(name) & mask;; i = (i + 1) & mask) {
+      if (slots_[i].data() == nullptr) {
+        slots_[i] = name;
+        return true;
+      }
+      if (slots_[i] == name)
+        return false;
+    }
+  }
+
+private:
+  std::vector<std::string_view> slots_; ///< empty (null data) or a name; never full
+};
+
 } // namespace
 
 void check_problem(const problem& p) {
@@ -73,12 +97,11 @@ void check_problem(const problem& p) {
     if (pool.capacity == 0)
       throw problem_error(fmt::format("{}resource pool '{}' has capacity 0", where(p, 0),
                                       pool.name));
-  std::unordered_set<std::string_view> names;
-  names.reserve(p.ops.size());
+  name_set names(p.ops.size());
   for (const auto& op : p.ops) {
     if (op.name.empty())
       throw problem_error(fmt::format("{}an op has an empty name", where(p, op.line)));
-    if (!names.insert(op.name).second)
+    if (!names.insert(op.name))
       throw problem_error(
         fmt::format("{}op '{}' is defined twice", where(p, op.line), op.name));
     if (op.latency < 0)
