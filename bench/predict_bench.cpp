@@ -78,6 +78,6 @@ int main(int argc, char** argv) {
     }
     const tile_schedule& ts = *got.schedule;
     fmt::print("{:<22} {:>6} {:>6} {:>14} {:>14} {:>12.3f}\n", s.name, ts.body_tiles,
-               ts.problem.ops.size(), ts.ii.ps() / 1000, got.mii_ps / 1000, best);
+               ts.body_ops, ts.ii.ps() / 1000, got.mii_ps / 1000, best);
   }
 }

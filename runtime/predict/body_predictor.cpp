@@ -1,6 +1,7 @@
 #include "runtime/predict/body_predictor.hpp"
 
 #include "runtime/predict/background_jobs.hpp"
+#include "runtime/predict/periodic_body.hpp"
 
 #include <stdexcept>
 
@@ -14,7 +15,9 @@ void append_bytes(std::string& out, const T& value) {
 }
 
 /// The body's ops (names carry stage kinds, latencies the timing) and edges,
-/// as bytes: equal bodies have equal signatures and are scheduled once.
+/// as bytes: equal bodies have equal signatures and are scheduled once. A
+/// periodic body's key is its sample's signature and the tiles left out,
+/// which no body scheduled op by op can have (its sample is shorter than it).
 std::string signature(const sched::problem& body) {
   std::string out;
   out.reserve(body.ops.size() * 24 + body.edges.size() * 24);
@@ -52,13 +55,24 @@ body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
   try {
     if (!s.model)
       s.model = s.make_model();
-    auto body = body_problem(tiles, body_tiles, *s.model);
-    auto& cached = s.by_body[signature(body)];
-    if (!cached)
-      cached = std::make_shared<const tile_schedule>(
-        schedule_body(std::move(body), body_tiles, s.model->clock()));
-    out.schedule = cached;
-    out.mii_ps = *cached->analysis.mii * s.model->clock().period_ps();
+    // A deep body by its periodic sample (ADR-0020), any other op by op.
+    if (auto sample = sample_periodic_body(tiles, body_tiles, *s.model)) {
+      std::string key = signature(sample->problem);
+      append_bytes(key, sample->inserted);
+      auto& cached = s.by_body[std::move(key)];
+      if (!cached)
+        cached = std::make_shared<const tile_schedule>(
+          schedule_periodic_body(*sample, s.model->clock()));
+      out.schedule = cached;
+    } else {
+      auto body = body_problem(tiles, body_tiles, *s.model);
+      auto& cached = s.by_body[signature(body)];
+      if (!cached)
+        cached = std::make_shared<const tile_schedule>(
+          schedule_body(std::move(body), body_tiles, s.model->clock()));
+      out.schedule = cached;
+    }
+    out.mii_ps = *out.schedule->bounds.mii * s.model->clock().period_ps();
   } catch (const std::domain_error& e) {
     out.unpredicted_because = e.what(); // not covered by the unloaded model
   }

@@ -1,5 +1,6 @@
 #include "runtime/predict/tile_schedule.hpp"
 
+#include "runtime/predict/periodic_body.hpp"
 #include "runtime/schedule/schedule.hpp"
 
 #include <fmt/format.h>
@@ -167,16 +168,30 @@ tile_schedule schedule_body(const pipeline_plan& plan, const service_model& timi
 
 tile_schedule schedule_body(sched::problem body, uint32_t body_tiles, const sim_clock& clock) {
   tile_schedule out;
-  out.problem = std::move(body);
   out.body_tiles = body_tiles;
+  out.body_ops = body.ops.size();
+  auto& s = out.scheduled.emplace();
+  s.problem = std::move(body);
   sched::schedule_options o;
   o.requested = sched::strategy::cost;
-  out.analysis = sched::generate_schedule(out.problem, o);
-  if (!out.analysis.success)
+  s.analysis = sched::generate_schedule(s.problem, o);
+  if (!s.analysis.success)
     throw std::runtime_error(fmt::format(
       "the steady-state body could not be scheduled: {}",
-      out.analysis.diagnostics.empty() ? "" : out.analysis.diagnostics.back().message));
-  out.ii = SimTime{*out.analysis.ii * clock.period_ps()};
+      s.analysis.diagnostics.empty() ? "" : s.analysis.diagnostics.back().message));
+  out.bounds = {s.analysis.res_mii, s.analysis.rec_mii, s.analysis.mii};
+  out.ii_cycles = *s.analysis.ii;
+  out.ii = SimTime{out.ii_cycles * clock.period_ps()};
+  return out;
+}
+
+tile_schedule schedule_periodic_body(const periodic_sample& sample, const sim_clock& clock) {
+  tile_schedule out;
+  out.body_tiles = sample.body_tiles;
+  out.body_ops = sample.body_ops;
+  out.bounds = periodic_cycle_time(sample);
+  out.ii_cycles = *out.bounds.mii;
+  out.ii = SimTime{out.ii_cycles * clock.period_ps()};
   return out;
 }
 

@@ -10,17 +10,28 @@
 #include "runtime/plan/pipeline_plan.hpp"
 #include "runtime/plan/tile_source.hpp"
 #include "runtime/schedule/analysis.hpp"
+#include "runtime/schedule/mii.hpp"
 #include "runtime/schedule/problem.hpp"
 
 #include <cstdint>
+#include <optional>
 
 namespace kb {
 
 struct tile_schedule {
   uint32_t body_tiles = 1; ///< tiles per body (the K tiles of one output tile)
-  sched::problem problem;
-  sched::schedule_analysis analysis;
-  SimTime ii; ///< per body: analysis.ii cycles at the PE clock
+  uint64_t body_ops = 0;
+  sched::mii_bounds bounds; ///< ResMII, RecMII and MII of the whole body
+  uint32_t ii_cycles = 0;
+  SimTime ii; ///< per body: ii_cycles at the PE clock
+  /// The body op by op and its modulo schedule (a seat per op). Absent when
+  /// the body was periodic: its II is then its cycle time, the MII, found
+  /// from a sample without seating every op (periodic_body.hpp, ADR-0020).
+  struct by_op {
+    sched::problem problem;
+    sched::schedule_analysis analysis;
+  };
+  std::optional<by_op> scheduled;
 };
 
 /// Tiles in the body of `plan`: the leading tiles of its first output tile.
@@ -51,5 +62,9 @@ sched::problem body_problem(const tile_source& tiles, uint32_t body_tiles,
 tile_schedule schedule_body(const pipeline_plan& plan, const service_model& timing);
 /// The same from a body problem already built by `body_problem`.
 tile_schedule schedule_body(sched::problem body, uint32_t body_tiles, const sim_clock& clock);
+/// The II of a periodic body from its sample (periodic_body.hpp): its MII,
+/// with no per-op seats.
+struct periodic_sample;
+tile_schedule schedule_periodic_body(const periodic_sample& sample, const sim_clock& clock);
 
 } // namespace kb
