@@ -160,6 +160,44 @@ void worker_pool::install(caf::actor_system_config& cfg) {
     });
 }
 
+void pool_clock::arm(caf::abstract_actor* self) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (with_timeouts_.insert(self).second)
+    armed_.fetch_add(1, std::memory_order_release);
+}
+
+void pool_clock::set_ordinary_timeout(time_point t, caf::abstract_actor* self,
+                                      caf::atom_value type, uint64_t id) {
+  arm(self);
+  super::set_ordinary_timeout(t, self, type, id);
+}
+
+void pool_clock::set_request_timeout(time_point t, caf::abstract_actor* self,
+                                     caf::message_id id) {
+  arm(self);
+  super::set_request_timeout(t, self, id);
+}
+
+void pool_clock::set_multi_timeout(time_point t, caf::abstract_actor* self,
+                                   caf::atom_value type, uint64_t id) {
+  arm(self);
+  super::set_multi_timeout(t, self, type, id);
+}
+
+void pool_clock::cancel_timeouts(caf::abstract_actor* self) {
+  // An actor's own set and drop run on its own thread, one message at a
+  // time, so an actor that armed a timeout finds itself here.
+  if (armed_.load(std::memory_order_acquire) == 0)
+    return;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (with_timeouts_.erase(self) == 0)
+      return;
+    armed_.fetch_sub(1, std::memory_order_release);
+  }
+  super::cancel_timeouts(self);
+}
+
 void worker_pool::start() {
   const size_t n = std::max<size_t>(1, num_workers());
   workers_.reserve(n);

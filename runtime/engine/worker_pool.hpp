@@ -24,9 +24,33 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 namespace kb {
+
+/// CAF's thread-safe clock, except that dropping the timeouts of an actor
+/// that never set one costs nothing. CAF drops them at every actor's end:
+/// each drop is a heap event through a 64-slot ring to the clock thread, so
+/// the 8,300 nodes of a 1,024-PE machine ending at once stalled the workers
+/// on a full ring. The nodes set none (their timers are virtual time).
+class pool_clock : public caf::detail::thread_safe_actor_clock {
+public:
+  using super = caf::detail::thread_safe_actor_clock;
+  void set_ordinary_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type,
+                            uint64_t id) override;
+  void set_request_timeout(time_point t, caf::abstract_actor* self, caf::message_id id) override;
+  void set_multi_timeout(time_point t, caf::abstract_actor* self, caf::atom_value type,
+                         uint64_t id) override;
+  void cancel_timeouts(caf::abstract_actor* self) override;
+
+private:
+  void arm(caf::abstract_actor* self);
+
+  std::atomic<size_t> armed_{0}; ///< size of `with_timeouts_`
+  std::mutex mtx_;
+  std::unordered_set<caf::abstract_actor*> with_timeouts_; ///< until dropped
+};
 
 class worker_pool : public caf::scheduler::abstract_coordinator {
 public:
@@ -38,7 +62,7 @@ public:
   static void install(caf::actor_system_config& cfg);
 
   void enqueue(caf::resumable* job) override;
-  caf::detail::thread_safe_actor_clock& clock() noexcept override {
+  pool_clock& clock() noexcept override {
     return clock_;
   }
 
@@ -61,7 +85,7 @@ private:
   std::atomic<int> sleepers_{0};
   std::mutex sleep_mtx_;
   std::condition_variable sleep_cv_;
-  caf::detail::thread_safe_actor_clock clock_;
+  pool_clock clock_;
   std::thread timer_;
 };
 
