@@ -37,6 +37,7 @@ struct run_cli {
   std::string connect;      // workers: HOST:PORT of rank 0
   std::string peers;        // HOST:PORT,... of `kernbench peer` processes
   std::string wire_stats;   // workers: where to leave the cross-process counters
+  bool per_pe = false;      // every PE's lines in the summary, however many ran
   bool record = false;      // workers: record because rank 0 writes --json/--trace
   bool ship_ops = false;    // workers: ship the op log's records to rank 0
   // -- kernels (runtime/cli/kernel_cli.cpp) --

@@ -28,6 +28,7 @@
 #include "runtime/plan/plan_error.hpp"
 #include "runtime/report/atomic_file.hpp"
 #include "runtime/report/csv_row.hpp"
+#include "runtime/report/pe_groups.hpp"
 #include "runtime/report/run_report.hpp"
 #include "runtime/trace/trace_file.hpp"
 
@@ -260,6 +261,7 @@ int run(const run_cli& c) {
   rep.result = &result;
   rep.names = dr.names;
   rep.records = std::move(dr.records);
+  rep.per_pe = c.per_pe;
   write_summary(std::cout, rep);
   if (peers) {
     wire_totals w = others;
@@ -350,6 +352,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "write the results as JSON (schema: docs/results-schema.md)");
   cmd->add_option("--csv", c->csv,
                   "append one summary row to this CSV file (header first if it is new)");
+  cmd->add_flag("--per-pe", c->per_pe,
+                fmt::format("print every PE's lines in the summary (a run of more than {} PEs "
+                            "prints one line per unit, link and command over its PEs; --json "
+                            "always has every PE)",
+                            summary_pe_lines));
   cmd->add_flag("--quiet", c->quiet,
                 "no progress line on standard error (a run longer than ~2 s prints one "
                 "every ~2 s; results are the same either way)");

@@ -1,6 +1,7 @@
 #include "runtime/report/run_report.hpp"
 
 #include "runtime/report/fabric_report.hpp"
+#include "runtime/report/pe_groups.hpp"
 
 #include <map>
 #include <optional>
@@ -21,10 +22,7 @@ namespace kb {
 
 namespace {
 
-std::string ns_str(uint64_t ps) {
-  return ps % 1000 == 0 ? fmt::format("{}", ps / 1000)
-                        : fmt::format("{}.{:03d}", ps / 1000, ps % 1000);
-}
+std::string ns_str(uint64_t ps) { return summary_ns(ps); }
 
 /// Lane figures of a node: {"read", {busy, stall, wait, stages, bytes}}.
 std::map<std::string, std::map<std::string, uint64_t>> lanes_of(const node_summary& n) {
@@ -87,8 +85,15 @@ void write_summary(std::ostream& out, const report_input& in) {
              in.program.empty() ? "idle" : describe(in.program.front()), in.pes.size(),
              in.program.size(), in.threads);
   fmt::print(out, "topology: {}\n\n", in.topology_file);
-  fmt::print(out, "command latency (PE_CPU issue -> command-done notice)\n");
-  for (const auto& pe : in.pes) {
+  const bool grouped = !in.per_pe && in.pes.size() > summary_pe_lines;
+  pe_group_input groups{&r, in.pes, in.program.size(), end};
+  const std::vector<std::string> no_pes;     // grouped: the per-PE loops skip
+  const std::vector<node_summary> no_nodes;
+  fmt::print(out, "command latency (PE_CPU issue -> command-done notice){}\n",
+             grouped ? fmt::format(", over {} PEs (--per-pe: each)", in.pes.size()) : "");
+  if (grouped)
+    write_grouped_latency(out, groups);
+  for (const auto& pe : grouped ? no_pes : in.pes) {
     const node_summary* cpu = find_node(r, pe + ".pe_cpu");
     if (!cpu)
       continue;
@@ -107,9 +112,12 @@ void write_summary(std::ostream& out, const report_input& in) {
                ns_str(k));
   fmt::print(out, "\n");
   fmt::print(out, "per-unit busy time and utilisation (of simulated time)\n");
-  fmt::print(out, "  {:<36} {:>14} {:>7} {:>14} {:>14} {:>8}\n", "unit/lane",
-             "busy ns", "util", "stall ns", "queue wait ns", "stages");
-  for (const auto& n : r.nodes) {
+  if (grouped)
+    write_grouped_units(out, groups);
+  else
+    fmt::print(out, "  {:<36} {:>14} {:>7} {:>14} {:>14} {:>8}\n", "unit/lane",
+               "busy ns", "util", "stall ns", "queue wait ns", "stages");
+  for (const auto& n : grouped ? no_nodes : r.nodes) {
     for (const auto& [lane, f] : lanes_of(n)) {
       if (!f.count("busy_ps"))
         continue;
@@ -126,7 +134,9 @@ void write_summary(std::ostream& out, const report_input& in) {
   }
   fmt::print(out, "\nsteady-state interval per body (the K tiles of one output tile): "
                   "modulo schedule of the units vs simulation\n");
-  for (const auto& pe : in.pes) {
+  if (grouped)
+    write_grouped_intervals(out, groups);
+  for (const auto& pe : grouped ? no_pes : in.pes) {
     const node_summary* s = find_node(r, pe + ".pe_scheduler");
     for (size_t i = 1; i <= in.program.size(); ++i) {
       const std::string p = fmt::format("cmd{}.", i);
@@ -140,12 +150,16 @@ void write_summary(std::ostream& out, const report_input& in) {
     }
   }
   fmt::print(out, "\nbackpressure stall of the feeders (first-stage queue full)\n");
-  for (const auto& pe : in.pes)
+  if (grouped)
+    write_grouped_stalls(out, groups);
+  for (const auto& pe : grouped ? no_pes : in.pes)
     if (const node_summary* s = find_node(r, pe + ".pe_scheduler"))
       fmt::print(out, "  {:<36} {:>14} ns over {} tiles\n", s->name,
                  ns_str(figure_or_zero(*s, "feeder.stall_ps")), figure_or_zero(*s, "tiles_fed"));
   fmt::print(out, "\nbytes over each link\n");
-  for (const auto& n : r.nodes) {
+  if (grouped)
+    write_grouped_links(out, groups);
+  for (const auto& n : grouped ? no_nodes : r.nodes) {
     for (const auto& f : n.figures) {
       if (f.name.rfind("link:", 0) != 0 || f.name.size() < 6 ||
           f.name.substr(f.name.size() - 6) != ".bytes")

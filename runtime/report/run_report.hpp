@@ -30,6 +30,10 @@ struct report_input {
   const run_result* result = nullptr;
   std::vector<std::string> names;      ///< node names by id
   std::vector<trace_record> records;   ///< merged, in key order
+  /// Every PE's lines in the summary, however many PEs ran (`--per-pe`);
+  /// otherwise a run of more than summary_pe_lines PEs gets one line per
+  /// unit, link and command over its PEs (pe_groups.hpp).
+  bool per_pe = false;
 };
 
 /// One stage's service on its unit (DESIGN §4 rule 9).

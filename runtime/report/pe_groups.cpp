@@ -1,0 +1,248 @@
+#include "runtime/report/pe_groups.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace kb {
+
+std::string summary_ns(uint64_t ps) {
+  return ps % 1000 == 0 ? fmt::format("{}", ps / 1000)
+                        : fmt::format("{}.{:03d}", ps / 1000, ps % 1000);
+}
+
+namespace {
+
+bool numbered(std::string_view part, std::string_view word) {
+  if (part.size() <= word.size() || part.substr(0, word.size()) != word)
+    return false;
+  return std::all_of(part.begin() + static_cast<std::ptrdiff_t>(word.size()), part.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string where(const spread& s, const std::string& at) {
+  return s.min == s.max ? std::string() : fmt::format(" ({})", at);
+}
+
+/// "min X (pe)  median Y  max Z (pe)", or "all X" when they agree.
+std::string range_ns(const spread& s) {
+  if (s.min == s.max)
+    return fmt::format("all {} ns", summary_ns(s.min));
+  return fmt::format("min {} ns{}  median {} ns  max {} ns{}", summary_ns(s.min),
+                     where(s, s.min_at), summary_ns(s.median), summary_ns(s.max),
+                     where(s, s.max_at));
+}
+
+double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole : 0.0; }
+
+} // namespace
+
+std::optional<std::pair<std::string_view, std::string_view>> split_pe_node(std::string_view name) {
+  // sip<a>.cube<b>.pe<c>.<unit...>
+  std::size_t at = 0;
+  for (const std::string_view word : {"sip", "cube", "pe"}) {
+    const auto dot = name.find('.', at);
+    if (dot == std::string_view::npos || !numbered(name.substr(at, dot - at), word))
+      return std::nullopt;
+    at = dot + 1;
+  }
+  return std::pair{name.substr(0, at - 1), name.substr(at)};
+}
+
+std::pair<std::string, std::string_view> group_of(std::string_view name) {
+  if (const auto pe = split_pe_node(name))
+    return {fmt::format("pe.{}", pe->second), pe->first};
+  std::size_t at = 0;
+  for (const std::string_view word : {"sip", "cube"}) {
+    const auto dot = name.find('.', at);
+    if (dot == std::string_view::npos || !numbered(name.substr(at, dot - at), word))
+      return {std::string(name), name};
+    at = dot + 1;
+  }
+  return {fmt::format("cube.{}", name.substr(at)), name.substr(0, at - 1)};
+}
+
+spread spread_of(const std::vector<std::pair<uint64_t, std::string_view>>& values) {
+  spread s;
+  s.count = values.size();
+  if (values.empty())
+    return s;
+  std::vector<uint64_t> sorted;
+  sorted.reserve(values.size());
+  auto lo = values.begin(), hi = values.begin();
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    sorted.push_back(it->first);
+    s.total += it->first;
+    if (it->first < lo->first)
+      lo = it;
+    if (it->first > hi->first)
+      hi = it;
+  }
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  s.median = sorted[sorted.size() / 2];
+  s.min = lo->first;
+  s.max = hi->first;
+  s.min_at = lo->second;
+  s.max_at = hi->second;
+  return s;
+}
+
+void write_grouped_latency(std::ostream& out, const pe_group_input& in) {
+  const run_result& r = *in.result;
+  for (std::size_t i = 1; i <= in.commands; ++i) {
+    const std::string p = fmt::format("cmd{}.", i);
+    std::vector<std::pair<uint64_t, std::string_view>> latency, done, tiles;
+    for (const auto& pe : in.pes)
+      if (const node_summary* cpu = find_node(r, pe + ".pe_cpu")) {
+        const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps");
+        const uint64_t end = figure_or_zero(*cpu, p + "done_ps");
+        latency.emplace_back(end - issue, pe);
+        done.emplace_back(end, pe);
+        tiles.emplace_back(figure_or_zero(*cpu, p + "tiles"), pe);
+      }
+    const spread l = spread_of(latency), d = spread_of(done), t = spread_of(tiles);
+    fmt::print(out, "  cmd {:<3} {} PEs  {} tiles  latency {}  last done {} ns{}\n", i, l.count,
+               t.min == t.max ? fmt::format("{}", t.min) : fmt::format("{}..{}", t.min, t.max),
+               range_ns(l), summary_ns(d.max), l.count > 1 ? fmt::format(" ({})", d.max_at) : "");
+  }
+}
+
+void write_grouped_units(std::ostream& out, const pe_group_input& in) {
+  // (unit/lane) -> per PE: busy, stall, wait, stages; in first-seen order.
+  struct lane_values {
+    std::vector<std::pair<uint64_t, std::string_view>> busy, stall, wait;
+    uint64_t stages = 0;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, lane_values> by_lane;
+  for (const auto& n : in.result->nodes) {
+    const auto [group, at] = group_of(n.name);
+    std::map<std::string_view, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, bool>> lanes;
+    for (const auto& f : n.figures) {
+      const std::string_view name = f.name;
+      if (name.rfind("link:", 0) == 0 || name.rfind("cmd", 0) == 0)
+        continue;
+      const auto dot = name.find('.');
+      if (dot == std::string_view::npos)
+        continue;
+      auto& [busy, stall, wait, stages, has_busy] = lanes[name.substr(0, dot)];
+      const std::string_view what = name.substr(dot + 1);
+      if (what == "busy_ps") {
+        busy = f.value;
+        has_busy = true;
+      } else if (what == "stall_ps") {
+        stall = f.value;
+      } else if (what == "wait_ps") {
+        wait = f.value;
+      } else if (what == "stages") {
+        stages = f.value;
+      }
+    }
+    for (const auto& [lane, v] : lanes) {
+      const auto& [busy, stall, wait, stages, has_busy] = v;
+      if (!has_busy || (busy == 0 && stages == 0 && stall == 0))
+        continue;
+      const std::string key = fmt::format("{}/{}", group, lane);
+      auto [it, fresh] = by_lane.try_emplace(key);
+      if (fresh)
+        order.push_back(key);
+      it->second.busy.emplace_back(busy, at);
+      it->second.stall.emplace_back(stall, at);
+      it->second.wait.emplace_back(wait, at);
+      it->second.stages += stages;
+    }
+  }
+  for (const auto& key : order) {
+    const auto& v = by_lane.at(key);
+    const spread b = spread_of(v.busy), s = spread_of(v.stall), w = spread_of(v.wait);
+    fmt::print(out, "  {:<28} x{:<5} busy {:>14} ns median {:>6.1f}%  stall max {:>12} ns  "
+                    "queue wait max {:>12} ns  stages {}\n",
+               key, b.count, summary_ns(b.median), pct(b.median, in.end_ps), summary_ns(s.max),
+               summary_ns(w.max), v.stages);
+    if (b.min != b.max)
+      fmt::print(out, "  {:<28}        busy {}\n", "", range_ns(b));
+  }
+}
+
+void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
+  const run_result& r = *in.result;
+  for (std::size_t i = 1; i <= in.commands; ++i) {
+    const std::string p = fmt::format("cmd{}.", i);
+    // (body tiles, II) -> the simulated interval per PE, in first-seen order.
+    std::vector<std::pair<uint64_t, uint64_t>> order;
+    std::map<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, std::string_view>>> seen;
+    for (const auto& pe : in.pes) {
+      const node_summary* s = find_node(r, pe + ".pe_scheduler");
+      if (!s)
+        continue;
+      const auto key = std::make_pair(figure_or_zero(*s, p + "body_tiles"),
+                                      figure_or_zero(*s, p + "predicted_ii_ps"));
+      auto [it, fresh] = seen.try_emplace(key);
+      if (fresh)
+        order.push_back(key);
+      if (const uint64_t sim = figure_or_zero(*s, p + "steady_interval_ps"))
+        it->second.emplace_back(sim, pe);
+      else
+        it->second.emplace_back(0, pe); // fewer than 3 bodies
+    }
+    for (const auto& key : order) {
+      const auto& [body, ii] = key;
+      const spread sim = spread_of(seen.at(key));
+      fmt::print(out, "  cmd {:<3} {} PEs  body {:>3} tiles  II {:>14}  simulated {}{}\n", i,
+                 sim.count, body, ii ? summary_ns(ii) + " ns" : "not modelled",
+                 sim.max ? range_ns(sim) : "n/a (< 3 bodies)",
+                 ii && sim.max ? fmt::format("  ratio median {:.3f}", double(sim.median) / double(ii))
+                               : "");
+    }
+  }
+}
+
+void write_grouped_stalls(std::ostream& out, const pe_group_input& in) {
+  std::vector<std::pair<uint64_t, std::string_view>> stall;
+  uint64_t fed = 0;
+  for (const auto& pe : in.pes)
+    if (const node_summary* s = find_node(*in.result, pe + ".pe_scheduler")) {
+      stall.emplace_back(figure_or_zero(*s, "feeder.stall_ps"), pe);
+      fed += figure_or_zero(*s, "tiles_fed");
+    }
+  const spread s = spread_of(stall);
+  fmt::print(out, "  pe_scheduler x{:<5} stall {}  over {} tiles in all\n", s.count, range_ns(s),
+             fed);
+}
+
+void write_grouped_links(std::ostream& out, const pe_group_input& in) {
+  struct link_values {
+    std::vector<std::pair<uint64_t, std::string_view>> bytes, busy;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, link_values> by_link;
+  for (const auto& n : in.result->nodes) {
+    const auto [group, at] = group_of(n.name);
+    for (const auto& f : n.figures) {
+      const std::string_view name = f.name;
+      if (name.rfind("link:", 0) != 0 || name.size() < 11 ||
+          name.substr(name.size() - 6) != ".bytes")
+        continue;
+      const std::string_view dst = name.substr(5, name.size() - 11);
+      const uint64_t busy = figure_or_zero(n, fmt::format("link:{}.busy_ps", dst));
+      const std::string key = fmt::format("{:<24} -> {}", group, group_of(dst).first);
+      auto [it, fresh] = by_link.try_emplace(key);
+      if (fresh)
+        order.push_back(key);
+      it->second.bytes.emplace_back(f.value, at);
+      it->second.busy.emplace_back(busy, at);
+    }
+  }
+  for (const auto& key : order) {
+    const auto& v = by_link.at(key);
+    const spread b = spread_of(v.bytes), u = spread_of(v.busy);
+    fmt::print(out, "  {:<56} x{:<5} {:>14} B in all  busy median {:>5.1f}% max {:>5.1f}%\n", key,
+               b.count, b.total, pct(u.median, in.end_ps), pct(u.max, in.end_ps));
+  }
+}
+
+} // namespace kb
