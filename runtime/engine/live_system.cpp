@@ -1,7 +1,10 @@
 #include "runtime/engine/live_system.hpp"
 
+#include <caf/send.hpp>
+
 #include <system_error>
 #include <thread>
+#include <utility>
 
 namespace kb {
 
@@ -16,16 +19,25 @@ void live_system::release() {
                    std::make_move_iterator(nodes[g].end()));
     nodes[g].clear();
   }
+  // A group's hubs come first in it: a hub that goes before its nodes has
+  // no down message of theirs to handle.
+  const bool exits = std::exchange(exit_on_release, false);
+  auto end = [&drop, exits](size_t g) {
+    if (exits)
+      for (const auto& a : drop[g])
+        caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    drop[g].clear();
+  };
   std::vector<std::thread> helpers;
   for (size_t g = 1; g < groups; ++g)
     if (!drop[g].empty()) {
       try {
-        helpers.emplace_back([&drop, g] { drop[g].clear(); });
+        helpers.emplace_back(end, g);
       } catch (const std::system_error&) { // no thread to be had: here then
-        drop[g].clear();
+        end(g);
       }
     }
-  drop[0].clear();
+  end(0);
   for (auto& t : helpers)
     t.join();
   sys.reset();

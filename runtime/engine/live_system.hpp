@@ -25,6 +25,9 @@ struct live_system {
   std::vector<std::vector<caf::actor>> nodes;
   /// The group of shard s is (s - first_local) % nodes.size().
   uint32_t first_local = 0;
+  /// release() first sends each actor its exit (hubs first, a group per
+  /// thread), for a run that left that to the deferred teardown.
+  bool exit_on_release = false;
 
   live_system() = default;
   live_system(const live_system&) = delete;
