@@ -55,7 +55,7 @@ body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
   try {
     if (!s.model)
       s.model = s.make_model();
-    // A deep body by its periodic sample (ADR-0020), any other op by op.
+    // A deep body by its periodic sample (ADR-0022), any other op by op.
     if (auto sample = sample_periodic_body(tiles, body_tiles, *s.model)) {
       std::string key = signature(sample->problem);
       append_bytes(key, sample->inserted);

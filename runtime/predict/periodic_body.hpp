@@ -1,5 +1,5 @@
 #pragma once
-// The II of a deep body without one op per tile (ADR-0020). A body of K
+// The II of a deep body without one op per tile (ADR-0022). A body of K
 // tiles whose leading R tiles share one shape (the K tiles of a deep GEMM:
 // the same stages and services, only the addresses differ) is a timed event
 // graph of period one tile: its II is its cycle time, the largest

@@ -26,7 +26,7 @@ struct tile_schedule {
   SimTime ii; ///< per body: ii_cycles at the PE clock
   /// The body op by op and its modulo schedule (a seat per op). Absent when
   /// the body was periodic: its II is then its cycle time, the MII, found
-  /// from a sample without seating every op (periodic_body.hpp, ADR-0020).
+  /// from a sample without seating every op (periodic_body.hpp, ADR-0022).
   struct by_op {
     sched::problem problem;
     sched::schedule_analysis analysis;

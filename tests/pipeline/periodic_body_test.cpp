@@ -1,4 +1,4 @@
-// The II of a deep body from its periodic sample (ADR-0020) against the
+// The II of a deep body from its periodic sample (ADR-0022) against the
 // body scheduled op by op: the same ResMII, RecMII, MII and II on every
 // shape, at every queue depth, read-bound and GEMM-bound alike.
 
