@@ -24,6 +24,7 @@
 #include "runtime/config/yaml_source.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/driver/driver_run.hpp"
+#include "runtime/machine/fabric_beside.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/plan/plan_error.hpp"
 #include "runtime/report/atomic_file.hpp"
@@ -145,22 +146,37 @@ int run(const run_cli& c) {
   }
   const std::vector<operand_addresses> operands =
     place_operands(sites, sizes_of(c), *how, topo.sips, topo.cubes_per_sip);
-  // The routes, built once for the check below and the machine; a machine
-  // whose routes cannot be built is reported by its build.
-  std::shared_ptr<const fabric_map> fabric;
-  try {
-    fabric = build_fabric(topo, builtin_kinds());
-  } catch (const std::exception&) {
-  }
-  // A bad shape or tile is a usage error: check it before building anything.
+  // A bad shape or tile is a usage error: plan the first command before
+  // building anything. Its stage times are checked against the routes.
+  std::shared_ptr<const tile_source> first_tiles;
   try {
     const pe_command first = make_command(c, pes[0], operands[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
-      check_stage_times(c, topo, pes[0], *gemm_tiles(*g), fabric);
+      first_tiles = gemm_tiles(*g);
     else if (auto* m = std::get_if<math_plan_args>(&first))
-      check_stage_times(c, topo, pes[0], *math_tiles(*m), fabric);
+      first_tiles = math_tiles(*m);
   } catch (const plan_error& e) {
     throw std::invalid_argument(fmt::format("--op {}: {}", c.op, e.what()));
+  }
+  auto check_first = [&](const topology_spec& machine, std::shared_ptr<const fabric_map> routes) {
+    if (first_tiles)
+      check_stage_times(c, machine, pes[0], *first_tiles, std::move(routes));
+  };
+  // The routes, built once for that check and the machine. With two or more
+  // threads they are built beside the machine and checked before its nodes
+  // are; else now. A machine whose routes cannot be built is reported by
+  // its build (sequential) or there (beside).
+  std::shared_ptr<const fabric_map> fabric;
+  std::unique_ptr<fabric_beside> routes_beside;
+  if (c.threads >= 2) {
+    routes_beside = std::make_unique<fabric_beside>(fabric_inputs_of(topo, builtin_kinds()));
+    fabric = routes_beside->fabric();
+  } else {
+    try {
+      fabric = build_fabric(topo, builtin_kinds());
+    } catch (const std::exception&) {
+    }
+    check_first(topo, fabric);
   }
 
   report_input rep;
@@ -201,6 +217,11 @@ int run(const run_cli& c) {
   driver_options opts;
   opts.deploy = dd.image;
   opts.fabric = fabric;
+  if (routes_beside)
+    opts.before_spawn = [&](const topology_spec& machine) {
+      routes_beside->wait();
+      check_first(machine, fabric);
+    };
   opts.ops = session ? session->sink() : nullptr;
   if (c.rank > 0 && c.ship_ops)
     opts.ops = std::make_shared<op_shipper>();

@@ -130,6 +130,8 @@ driver_run run_driver(topology_spec topology,
   opts.shards = o.shards;
   opts.cluster = o.cluster;
   opts.teardown = o.teardown;
+  if (o.before_spawn)
+    opts.before_build = [&o, &out] { o.before_spawn(out.topology); };
   out.result = sim.run(opts);
   out.names = sim.names();
   // Its node table (a factory and its configuration per node, ~10 ms to

@@ -11,6 +11,7 @@
 #include "runtime/trace/trace_stream.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -73,6 +74,10 @@ struct driver_options {
   /// Set: the machine's actors are dropped on its thread after the run
   /// (run_options::teardown), so the caller can write its outputs meanwhile.
   std::shared_ptr<deferred_teardown> teardown;
+  /// Set: called with the machine's topology after the machine is built and
+  /// before any node is (run_options::before_build); `fabric` may be filled
+  /// until then, and a check that needs it may run there.
+  std::function<void(const topology_spec&)> before_spawn;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`

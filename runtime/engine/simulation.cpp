@@ -217,6 +217,8 @@ run_result simulation::run(const run_options& opts) {
 
   const bool direct = opts.delivery == delivery_mode::direct;
 
+  if (opts.before_build)
+    opts.before_build();
   // What lives as long as the actors, dropped here or by opts.teardown.
   auto live = std::make_shared<live_system>();
   caf::actor_system_config& cfg = live->cfg;

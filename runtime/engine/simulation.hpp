@@ -62,6 +62,11 @@ struct run_options {
   /// Set: the actors and the actor system are dropped on its thread after
   /// run() returns, while the caller goes on (deferred_teardown.hpp).
   std::shared_ptr<deferred_teardown> teardown;
+  /// Set: called once the run has planned its shards and before it starts
+  /// the actor system and builds any node: what the factories read may be
+  /// finished until then (the fabric routes, fabric_beside.hpp). What it
+  /// throws ends the run there.
+  std::function<void()> before_build;
 };
 
 class simulation {

@@ -17,12 +17,12 @@ machine_context context_of(const topology_spec& topo) {
   return ctx;
 }
 
-std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
-                                               const kind_registry& kinds) {
-  std::vector<fabric_node> nodes;
-  nodes.reserve(topo.nodes.size());
+fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& kinds) {
+  fabric_inputs in;
+  in.file = topo.file;
+  in.nodes.reserve(topo.nodes.size());
   for (const auto& n : topo.nodes)
-    nodes.push_back({n.id, kinds.fabric_of(n.kind)});
+    in.nodes.push_back({n.id, kinds.fabric_of(n.kind)});
   // Node ids are positions in topo.nodes (sorted by id): find by name, by
   // hash (a binary search compares long common prefixes, "sip0.cube0.pe1…").
   std::unordered_map<std::string_view, node_id> ids;
@@ -33,15 +33,23 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
     const auto it = ids.find(name);
     return it == ids.end() ? static_cast<node_id>(topo.nodes.size()) : it->second;
   };
-  std::vector<fabric_link> links;
-  links.reserve(topo.links.size());
+  in.links.reserve(topo.links.size());
   for (const auto& l : topo.links)
-    links.push_back({id_of(l.src), id_of(l.dst), l.latency.ps()});
+    in.links.push_back({id_of(l.src), id_of(l.dst), l.latency.ps()});
+  return in;
+}
+
+fabric_map build_fabric_map(fabric_inputs in) {
   try {
-    return std::make_shared<const fabric_map>(fabric_map::build(std::move(nodes), std::move(links)));
+    return fabric_map::build(std::move(in.nodes), std::move(in.links));
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("{}: {}", topo.file, e.what()));
+    throw std::invalid_argument(fmt::format("{}: {}", in.file, e.what()));
   }
+}
+
+std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
+                                               const kind_registry& kinds) {
+  return std::make_shared<const fabric_map>(build_fabric_map(fabric_inputs_of(topo, kinds)));
 }
 
 void build_machine(const topology_spec& topo, const kind_registry& kinds,

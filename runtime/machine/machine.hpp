@@ -3,6 +3,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 // Turns a loaded topology into a simulation of node actors.
 
 #include "runtime/config/topology_spec.hpp"
@@ -10,6 +11,18 @@
 #include "runtime/machine/kind_registry.hpp"
 
 namespace kb {
+
+/// What the fabric routes of a topology are computed from: its nodes with
+/// their kinds' fabric roles, and its links by node id.
+struct fabric_inputs {
+  std::vector<fabric_node> nodes;
+  std::vector<fabric_link> links;
+  std::string file; ///< the topology's, for messages
+};
+fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& kinds);
+/// The routes; throws std::invalid_argument naming the topology file and a
+/// requester/memory pair without a route.
+fabric_map build_fabric_map(fabric_inputs in);
 
 /// The fabric routes of `topo` (roles from the kinds); throws
 /// std::invalid_argument naming a requester/memory pair without a route.

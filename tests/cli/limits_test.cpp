@@ -61,10 +61,17 @@ TEST(limits, a_stage_longer_than_the_time_limit_is_refused_before_the_run) {
   const std::string topo = dir + "/slow.yaml";
   std::ofstream(topo) << std::regex_replace(text.str(), std::regex("\nclock_period_ps: 1000\n"),
                                             "\nclock_period_ps: 274877906944\n");
-  const auto r = run_kernbench("run --M 128 --K 128 --N 128 --topology " + topo);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "kernbench: error: --tile 128 128 128: one gemm stage takes 580542139465728 "
-                   "ps on this machine (" + topo + "), which exceeds " + k_limit + "\n");
+  // On 2 threads the check waits for the routes built beside the machine:
+  // the same refusal, before any node is built.
+  for (const char* threads : {"1", "2"}) {
+    const auto r =
+      run_kernbench("run --M 128 --K 128 --N 128 --threads " + std::string(threads) +
+                    " --topology " + topo);
+    EXPECT_EQ(r.exit_code, 2) << threads;
+    EXPECT_EQ(r.err, "kernbench: error: --tile 128 128 128: one gemm stage takes 580542139465728 "
+                     "ps on this machine (" + topo + "), which exceeds " + k_limit + "\n")
+      << threads;
+  }
 }
 
 // -- NaN and infinities --------------------------------------------------------
