@@ -62,7 +62,8 @@ int64_t plus(int64_t a, int64_t b) { return a == never || b == never ? never : a
 struct maxplus {
   uint32_t n = 0;
   std::vector<int64_t> a;
-  explicit maxplus(uint32_t size, int64_t fill = never) : n(size), a(std::size_t{size} * size, fill) {}
+  explicit maxplus(uint32_t size, int64_t fill = never)
+      : n(size), a(std::size_t{size} * size, fill) {}
   int64_t& at(uint32_t i, uint32_t j) { return a[std::size_t{i} * n + j]; }
   int64_t at(uint32_t i, uint32_t j) const { return a[std::size_t{i} * n + j]; }
 };
@@ -258,9 +259,11 @@ sched::mii_bounds periodic_cycle_time(const periodic_sample& s) {
   // ResMII: the sample's holds and the left-out tiles' (those of the tile
   // after the cut, once each).
   std::vector<uint64_t> use(p.pools.size(), 0);
-  for (uint32_t v = 0; v < p.ops.size(); ++v)
+  for (uint32_t v = 0; v < p.ops.size(); ++v) {
+    const uint64_t times = v >= s.cut_op && v < s.cut_op + ops ? s.inserted + 1 : 1;
     for (const auto& h : p.ops[v].holds)
-      use[h.pool] += uint64_t{h.count} * h.cycles * (v >= s.cut_op && v < s.cut_op + ops ? s.inserted + 1 : 1);
+      use[h.pool] += uint64_t{h.count} * h.cycles * times;
+  }
   uint64_t res = 1;
   for (std::size_t i = 0; i < use.size(); ++i)
     res = std::max(res, (use[i] + p.pools[i].capacity - 1) / p.pools[i].capacity);

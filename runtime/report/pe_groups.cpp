@@ -174,7 +174,8 @@ void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
     const std::string p = fmt::format("cmd{}.", i);
     // (body tiles, II) -> the simulated interval per PE, in first-seen order.
     std::vector<std::pair<uint64_t, uint64_t>> order;
-    std::map<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, std::string_view>>> seen;
+    using per_pe = std::vector<std::pair<uint64_t, std::string_view>>;
+    std::map<std::pair<uint64_t, uint64_t>, per_pe> seen;
     for (const auto& pe : in.pes) {
       const node_summary* s = find_node(r, pe + ".pe_scheduler");
       if (!s)
@@ -195,8 +196,9 @@ void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
       fmt::print(out, "  cmd {:<3} {} PEs  body {:>3} tiles  II {:>14}  simulated {}{}\n", i,
                  sim.count, body, ii ? summary_ns(ii) + " ns" : "not modelled",
                  sim.max ? range_ns(sim) : "n/a (< 3 bodies)",
-                 ii && sim.max ? fmt::format("  ratio median {:.3f}", double(sim.median) / double(ii))
-                               : "");
+                 ii && sim.max
+                   ? fmt::format("  ratio median {:.3f}", double(sim.median) / double(ii))
+                   : "");
     }
   }
 }

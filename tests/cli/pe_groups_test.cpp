@@ -64,11 +64,14 @@ TEST(PeGroups, SeventeenPesGetOneLinePerCommandAndUnitAndPerPeGivesEach) {
                                      "(sip0.cube0.pe0)  median 4402 ns  max 4912 ns "
                                      "(sip0.cube0.pe16)  last done 5022 ns (sip0.cube0.pe16)\n"));
   // One GEMM tile of 2112 ns on each of the 17 PEs.
-  EXPECT_THAT(grouped.out, HasSubstr("  pe.pe_gemm/gemm              x17    busy           2112 ns"));
+  EXPECT_THAT(grouped.out,
+              HasSubstr("  pe.pe_gemm/gemm              x17    busy           2112 ns"));
   EXPECT_THAT(grouped.out, HasSubstr("  cmd 1   17 PEs  body   1 tiles  II        2112 ns  "
                                      "simulated n/a (< 3 bodies)\n"));
-  EXPECT_THAT(grouped.out, HasSubstr("  pe_scheduler x17    stall all 0 ns  over 17 tiles in all\n"));
-  EXPECT_THAT(grouped.out, HasSubstr("  cube.noc                 -> pe.pe_cpu                    x17"));
+  EXPECT_THAT(grouped.out,
+              HasSubstr("  pe_scheduler x17    stall all 0 ns  over 17 tiles in all\n"));
+  EXPECT_THAT(grouped.out,
+              HasSubstr("  cube.noc                 -> pe.pe_cpu                    x17"));
   EXPECT_THAT(grouped.out, Not(HasSubstr("sip0.cube0.pe3     cmd 1")));
 
   const auto each = run_kernbench(run + " --per-pe");
