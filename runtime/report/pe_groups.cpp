@@ -40,6 +40,15 @@ double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole 
 
 } // namespace
 
+std::optional<std::pair<std::string_view, std::string_view>> lane_figure(std::string_view name) {
+  if (name.rfind("link:", 0) == 0 || name.rfind("cmd", 0) == 0)
+    return std::nullopt;
+  const auto dot = name.find('.');
+  if (dot == std::string_view::npos)
+    return std::nullopt;
+  return std::pair{name.substr(0, dot), name.substr(dot + 1)};
+}
+
 std::optional<std::pair<std::string_view, std::string_view>> split_pe_node(std::string_view name) {
   // sip<a>.cube<b>.pe<c>.<unit...>
   std::size_t at = 0;
@@ -123,14 +132,11 @@ void write_grouped_units(std::ostream& out, const pe_group_input& in) {
     const auto [group, at] = group_of(n.name);
     std::map<std::string_view, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, bool>> lanes;
     for (const auto& f : n.figures) {
-      const std::string_view name = f.name;
-      if (name.rfind("link:", 0) == 0 || name.rfind("cmd", 0) == 0)
+      const auto lane_what = lane_figure(f.name);
+      if (!lane_what)
         continue;
-      const auto dot = name.find('.');
-      if (dot == std::string_view::npos)
-        continue;
-      auto& [busy, stall, wait, stages, has_busy] = lanes[name.substr(0, dot)];
-      const std::string_view what = name.substr(dot + 1);
+      auto& [busy, stall, wait, stages, has_busy] = lanes[lane_what->first];
+      const std::string_view what = lane_what->second;
       if (what == "busy_ps") {
         busy = f.value;
         has_busy = true;

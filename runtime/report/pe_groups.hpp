@@ -20,6 +20,10 @@ namespace kb {
 /// A time in ps as the summary prints ns: "1234" or "1234.500".
 std::string summary_ns(uint64_t ps);
 
+/// A lane figure's lane and measure ("read.busy_ps" -> {"read", "busy_ps"});
+/// nullopt for the other figures (links, commands, and names without a dot).
+std::optional<std::pair<std::string_view, std::string_view>> lane_figure(std::string_view name);
+
 /// Runs of more PEs than this print the grouped sections unless asked.
 constexpr std::size_t summary_pe_lines = 16;
 

@@ -27,14 +27,9 @@ std::string ns_str(uint64_t ps) { return summary_ns(ps); }
 /// Lane figures of a node: {"read", {busy, stall, wait, stages, bytes}}.
 std::map<std::string, std::map<std::string, uint64_t>> lanes_of(const node_summary& n) {
   std::map<std::string, std::map<std::string, uint64_t>> out;
-  for (const auto& f : n.figures) {
-    if (f.name.rfind("link:", 0) == 0 || f.name.rfind("cmd", 0) == 0)
-      continue;
-    auto dot = f.name.find('.');
-    if (dot == std::string::npos)
-      continue;
-    out[f.name.substr(0, dot)][f.name.substr(dot + 1)] = f.value;
-  }
+  for (const auto& f : n.figures)
+    if (const auto lane_what = lane_figure(f.name))
+      out[std::string(lane_what->first)][std::string(lane_what->second)] = f.value;
   return out;
 }
 
