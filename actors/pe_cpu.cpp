@@ -3,6 +3,7 @@
 #include "actors/detail/names.hpp"
 #include "runtime/address.hpp"
 #include "runtime/config/topology_spec.hpp"
+#include "runtime/exception_text.hpp"
 #include "runtime/pipeline/driver_program.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
@@ -54,6 +55,10 @@ void pe_cpu::step(F&& f) {
   } catch (const std::exception& e) {
     throw std::runtime_error(
       fmt::format("kernel {} on {} failed: {}", cfg_.program->kernel, node_name(), e.what()));
+  } catch (...) { // not a std::exception: `throw 42;`, `throw "no";`
+    throw std::runtime_error(fmt::format("kernel {} on {} failed: it threw {}",
+                                         cfg_.program->kernel, node_name(),
+                                         current_exception_text()));
   }
   if (kernel_->finished() && !finished_) {
     finished_ = true;

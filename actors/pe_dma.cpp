@@ -92,7 +92,8 @@ void pe_dma::send_request(lane_id lane) {
   m.arg0 = s.getAddress();
   m.arg1 = mem_tag{id(), static_cast<uint32_t>(bytes)}.pack();
   auto t = token(lane);
-  if (lane == read_lane ? s.getWantData() : t.hasData()) // a kernel's load or store
+  // A kernel's load or store, or a kernel's write of a compute result.
+  if (lane == read_lane ? s.getWantData() : t.hasData() || t.hasWho())
     m.body = data_request(lane, s, t);
   waiting_[lane] = true;
   send_on(l, std::move(m));
@@ -100,16 +101,20 @@ void pe_dma::send_request(lane_id lane) {
 
 message_body pe_dma::data_request(lane_id lane, wire::Stage::Reader s,
                                   wire::TileToken::Reader t) const {
-  auto msg = std::make_unique<capnp::MallocMessageBuilder>(lane == read_lane ? 64 : 64 + s.getBytes() / 8);
+  const bool carries = lane == write_lane && t.hasData();
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(carries ? 64 + s.getBytes() / 8 : 64);
   auto a = msg->initRoot<wire::MemAccess>();
   a.setRows(s.getRows());
   a.setRowBytes(s.getRowBytes());
   a.setStride(s.getRowStride());
   a.setWho(t.getWho());
+  a.setCommand(t.getCommand());
   if (lane == read_lane)
     a.setWantData(true);
-  else
+  else if (t.hasData())
     a.setData(t.getData());
+  else
+    a.setPending(true); // a compute result: its bytes exist only in Phase 2
   return message_body{std::move(msg)};
 }
 

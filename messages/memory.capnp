@@ -2,7 +2,10 @@
 # The data a memory request or reply carries (ADR-0020 D7; issue 12): only
 # kernel loads and stores carry one; the traffic of composite commands
 # (whose bytes are compute results, known only in Phase 2) carries none and
-# leaves the memory's contents alone. A request's address is in arg0.
+# leaves the memory's contents alone. A request's address is in arg0. A
+# kernel's write of a compute result (a composite command's tile, a store of
+# a pending tensor) says so (`pending`, no data): the memory marks the bytes
+# so that a load of them fails instead of reading stale bytes (issue 28).
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("kb::wire");
@@ -14,4 +17,7 @@ struct MemAccess {
   wantData @3 :Bool;    # mem_read: reply with the bytes
   data     @4 :Data;    # mem_data / mem_write: the rows, packed
   who      @5 :Text;    # the kernel that asked (named in errors)
+  pending  @6 :Bool;    # mem_write of a kernel's compute result: no data in
+                        # Phase 1; a kernel load of these bytes is an error
+  command  @7 :UInt64;  # the asking kernel's command (named in errors)
 }

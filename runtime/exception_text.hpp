@@ -23,13 +23,14 @@ inline std::string demangled(const char* mangled) {
 }
 
 /// Describes the exception being handled; call it only inside a catch
-/// block. "std::runtime_error: disk full", "an int (42)", "a string
-/// ("bad")", "an exception of type my::error (not a std::exception)".
+/// block: a std::exception's what() as it is; else "an int (42)", "a
+/// string ("bad")", "an exception of type my::error (not a
+/// std::exception)".
 inline std::string current_exception_text() {
   try {
     throw;
   } catch (const std::exception& e) {
-    return demangled(typeid(e).name()) + ": " + e.what();
+    return e.what();
   } catch (const char* s) {
     return std::string("a string (\"") + (s ? s : "") + "\")";
   } catch (const std::string& s) {

@@ -2,6 +2,7 @@
 
 #include "actors/detail/names.hpp"
 #include "messages/memory.capnp.h"
+#include "runtime/data/tensor.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <fmt/format.h>
@@ -126,9 +127,13 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
     throw std::runtime_error(fmt::format(
       "{}: a {} of {} B from {}{} runs past the end of this memory", node_name(),
       is_read ? "load" : "store", span, describe_address(ev.arg0), who));
+  const tensor_view block = pending_writes::bytes_block(ev.arg0, rows, row_bytes, stride);
+  const node_id requester = mem_tag::unpack(ev.arg1).requester;
   if (is_read) {
     if (!a.getWantData())
       return;
+    if (const auto* p = pending_.find(block))
+      throw std::runtime_error(pending_load_error(*p, block, requester, a.getCommand(), who));
     auto msg = std::make_unique<capnp::MallocMessageBuilder>(64 + length / 8);
     auto r = msg->initRoot<wire::MemAccess>();
     r.setRows(a.getRows());
@@ -140,14 +145,32 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
     ++data_reads_;
     return;
   }
+  if (a.getPending()) { // a compute result: no bytes until Phase 2
+    pending_.add(block, {requester, a.getCommand(), a.getWho().cStr()});
+    return;
+  }
   const auto data = a.getData();
   if (data.size() != length)
     throw std::runtime_error(fmt::format("{}: a store of {} B to {}{} carries {} B", node_name(),
                                          length, describe_address(ev.arg0), who, data.size()));
   // Visible from now on to every load that reaches this memory after it.
+  pending_.clear(block);
   image_.write_rows(ev.arg0, stride, rows, row_bytes,
                     std::span<const uint8_t>(data.begin(), data.size()));
   ++data_writes_;
+}
+
+std::string memory_server_node::pending_load_error(const pending_writes::entry& p,
+                                                   const tensor_view& load, node_id requester,
+                                                   uint64_t command, const std::string& who) const {
+  auto pe_of = [this](node_id dma) { return parent_of(port_.map().name(dma)); };
+  return fmt::format(
+    "the load of command {}{} on {} reads {} B at {}, which command {} of kernel {} on {} "
+    "writes with a compute result ({} B at {}): Phase 1 has no data for compute results "
+    "(they exist only in the Phase 2 replay, ADR-0020 D3), so the load would see stale bytes",
+    command, who, pe_of(requester), byte_span(load).last - byte_span(load).first,
+    describe_address(load.address), p.by.command, p.by.who, pe_of(p.by.requester),
+    byte_span(p.block).last - byte_span(p.block).first, describe_address(p.block.address));
 }
 
 memory_reply memory_server_node::serve_read(SimTime head, uint64_t, uint64_t length) {

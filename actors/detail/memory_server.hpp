@@ -7,6 +7,7 @@
 
 #include "actors/detail/fabric_port.hpp"
 #include "actors/detail/names.hpp"
+#include "actors/detail/pending_writes.hpp"
 #include "runtime/address.hpp"
 #include "runtime/data/memory_image.hpp"
 #include "runtime/engine/node.hpp"
@@ -104,9 +105,15 @@ private:
   /// Serves the data of a kernel's load or store (a request with a body);
   /// sets the reply's body for a load.
   void serve_data(const sim_event& ev, bool is_read, outgoing& reply);
+  /// A kernel load (`command` of kernel `who` from DMA `requester`) of
+  /// bytes a compute result writes.
+  std::string pending_load_error(const pending_writes::entry& p, const tensor_view& load,
+                                 node_id requester, uint64_t command,
+                                 const std::string& who) const;
 
   memory_server server_;
   memory_image image_;
+  pending_writes pending_; ///< bytes of compute results (no Phase 1 data)
   uint64_t data_reads_ = 0;
   uint64_t data_writes_ = 0;
   fabric_port port_;

@@ -2,6 +2,7 @@
 
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/run_cluster.hpp"
+#include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/kernel/op_shipper.hpp"
 #include "runtime/report/run_metrics.hpp"
 
@@ -90,6 +91,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
     check_memory(fmt::format("kernel {}'s tensors", def.name), estimate);
   }
   kernel_run_options o;
+  apply_run_limits(c, o.driver);
   o.driver.threads = c.threads;
   const auto delivery = parse_delivery(c.delivery);
   if (!delivery)

@@ -40,6 +40,8 @@ struct run_cli {
   bool per_pe = false;      // every PE's lines in the summary, however many ran
   bool record = false;      // workers: record because rank 0 writes --json/--trace
   bool ship_ops = false;    // workers: ship the op log's records to rank 0
+  std::string max_sim_time; ///< --max-sim-time: stop there, failing if work is pending
+  double stall_timeout = 60; ///< --stall-timeout seconds without an event (0: off)
   // -- kernels (runtime/cli/kernel_cli.cpp) --
   std::string kernel;                ///< set: run this kernel instead of --op
   std::vector<std::string> args;     ///< --arg KEY=VALUE

@@ -6,6 +6,7 @@
 #include "runtime/cli/process_group.hpp"
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/cli/run_cluster.hpp"
+#include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/cli/run_program.hpp"
 #include "runtime/cli/kernel_cli.hpp"
 
@@ -225,6 +226,7 @@ int run(const run_cli& c) {
   opts.ops = session ? session->sink() : nullptr;
   if (c.rank > 0 && c.ship_ops)
     opts.ops = std::make_shared<op_shipper>();
+  apply_run_limits(c, opts);
   opts.threads = c.threads;
   opts.delivery = *delivery;
   opts.partition = c.partition;
@@ -381,6 +383,14 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--quiet", c->quiet,
                 "no progress line on standard error (a run longer than ~2 s prints one "
                 "every ~2 s; results are the same either way)");
+  cmd->add_option("--max-sim-time", c->max_sim_time,
+                  "stop the run at this simulated time (e.g. 1ms, 250us); work still pending "
+                  "there (a kernel that polls forever) is an error naming it (default: none)");
+  cmd->add_option("--stall-timeout", c->stall_timeout,
+                  "seconds of wall-clock time without a simulated event after which the run "
+                  "ends (exit 1) naming every kernel still running and what it waits for (a "
+                  "kernel looping without tl:: calls); 0: never")
+    ->capture_default_str();
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
   cmd->add_option("--trace-stream", c->trace_stream,
                   "write the trace while the run goes, in constant memory, as a Cap'n Proto "

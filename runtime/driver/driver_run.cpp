@@ -3,6 +3,8 @@
 #include "actors/builtin_kinds.hpp"
 #include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
+#include "runtime/driver/run_limits.hpp"
+#include "runtime/engine/stall_watchdog.hpp"
 #include "runtime/machine/machine.hpp"
 
 #include <fmt/format.h>
@@ -132,7 +134,20 @@ driver_run run_driver(topology_spec topology,
   opts.teardown = o.teardown;
   if (o.before_spawn)
     opts.before_build = [&o, &out] { o.before_spawn(out.topology); };
-  out.result = sim.run(opts);
+  // Events at --max-sim-time itself still run.
+  opts.end = o.end.is_infinite() ? o.end : o.end + SimTime{1};
+  {
+    const std::string who = o.cluster.rank > 0
+                              ? fmt::format("kernbench run (rank {})", o.cluster.rank)
+                              : std::string("kernbench run");
+    stall_watchdog dog(o.stall_timeout,
+                       [who, limit = o.stall_timeout, ranks = o.cluster.ranks](auto stalled) {
+                         return end_stalled_run(who, stalled, limit, ranks);
+                       });
+    out.result = sim.run(opts);
+  }
+  if (!o.end.is_infinite() && out.result.error.empty())
+    out.result.error = passed_end_report(out.result, o.end);
   out.names = sim.names();
   // Its node table (a factory and its configuration per node, ~10 ms to
   // free on 1,024 PEs) goes with the machine, while the caller writes.

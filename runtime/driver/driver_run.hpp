@@ -11,6 +11,7 @@
 #include "runtime/trace/trace_stream.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
@@ -78,6 +79,12 @@ struct driver_options {
   /// before any node is (run_options::before_build); `fabric` may be filled
   /// until then, and a check that needs it may run there.
   std::function<void(const topology_spec&)> before_spawn;
+  /// `--max-sim-time`: the run stops at this simulated time; work still
+  /// pending there is an error naming it (run_limits.hpp).
+  SimTime end = SimTime::infinity();
+  /// `--stall-timeout`: no event handled for this long ends the process
+  /// with a report of every kernel still running (zero: never).
+  std::chrono::milliseconds stall_timeout{0};
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`

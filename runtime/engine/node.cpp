@@ -1,8 +1,11 @@
 #include "runtime/engine/node.hpp"
 
+#include "runtime/exception_text.hpp"
+
 #include "runtime/engine/op_sink.hpp"
 
 #include "runtime/engine/shard_loop.hpp"
+#include "runtime/engine/stall_watchdog.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -116,9 +119,10 @@ void node::on_advance(event_batch& b) {
       on_start();
     }
     run_until(window_end_);
-  } catch (const std::exception& e) {
-    report.error = fmt::format("{} at t={} ps: {}", name_, now_.ps(), e.what());
+  } catch (...) { // anything a handler throws, a kernel's `throw 42;` too
+    report.error = fmt::format("{} at t={} ps: {}", name_, now_.ps(), current_exception_text());
   }
+  note_progress(1 + report.events.size());
   report.time = queue_.empty() ? SimTime::infinity() : queue_.top_time();
   report.events.swap(outbox_);
   post(this, hub_, std::move(report));

@@ -1,6 +1,8 @@
 #include "runtime/engine/shard_loop.hpp"
 
 #include "runtime/engine/node.hpp"
+#include "runtime/engine/stall_watchdog.hpp"
+#include "runtime/exception_text.hpp"
 
 #include <fmt/format.h>
 
@@ -23,8 +25,9 @@ shard_loop::shard_loop(uint32_t shard, std::vector<node*> nodes,
 
 namespace {
 
-std::string failure(const node& n, SimTime t, const std::exception& e) {
-  return fmt::format("{} at t={} ps: {}", n.name(), t.ps(), e.what());
+/// Inside a catch block: what node `n` threw at `t` (any thrown value).
+std::string failure(const node& n, SimTime t) {
+  return fmt::format("{} at t={} ps: {}", n.name(), t.ps(), current_exception_text());
 }
 
 } // namespace
@@ -34,9 +37,9 @@ void shard_loop::summarize(std::vector<node_summary>& out, std::string& error) {
   for (node* n : nodes_) {
     try {
       out.push_back(n->summarize());
-    } catch (const std::exception& e) {
+    } catch (...) {
       if (error.empty())
-        error = fmt::format("collecting node summaries failed: {}: {}", n->name(), e.what());
+        error = fmt::format("collecting node summaries failed: {}: {}", n->name(), current_exception_text());
     }
   }
 }
@@ -45,10 +48,11 @@ std::string shard_loop::start() {
   for (node* n : nodes_) {
     lookahead_ = std::min(lookahead_, n->min_link_latency());
     n->attach_loop(this);
+    note_progress();
     try {
       n->direct_start();
-    } catch (const std::exception& e) {
-      return failure(*n, SimTime::zero(), e);
+    } catch (...) {
+      return failure(*n, SimTime::zero());
     }
   }
   return {};
@@ -78,14 +82,15 @@ size_t shard_loop::run(SimTime until, size_t budget, std::string& error) {
         n->direct_handle(ev);
       } while (handled < budget && !q.empty() && q.top_time() < horizon_ &&
                q.top_time() < heap_.second_time() + lookahead_);
-    } catch (const std::exception& e) {
-      error = failure(*n, at, e);
+    } catch (...) {
+      error = failure(*n, at);
       requeue_top();
       break;
     }
     requeue_top();
   }
   current_ = no_node;
+  note_progress(handled);
   return handled;
 }
 

@@ -51,7 +51,22 @@ void kernel_context::fail(const std::string& what) const {
 
 void kernel_context::start(kernel_fn fn) {
   fiber_ = std::make_unique<kernel_fiber>([this, fn = std::move(fn)] { fn(*this); });
-  fiber_->resume();
+  watch_ = std::make_unique<kernel_watch>(site_.pe, site_.kernel);
+  resume();
+}
+
+void kernel_context::resume() {
+  watch_->running();
+  try {
+    fiber_->resume();
+  } catch (...) {
+    watch_->returned();
+    throw;
+  }
+  if (fiber_->finished())
+    watch_->returned();
+  else
+    watch_->waiting(why_);
 }
 
 void kernel_context::on_done() {
@@ -59,7 +74,7 @@ void kernel_context::on_done() {
     return;
   ready_ = nullptr;
   why_.clear();
-  fiber_->resume();
+  resume();
 }
 
 std::string kernel_context::waiting_for() const { return ready_ ? why_ : std::string(); }

@@ -7,6 +7,7 @@
 
 #include "kernels/tl.hpp"
 #include "runtime/kernel/kernel_fiber.hpp"
+#include "runtime/kernel/kernel_watch.hpp"
 #include "runtime/kernel/tcm_allocator.hpp"
 #include "runtime/pipeline/command.hpp"
 
@@ -101,6 +102,8 @@ private:
   /// A new TCM tensor (no data yet).
   std::shared_ptr<tl::tensor::state> allocate(uint32_t rows, uint32_t cols, dtype type);
   void suspend_until(std::function<bool()> ready, std::string why);
+  /// Runs the kernel's fiber until it suspends or ends, telling watch_.
+  void resume();
   /// The tensor's state, or a kernel_error naming `what` for an empty one.
   const tl::tensor::state& operand(const tl::tensor& t, const std::string& what) const;
   /// Issues `op` (inputs set) on the PE's MATH unit, into a new TCM tensor
@@ -150,6 +153,7 @@ private:
   std::shared_ptr<tcm_allocator> tcm_;
   std::shared_ptr<tcm_pool> pool_;
   std::unique_ptr<kernel_fiber> fiber_;
+  std::unique_ptr<kernel_watch> watch_; ///< what it does, for the stall watchdog
   std::function<bool()> ready_; ///< set while suspended
   std::string why_;
 };

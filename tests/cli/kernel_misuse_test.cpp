@@ -1,0 +1,136 @@
+// Issue 28 item 1 and 2: a kernel can never hang or crash kernbench, and
+// Phase 1 never shows data that does not exist. Each misuse of
+// tests/cli/kernel_libs/misuse_kernels.cpp ends the run with exit 1 and a
+// message naming the kernel and its PE, in one process and split over two
+// (the misbehaving program runs on the last PE, in the second process).
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+using ::testing::HasSubstr;
+
+/// 2 SIPs x 2 cubes x 4 PEs: the last of 16 programs runs on
+/// sip1.cube1.pe3, which --procs 2 puts in the second process.
+std::string misuse(const std::string& how, const std::string& more = "") {
+  return "run --quiet --topology " + test::source_dir() +
+         "/config/scale/2sip_2cube_4pe.yaml --kernel-lib " KB_TEST_KERNELS_misuse
+         " --kernel misuse --arg programs=16 --arg how=" +
+         how + " " + more;
+}
+
+/// Runs it, and checks that it ended within 10 s (a liveness bound: the
+/// bug this guards against is a run that never ends).
+test::cli_result run_bounded(const std::string& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  test::cli_result r = run_kernbench(args);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << args;
+  return r;
+}
+
+const char* const splits[] = {"", "--procs 2"};
+
+TEST(KernelMisuse, AThrownIntEndsTheRunNamingTheKernelAndPe) {
+  for (const std::string split : splits) {
+    const auto r = run_bounded(misuse("throw_int", split));
+    EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3.pe_cpu failed: it threw an "
+                                 "int (42)"))
+      << split;
+  }
+}
+
+TEST(KernelMisuse, AThrownStringEndsTheRunNamingTheKernelAndPe) {
+  for (const std::string split : splits) {
+    const auto r = run_bounded(misuse("throw_string", split));
+    EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3.pe_cpu failed: it threw a "
+                                 "string (\"no luck\")"))
+      << split;
+  }
+}
+
+// A fiber that never yields holds its shard's thread: the wall-clock
+// watchdog ends the process and names it and every other kernel still
+// running.
+TEST(KernelMisuse, ASpinningKernelIsEndedByTheStallWatchdog) {
+  for (const std::string split : splits) {
+    const auto r = run_bounded(misuse("spin", split + " --stall-timeout 1"));
+    EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("no simulated progress for ")) << split;
+    EXPECT_THAT(r.err, HasSubstr("(--stall-timeout 1.0 s)")) << split;
+    EXPECT_THAT(r.err, HasSubstr("sip1.cube1.pe3: kernel misuse has run its own code for "))
+      << split;
+    EXPECT_THAT(r.err, HasSubstr(" without a tl:: call")) << split;
+  }
+}
+
+// Both limits are checked like any other option.
+TEST(KernelMisuse, BadLimitsAreRefusedByName) {
+  auto r = run_kernbench(misuse("poll", "--max-sim-time 10"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--max-sim-time 10: no unit (expected a simulated time with its "
+                               "unit: ps, ns, us, ms or s, e.g. 1ms)"));
+  r = run_kernbench(misuse("poll", "--max-sim-time 2ks"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--max-sim-time 2ks: unknown unit 'ks'"));
+  r = run_kernbench(misuse("poll", "--max-sim-time 1000s"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--max-sim-time 1000s: more than 2^48 ps"));
+  r = run_kernbench(misuse("poll", "--max-sim-time 0.5ps"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not a whole number of picoseconds"));
+  r = run_kernbench(misuse("poll", "--stall-timeout -1"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--stall-timeout -1: expected seconds from 0"));
+}
+
+// A kernel polling a flag nothing sets runs on in simulated time: the run
+// stops at --max-sim-time and names what is still pending, the polling
+// kernel and the load it waits for among it.
+TEST(KernelMisuse, APollingKernelIsEndedAtMaxSimTime) {
+  for (const std::string split : splits) {
+    const auto r = run_bounded(misuse("poll", split + " --max-sim-time 20us"));
+    EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("the run reached --max-sim-time 20000000 ps with work pending"))
+      << split;
+    EXPECT_THAT(r.err, HasSubstr("sip1.cube1.pe3.pe_cpu: kernel misuse has not returned (it "
+                                 "waits for command "))
+      << split;
+    // Only the poller holds work: the other 15 programs returned.
+    EXPECT_THAT(r.err, ::testing::Not(HasSubstr("sip0.cube0.pe0.pe_cpu: kernel"))) << split;
+  }
+  // A run that ends before the limit is not touched by it.
+  const auto ok = run_kernbench(misuse("none", "--max-sim-time 1ms"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+}
+
+// Program 1 loads what program 0 stored from a compute result on another
+// PE: the memory knows those bytes are pending and the load fails naming
+// both kernels' commands, both PEs and the range, instead of reading the
+// zeros Phase 1 holds there (the Phase 2 replay would see the real values).
+TEST(KernelMisuse, LoadingAnotherPesPendingResultIsAnError) {
+  for (const std::string split : splits) {
+    const auto r = run_bounded(misuse("cross_read", split));
+    EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
+    // Program 15 issued 41 loads before it (the first, then 40 to pass time).
+    EXPECT_THAT(r.err, HasSubstr("sip0.cube0.hbm at t=48461640 ps: the load of command 42 "
+                                 "(kernel misuse) on sip1.cube1.pe3 reads 256 B at 0x2000 (hbm "
+                                 "of sip0.cube0), which command 3 of kernel misuse on "
+                                 "sip0.cube0.pe0 writes with a compute result (256 B at 0x2000 "
+                                 "(hbm of sip0.cube0)): Phase 1 has no data for compute "
+                                 "results"))
+      << split;
+  }
+}
+
+} // namespace
+} // namespace kb
