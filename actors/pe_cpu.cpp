@@ -1,6 +1,7 @@
 #include "actors/pe_cpu.hpp"
 
 #include "actors/detail/names.hpp"
+#include "messages/memory.capnp.h"
 #include "runtime/address.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/exception_text.hpp"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace kb {
@@ -83,6 +85,7 @@ void pe_cpu::start_kernel() {
     throw std::runtime_error(fmt::format("{}: launched twice", node_name()));
   const std::string pe = detail::parent_of(node_name());
   scheduler_ = link_to(pe + ".pe_scheduler");
+  noc_ = find_link(detail::cube_of(node_name()) + ".noc");
   kernel_site site;
   site.kernel = cfg_.program->kernel;
   site.pe = pe;
@@ -128,6 +131,29 @@ uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload,
   send_on(scheduler_, std::move(m));
   commands_.push_back({now().ps(), 0, 0, false, {}});
   return id;
+}
+
+void pe_cpu::mark_pending(uint64_t address, uint64_t bytes, uint64_t command) {
+  // Without a NOC no other PE reaches this TCM; a zero-byte notice takes no
+  // link bandwidth and no TCM time (memory.capnp `mark`).
+  if (!noc_ || bytes == 0 || bytes > std::numeric_limits<uint32_t>::max())
+    return;
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(64);
+  auto a = msg->initRoot<wire::MemAccess>();
+  a.setRows(1);
+  a.setRowBytes(bytes);
+  a.setStride(bytes);
+  a.setWho(cfg_.program->kernel);
+  a.setCommand(command);
+  a.setPending(true);
+  a.setMark(true);
+  outgoing m;
+  m.kind = kind_of(pipe_kind::mem_write);
+  m.bytes = 0;
+  m.arg0 = address;
+  m.arg1 = mem_tag{id(), static_cast<uint32_t>(bytes)}.pack();
+  m.body = message_body{std::move(msg)};
+  send_on(*noc_, std::move(m));
 }
 
 bool pe_cpu::done(uint64_t id) const {

@@ -13,6 +13,7 @@
 #include "runtime/machine/machine_context.hpp"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace kb {
@@ -50,6 +51,7 @@ private:
   bool done(uint64_t id) const override;
   std::vector<uint8_t> take_data(uint64_t id) override;
   uint64_t outstanding() const override { return commands_.size() - done_count_; }
+  void mark_pending(uint64_t address, uint64_t bytes, uint64_t command) override;
 
   /// Runs `f` (a step of the kernel); a kernel error ends the run naming it.
   template <class F>
@@ -66,6 +68,7 @@ private:
   };
   config cfg_;
   uint32_t scheduler_ = 0; ///< link to PE_SCHEDULER
+  std::optional<uint32_t> noc_; ///< link to its cube's NOC (TCM marks go that way)
   std::unique_ptr<kernel_context> kernel_;
   std::vector<issued> commands_; ///< by command id - 1
   uint64_t done_count_ = 0;

@@ -20,4 +20,8 @@ struct MemAccess {
   pending  @6 :Bool;    # mem_write of a kernel's compute result: no data in
                         # Phase 1; a kernel load of these bytes is an error
   command  @7 :UInt64;  # the asking kernel's command (named in errors)
+  mark     @8 :Bool;    # with pending: a notice from a PE_CPU that a compute
+                        # result will fill these bytes of its TCM (a tl.dot,
+                        # tl.exp, ... on TCM tensors); the memory marks them
+                        # and does not serve it (no time, no reply)
 }

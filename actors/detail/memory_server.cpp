@@ -86,6 +86,14 @@ void memory_server_node::on_message(sim_event& ev) {
       node_name(), ev.kind));
   check_address(ev.arg0);
   const mem_tag tag = mem_tag::unpack(ev.arg1);
+  if (!is_read && !ev.body.empty() && ev.body.root<wire::MemAccess>().getMark()) {
+    // A PE_CPU's notice that a compute result fills these bytes: marked,
+    // not served (it takes no time and gets no reply).
+    auto a = ev.body.root<wire::MemAccess>();
+    pending_.add(pending_writes::bytes_block(ev.arg0, 1, tag.length, tag.length),
+                 {tag.requester, a.getCommand(), a.getWho().cStr()});
+    return;
+  }
   const uint32_t back =
     port_.link_toward(id(), tag.requester, [this](node_id n) { return find_link_to(n); });
   outgoing m;

@@ -405,6 +405,8 @@ tl::tensor kernel_context::compute(op_record op, uint32_t rows, uint32_t cols, d
   const uint64_t id = port_.issue(simple_command{st, std::move(op)}, {}, deps);
   s->users.push_back(id);
   s->writer = id;
+  // The TCM marks the block: another PE's load of it fails by name (issue 28).
+  port_.mark_pending(s->address, uint64_t{rows} * cols * dtype_bytes(type), id);
   return tl::tensor(std::move(s));
 }
 

@@ -38,6 +38,11 @@ public:
   virtual std::vector<uint8_t> take_data(uint64_t id) = 0;
   /// Commands issued and not yet done.
   virtual uint64_t outstanding() const = 0;
+  /// Command `command` writes a compute result into the `bytes` at
+  /// `address` of this PE's TCM: tells the TCM, which then refuses other
+  /// PEs' loads of them (they have no data in Phase 1). Takes no simulated
+  /// time of any unit.
+  virtual void mark_pending(uint64_t address, uint64_t bytes, uint64_t command) = 0;
 };
 
 /// Where a kernel runs and what it may touch.

@@ -3,6 +3,7 @@
 // what is stored to it, another PE's loaded tensor is in that PE's TCM, and
 // blocks running past the end of a memory are refused.
 
+#include "actors/detail/names.hpp"
 #include "tests/kernel/kernel_support.hpp"
 
 #include <gmock/gmock.h>
@@ -122,6 +123,75 @@ TEST(KernelMemoryRange, AnotherPeReadsALoadedTensorFromItsTcm) {
   ASSERT_TRUE(r.replayed);
   EXPECT_EQ(r.final_image.read(hbm(12288), 64), bytes_of(iota(1, 16)))
     << "Phase 2: the copy of pe1's TCM tensor";
+}
+
+// Issue 28: a compute result in pe1's TCM (a tl.scale of a loaded tensor)
+// has no Phase 1 data: pe0 loading it from there is an error naming both
+// commands, kernels and PEs, never the stale bytes the TCM holds.
+TEST(KernelMemoryRange, LoadingAnotherPesTcmComputeResultIsAnError) {
+  const tl::ptr flag{hbm(8192), dtype::f32};
+  uint64_t y_at = 0;
+  const auto r = run_kernels(
+    {{"sip0.cube0.pe1",
+      [&](tl::context& tl) {
+        const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 16}); // command 1
+        const tl::tensor y = tl.scale(x, 2.0);                        // command 2
+        y_at = y.address();
+        tl.wait(tl.store(flag, x)); // command 3: the flag (x[0] = 1)
+        for (int i = 0; i < 100; ++i)
+          (void)tl.load(flag, {1, 1}); // keep y alive meanwhile
+      }},
+     {"sip0.cube0.pe0",
+      [&](tl::context& tl) {
+        for (int i = 0; i < 100; ++i)
+          if (tl.load(flag, {1, 1}).at(0, 0) != 0)
+            break;
+        (void)tl.load({y_at, dtype::f32}, {1, 16});
+      }}},
+    iota_at_zero());
+  EXPECT_THAT(r.run.error, HasSubstr("sip0.cube0.pe1.pe_tcm at t="));
+  EXPECT_THAT(r.run.error,
+              HasSubstr("(kernel k) on sip0.cube0.pe0 reads 64 B at " + detail::describe_address(y_at) +
+                        ", which command 2 of kernel k on sip0.cube0.pe1 writes with a compute "
+                        "result (64 B at " + detail::describe_address(y_at) + ")"));
+}
+
+// Once the result's block is freed and a load fills it again, its bytes
+// exist in Phase 1: another PE reads them (no error from the old mark).
+TEST(KernelMemoryRange, AReusedTcmBlockIsLoadableAgain) {
+  const tl::ptr flag{hbm(8192), dtype::f32}, done{hbm(16384), dtype::f32};
+  uint64_t z_at = 0;
+  std::vector<float> seen;
+  const auto r = run_kernels(
+    {{"sip0.cube0.pe1",
+      [&](tl::context& tl) {
+        const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 16});
+        uint64_t y_at = 0;
+        {
+          const tl::tensor y = tl.scale(x, 2.0);
+          y_at = y.address();
+          tl.wait_all();
+        }
+        const tl::tensor z = tl.load({hbm(0), dtype::f32}, {1, 16});
+        EXPECT_EQ(z.address(), y_at) << "the freed block is reused";
+        z_at = z.address();
+        tl.wait(tl.store(flag, x));
+        for (int i = 0; i < 100; ++i)
+          if (tl.load(done, {1, 1}).at(0, 0) != 0)
+            break;
+      }},
+     {"sip0.cube0.pe0",
+      [&](tl::context& tl) {
+        tl::tensor f;
+        for (int i = 0; i < 100; ++i)
+          if ((f = tl.load(flag, {1, 1})).at(0, 0) != 0)
+            break;
+        seen = row(tl.load({z_at, dtype::f32}, {1, 16}));
+        tl.wait(tl.store(done, f));
+      }}},
+    iota_at_zero());
+  ASSERT_EQ(r.run.error, "");
+  EXPECT_EQ(seen, iota(1, 16));
 }
 
 } // namespace
