@@ -33,6 +33,44 @@ std::map<std::string, std::string> parse_kernel_args(const std::vector<std::stri
   return out;
 }
 
+void check_run_options(const run_cli& c) {
+  if (c.rank > 0)
+    return;
+  auto given = [&](const char* o) { return c.given.count(o) > 0; };
+  if (c.kernel.empty()) {
+    for (const char* o : {"--arg", "--input"})
+      if (given(o))
+        throw std::invalid_argument(fmt::format(
+          "{}: only with --kernel (it is a kernel's; the built-in driver takes --M, --K, "
+          "--N, --dtype, ...)", o));
+    return;
+  }
+  // The driver's problem: a kernel takes it as its own arguments.
+  for (const char* o : {"--M", "--K", "--N", "--dtype", "--out-dtype", "--tile"})
+    if (given(o)) {
+      std::string arg(o + 2); // --out-dtype: --arg out_dtype=...
+      std::replace(arg.begin(), arg.end(), '-', '_');
+      throw std::invalid_argument(fmt::format(
+        "{}: not with --kernel; a kernel takes its sizes and types as arguments, e.g. "
+        "--arg {}=... (`kernbench list-kernels` lists kernel {}'s)",
+        o, arg, c.kernel));
+    }
+  for (const char* o : {"--op", "--op-kind", "--a-pinned", "--b-pinned", "--epilogue",
+                        "--repeat"})
+    if (given(o))
+      throw std::invalid_argument(fmt::format(
+        "{}: not with --kernel (it shapes the built-in driver's commands; a kernel issues "
+        "its own)", o));
+  if (given("--placement"))
+    throw std::invalid_argument(
+      "--placement: not with --kernel (it places the built-in driver's operands; a kernel's "
+      "tensors are placed by the host, docs/kernels.md)");
+  for (const char* o : {"--per-pe", "--trace-hops"})
+    if (given(o))
+      throw std::invalid_argument(
+        fmt::format("{}: not written for kernel runs yet (their report is the kernel summary)", o));
+}
+
 void load_kernel_libraries(const run_cli& c) {
   if (c.kernel_libs.empty())
     return;

@@ -19,6 +19,12 @@ namespace kb {
 std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args,
                                                      const std::string& option = "--arg");
 
+/// Refuses, by name, options given on the command line that do not apply:
+/// the built-in driver's with --kernel (`--M`: "use --arg M=..."), the
+/// kernel's without it (std::invalid_argument). Workers of a split run are
+/// not checked (rank 0 did).
+void check_run_options(const run_cli& c);
+
 /// Loads the --kernel-lib libraries (kernels/kernel_library.hpp); a bad
 /// library, or --kernel-lib without --kernel, is std::invalid_argument.
 void load_kernel_libraries(const run_cli& c);

@@ -3,6 +3,7 @@
 // the code that turns them into each PE's program (run_program).
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct run_cli {
   std::string dump_tensors, oplog, op_digests;
   uint64_t seed = 1;
   unsigned phase2_workers = 0;
+  std::set<std::string> given; ///< options given on the command line ("--M")
 };
 
 } // namespace kb

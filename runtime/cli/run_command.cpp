@@ -91,6 +91,7 @@ uint64_t param_of(const topology_spec& t, const std::string& kind, const std::st
 }
 
 int run(const run_cli& c) {
+  check_run_options(c);
   load_kernel_libraries(c);
   const std::string dir = default_config_dir();
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
@@ -464,6 +465,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     // `kernbench run` alone runs the default GEMM and checks its numbers.
     if (cmd->count_all() <= 1 && !c->verify_given)
       c->verify = true;
+    for (const CLI::Option* o : cmd->get_options())
+      if (o->count() > 0)
+        c->given.insert(o->get_name());
     exit_code = run(*c);
   });
   return cmd;

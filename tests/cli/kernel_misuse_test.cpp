@@ -132,5 +132,38 @@ TEST(KernelMisuse, LoadingAnotherPesPendingResultIsAnError) {
   }
 }
 
+// Issue 27 item 4: options that do not apply are refused by name, never
+// ignored: the driver's with --kernel, a kernel's without it.
+TEST(KernelOptions, OptionsThatDoNotApplyAreRefusedByName) {
+  const struct {
+    std::string args, err;
+  } cases[] = {
+    {"--kernel gemm --M 64", "--M: not with --kernel; a kernel takes its sizes and types as "
+                             "arguments, e.g. --arg M=... (`kernbench list-kernels` lists "
+                             "kernel gemm's)"},
+    {"--kernel gemm --out-dtype f32", "--out-dtype: not with --kernel; a kernel takes its "
+                                      "sizes and types as arguments, e.g. --arg out_dtype=..."},
+    {"--kernel softmax --tile 64 64", "--tile: not with --kernel;"},
+    {"--kernel gemm --op math", "--op: not with --kernel (it shapes the built-in driver's "
+                                "commands; a kernel issues its own)"},
+    {"--kernel gemm --repeat 2", "--repeat: not with --kernel"},
+    {"--kernel gemm --placement sram", "--placement: not with --kernel"},
+    {"--kernel gemm --per-pe", "--per-pe: not written for kernel runs yet"},
+    {"--kernel gemm --trace-hops", "--trace-hops: not written for kernel runs yet"},
+    {"--arg M=64", "--arg: only with --kernel (it is a kernel's; the built-in driver takes "
+                   "--M, --K, --N, --dtype, ...)"},
+    {"--input a=x.npy", "--input: only with --kernel"},
+  };
+  for (const auto& k : cases) {
+    const auto r = run_kernbench("run --quiet " + k.args);
+    EXPECT_EQ(r.exit_code, 2) << k.args << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("kernbench: error: " + k.err)) << k.args;
+  }
+  // The same values as --arg run.
+  const auto ok = run_kernbench("run --quiet --kernel gemm --arg M=64 --arg K=64 --arg N=64 "
+                                "--arg block_m=64");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+}
+
 } // namespace
 } // namespace kb
