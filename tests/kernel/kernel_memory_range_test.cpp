@@ -90,6 +90,16 @@ TEST(KernelMemoryRange, ALoadBeyondAnotherPesTcmSizeIsRefused) {
 // also writes the loaded bytes into the TCM block the tensor names, so
 // another PE's kernel loading that address in Phase 1 reads what the
 // Phase 2 replay of the same load reads.
+/// Loads `flag` until it is nonzero (at most 100 times); returns the last
+/// load (the raised flag).
+tl::tensor wait_for_flag(tl::context& tl, tl::ptr flag) {
+  tl::tensor f;
+  for (int i = 0; i < 100; ++i)
+    if ((f = tl.load(flag, {1, 1})).at(0, 0) != 0)
+      break;
+  return f;
+}
+
 TEST(KernelMemoryRange, AnotherPeReadsALoadedTensorFromItsTcm) {
   // pe1 loads 1..16 into its TCM (its first block, tcm(1, 512 KiB)) and
   // raises a flag at hbm 8192; pe0 polls the flag, then loads pe1's tensor
@@ -102,16 +112,11 @@ TEST(KernelMemoryRange, AnotherPeReadsALoadedTensorFromItsTcm) {
         const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 16});
         EXPECT_EQ(x.address(), tcm(1, tcm0));
         tl.wait(tl.store(flag, x));
-        for (int i = 0; i < 100; ++i) // keep x alive until pe0 has read it
-          if (tl.load(done, {1, 1}).at(0, 0) != 0)
-            break;
+        (void)wait_for_flag(tl, done); // keep x alive until pe0 has read it
       }},
      {"sip0.cube0.pe0",
       [&](tl::context& tl) {
-        tl::tensor f;
-        for (int i = 0; i < 100; ++i)
-          if ((f = tl.load(flag, {1, 1})).at(0, 0) != 0)
-            break;
+        const tl::tensor f = wait_for_flag(tl, flag);
         const tl::tensor y = tl.load({tcm(1, tcm0), dtype::f32}, {1, 16});
         seen = row(y);
         tl.wait(tl.store({hbm(12288), dtype::f32}, y));
@@ -143,9 +148,7 @@ TEST(KernelMemoryRange, LoadingAnotherPesTcmComputeResultIsAnError) {
       }},
      {"sip0.cube0.pe0",
       [&](tl::context& tl) {
-        for (int i = 0; i < 100; ++i)
-          if (tl.load(flag, {1, 1}).at(0, 0) != 0)
-            break;
+        (void)wait_for_flag(tl, flag);
         (void)tl.load({y_at, dtype::f32}, {1, 16});
       }}},
     iota_at_zero());
@@ -176,16 +179,11 @@ TEST(KernelMemoryRange, AReusedTcmBlockIsLoadableAgain) {
         EXPECT_EQ(z.address(), y_at) << "the freed block is reused";
         z_at = z.address();
         tl.wait(tl.store(flag, x));
-        for (int i = 0; i < 100; ++i)
-          if (tl.load(done, {1, 1}).at(0, 0) != 0)
-            break;
+        (void)wait_for_flag(tl, done);
       }},
      {"sip0.cube0.pe0",
       [&](tl::context& tl) {
-        tl::tensor f;
-        for (int i = 0; i < 100; ++i)
-          if ((f = tl.load(flag, {1, 1})).at(0, 0) != 0)
-            break;
+        const tl::tensor f = wait_for_flag(tl, flag);
         seen = row(tl.load({z_at, dtype::f32}, {1, 16}));
         tl.wait(tl.store(done, f));
       }}},
