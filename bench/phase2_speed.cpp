@@ -146,7 +146,7 @@ void run(const args& x, kb::dtype t) {
     replay_once(x.workers, many, stn, false);
   }
 
-  std::vector<float> want(ref.data(), ref.data() + ref.size());
+  const std::vector<double> want(ref.data(), ref.data() + ref.size());
   const auto check = kb::verify(result, p.c, want, "c");
 
   const double g_eigen = flop / eigen_best / 1e9;

@@ -40,7 +40,7 @@ kernel_def eltwise_chain_kernel() {
             {"cols", "96", "columns"},
             {"block_rows", "16", "rows per block (the last block takes the rest)"},
             {"programs", "4", "programs of the grid (blocks dealt round robin)"},
-            {"dtype", "bf16", "element type of X, Y and Z"}};
+            {"dtype", "bf16", "element type of X, Y and Z", {"f16", "bf16", "f32"}}};
   d.prepare = [](const kernel_args& x) {
     chain_args a{x.u32("rows"), x.u32("cols"), x.u32("block_rows"), x.type("dtype")};
     if (a.rows == 0 || a.cols == 0 || a.block_rows == 0 || x.u32("programs") == 0)
@@ -55,10 +55,10 @@ kernel_def eltwise_chain_kernel() {
     l.reference = [](const tensor_values& in) {
       const auto& X = in.at("x");
       const auto& Y = in.at("y");
-      std::vector<float> z(X.size());
+      std::vector<double> z(X.size());
       for (size_t i = 0; i < X.size(); ++i) {
-        const double v = double{X[i]} * Y[i] + 0.5 * X[i];
-        z[i] = static_cast<float>(std::max(v, 0.0) - std::exp(-std::abs(double{Y[i]})));
+        const double v = X[i] * Y[i] + 0.5 * X[i];
+        z[i] = std::max(v, 0.0) - std::exp(-std::abs(Y[i]));
       }
       return tensor_values{{"z", std::move(z)}};
     };

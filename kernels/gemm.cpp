@@ -6,7 +6,10 @@
 
 #include <Eigen/Dense>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdint>
 
 namespace kb {
 
@@ -46,25 +49,55 @@ kernel_def gemm_kernel() {
             {"N", "512", "columns of B and C"},
             {"block_m", "128", "rows of C per program"},
             {"tile", "64", "tile edge (tile_m = tile_k = tile_n)"},
-            {"dtype", "f16", "element type of A and B"},
-            {"out_dtype", "f32", "element type of C"}};
+            {"dtype", "f16", "element type of A and B", {"f16", "bf16", "f32", "i8"}},
+            {"out_dtype", "f32", "element type of C (a float type for float A and B, i32 for i8)",
+             {"f16", "bf16", "f32", "i32"}}};
   d.prepare = [](const kernel_args& x) {
     gemm_args a{x.u32("M"), x.u32("K"), x.u32("N"), x.u32("block_m"), x.u32("tile"),
                 x.type("dtype"), x.type("out_dtype")};
     if (a.m == 0 || a.k == 0 || a.n == 0 || a.block_m == 0 || a.tile == 0)
       throw std::invalid_argument("--arg: kernel gemm needs M, K, N, block_m and tile above 0");
+    const bool integer = a.in == dtype::i8;
+    if (integer != (a.out == dtype::i32))
+      throw std::invalid_argument(fmt::format(
+        "--arg dtype={} with out_dtype={}: kernel gemm accumulates {} (give --arg out_dtype={})",
+        to_string(a.in), to_string(a.out),
+        integer ? "i8 in i32, exactly" : "f16, bf16 and f32 in f32",
+        integer ? "i32" : "f16, bf16 or f32"));
     kernel_launch l;
     l.tensors = {{"a", a.m, a.k, a.in}, {"b", a.k, a.n, a.in}, {"c", a.m, a.n, a.out, true}};
+    if (integer) // the whole i8 range (random values round to nearest and saturate)
+      for (int i : {0, 1}) {
+        l.tensors[i].lo = -128;
+        l.tensors[i].hi = 128;
+      }
     l.programs = (a.m + a.block_m - 1) / a.block_m;
     l.body = [a](tl::context& tl, const tensor_table& t) { gemm_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
+      const auto& A = in.at("a");
+      const auto& B = in.at("b");
+      std::vector<double> out(size_t{a.m} * a.n);
+      if (a.in == dtype::i8) {
+        // Exact: i8 products summed in int64 (no i32 wrap: a sum beyond i32
+        // is the reference overflowing the output, which the verifier says).
+        std::vector<int64_t> acc(a.n);
+        for (uint32_t i = 0; i < a.m; ++i) {
+          std::fill(acc.begin(), acc.end(), 0);
+          for (uint32_t k = 0; k < a.k; ++k) {
+            const auto x = static_cast<int64_t>(A[size_t{i} * a.k + k]);
+            for (uint32_t j = 0; j < a.n; ++j)
+              acc[j] += x * static_cast<int64_t>(B[size_t{k} * a.n + j]);
+          }
+          for (uint32_t j = 0; j < a.n; ++j)
+            out[size_t{i} * a.n + j] = static_cast<double>(acc[j]);
+        }
+        return tensor_values{{"c", std::move(out)}};
+      }
       // In f64, so that the reference's own rounding stays far below the
       // f32 tolerance whatever order the tiles summed in.
-      using matf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      const Eigen::MatrixXd c = Eigen::Map<const matf>(in.at("a").data(), a.m, a.k).cast<double>() *
-                                Eigen::Map<const matf>(in.at("b").data(), a.k, a.n).cast<double>();
-      std::vector<float> out(size_t{a.m} * a.n);
-      Eigen::Map<matf>(out.data(), a.m, a.n) = c.cast<float>();
+      using matd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      Eigen::Map<matd>(out.data(), a.m, a.n) =
+        Eigen::Map<const matd>(A.data(), a.m, a.k) * Eigen::Map<const matd>(B.data(), a.k, a.n);
       return tensor_values{{"c", std::move(out)}};
     };
     return l;

@@ -80,13 +80,12 @@ kernel_def gemm_bias_relu_kernel() {
             {"N", "72", "columns of B and C"},
             {"tile", "32", "tile edge"},
             {"programs", "4", "programs of the grid (output tiles dealt round robin)"},
-            {"dtype", "f16", "element type of A, B and bias"},
-            {"out_dtype", "f32", "element type of C"},
-            {"mode", "dot", "dot (tl.dot per tile) or composite (pinned A, GEMM epilogue ops)"}};
+            {"dtype", "f16", "element type of A, B and bias", {"f16", "bf16", "f32"}},
+            {"out_dtype", "f32", "element type of C", {"f16", "bf16", "f32"}},
+            {"mode", "dot", "dot (tl.dot per tile) or composite (pinned A, GEMM epilogue ops)",
+             {"dot", "composite"}}};
   d.prepare = [](const kernel_args& x) {
     const std::string& mode = x.text("mode");
-    if (mode != "dot" && mode != "composite")
-      throw std::invalid_argument("--arg mode=" + mode + ": kernel gemm_bias_relu expects dot or composite");
     gbr_args a{x.u32("M"), x.u32("K"), x.u32("N"), x.u32("tile"), x.type("dtype"),
                x.type("out_dtype"), mode == "composite"};
     if (a.m == 0 || a.k == 0 || a.n == 0 || a.tile == 0 || x.u32("programs") == 0)
@@ -100,14 +99,14 @@ kernel_def gemm_bias_relu_kernel() {
     l.programs = x.u32("programs");
     l.body = [a](tl::context& tl, const tensor_table& t) { gbr_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
-      using matf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      Eigen::MatrixXd c = Eigen::Map<const matf>(in.at("a").data(), a.m, a.k).cast<double>() *
-                          Eigen::Map<const matf>(in.at("b").data(), a.k, a.n).cast<double>();
+      using matd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      const matd c = Eigen::Map<const matd>(in.at("a").data(), a.m, a.k) *
+                     Eigen::Map<const matd>(in.at("b").data(), a.k, a.n);
       const auto& bias = in.at("bias");
-      std::vector<float> out(size_t{a.m} * a.n);
+      std::vector<double> out(size_t{a.m} * a.n);
       for (uint32_t i = 0; i < a.m; ++i)
         for (uint32_t j = 0; j < a.n; ++j)
-          out[size_t{i} * a.n + j] = static_cast<float>(std::max(0.0, c(i, j) + bias[j]));
+          out[size_t{i} * a.n + j] = std::max(0.0, c(i, j) + bias[j]);
       return tensor_values{{"c", std::move(out)}};
     };
     return l;

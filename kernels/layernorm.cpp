@@ -42,7 +42,7 @@ kernel_def layernorm_kernel() {
   d.args = {{"rows", "32", "rows of X"},
             {"cols", "512", "columns of X"},
             {"programs", "4", "programs of the grid (rows dealt round robin)"},
-            {"dtype", "f32", "element type of X, gamma, beta and Y"},
+            {"dtype", "f32", "element type of X, gamma, beta and Y", {"f16", "bf16", "f32"}},
             {"eps", "1e-5", "added to the variance"}};
   d.prepare = [](const kernel_args& x) {
     layernorm_args a{x.u32("rows"), x.u32("cols"), x.u32("programs"), x.type("dtype"),
@@ -62,9 +62,9 @@ kernel_def layernorm_kernel() {
       const auto& X = in.at("x");
       const auto& g = in.at("gamma");
       const auto& b = in.at("beta");
-      std::vector<float> y(X.size());
+      std::vector<double> y(X.size());
       for (uint32_t r = 0; r < a.rows; ++r) {
-        const float* row = &X[size_t{r} * a.cols];
+        const double* row = &X[size_t{r} * a.cols];
         double mean = 0, var = 0;
         for (uint32_t c = 0; c < a.cols; ++c)
           mean += row[c];
@@ -74,7 +74,7 @@ kernel_def layernorm_kernel() {
         var /= a.cols;
         const double inv = 1.0 / std::sqrt(var + a.eps);
         for (uint32_t c = 0; c < a.cols; ++c)
-          y[size_t{r} * a.cols + c] = static_cast<float>((row[c] - mean) * inv * g[c] + b[c]);
+          y[size_t{r} * a.cols + c] = (row[c] - mean) * inv * g[c] + b[c];
       }
       return tensor_values{{"y", std::move(y)}};
     };

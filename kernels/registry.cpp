@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -24,6 +25,16 @@ kernel_args::kernel_args(std::string kernel, const std::vector<kernel_arg_doc>& 
                                               kernel_, known.empty() ? "it takes none" : known));
     }
     values_[k] = v;
+  }
+  for (const auto& d : docs) {
+    if (d.choices.empty() ||
+        std::find(d.choices.begin(), d.choices.end(), values_[d.name]) != d.choices.end())
+      continue;
+    std::string allowed;
+    for (size_t i = 0; i < d.choices.size(); ++i)
+      allowed += (i == 0 ? "" : i + 1 == d.choices.size() ? " or " : ", ") + d.choices[i];
+    throw std::invalid_argument(fmt::format("--arg {}={}: kernel {} takes {} for {}",
+                                            d.name, values_[d.name], kernel_, allowed, d.name));
   }
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct kernel_arg_doc {
   std::string name;
   std::string fallback; ///< default value, as text
   std::string help;
+  /// The values it may take (e.g. the dtypes a kernel supports); empty: any.
+  /// kernel_args refuses any other value, naming the kernel, the argument
+  /// and these; `kernbench list-kernels` shows them.
+  std::vector<std::string> choices = {};
 };
 
 /// `--arg` values, checked against a kernel's declared arguments.
@@ -43,6 +48,14 @@ private:
   std::map<std::string, std::string> values_;
 };
 
+/// An output's own verification tolerance, instead of its dtype's
+/// (docs/kernels.md, "How results are checked"): an element passes when
+/// |got - expected| <= rtol * |expected| + atol_factor * max(scale, floor).
+struct verify_tolerance {
+  double rtol = 0;
+  double atol_factor = 0;
+};
+
 /// A tensor the host places in memory before the launch.
 struct kernel_tensor {
   std::string name;   ///< also the .npy file's name
@@ -53,19 +66,25 @@ struct kernel_tensor {
   float lo = -1, hi = 1; ///< range of an input's random values
   /// Applied to an input's random values (row-major) before they are
   /// deployed, e.g. to zero some rows.
-  std::function<void(std::vector<float>&)> adjust = {};
+  std::function<void(std::vector<double>&)> adjust = {};
+  /// An output verified with this tolerance instead of its dtype's.
+  std::optional<verify_tolerance> tolerance = {};
 };
 
 /// Where the host put the tensors: name -> pointer.
 using tensor_table = std::map<std::string, tl::ptr>;
-/// Tensor contents as f32, row-major: name -> values.
-using tensor_values = std::map<std::string, std::vector<float>>;
+/// Tensor contents, row-major: name -> values. Doubles, so that inputs (as
+/// deployed) and integer references are exact: every dtype's value is a
+/// double exactly, and so is an integer up to 2^53.
+using tensor_values = std::map<std::string, std::vector<double>>;
 
 struct kernel_launch {
   std::vector<kernel_tensor> tensors;
   uint32_t programs = 1; ///< the grid (axis 0); programs are dealt to PEs round robin
   std::function<void(tl::context&, const tensor_table&)> body;
-  /// The expected outputs from the deployed inputs (the D11 reference).
+  /// The expected outputs from the deployed inputs (the D11 reference),
+  /// in f64 (or exact integers); the verifier rounds them to each output's
+  /// dtype as a store does.
   std::function<tensor_values(const tensor_values& inputs)> reference;
 };
 
@@ -79,7 +98,7 @@ struct kernel_def {
 /// The version of the kernel library interface: this header, kernels/tl.hpp
 /// and what they include. A library built against another version is
 /// refused when it is loaded.
-inline constexpr int kernel_abi_version = 1;
+inline constexpr int kernel_abi_version = 2;
 
 /// What a kernel library's `kernbench_register_kernels` adds its kernels to.
 class kernel_catalog {

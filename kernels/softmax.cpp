@@ -39,7 +39,7 @@ kernel_def softmax_kernel() {
   d.args = {{"rows", "64", "rows of X"},
             {"cols", "256", "columns of X"},
             {"programs", "4", "programs of the grid (rows dealt round robin)"},
-            {"dtype", "f16", "element type of X and Y"},
+            {"dtype", "f16", "element type of X and Y", {"f16", "bf16", "f32"}},
             {"masked_every", "5", "every n-th row of X is all zeros (0: none)"}};
   d.prepare = [](const kernel_args& x) {
     softmax_args a{x.u32("rows"), x.u32("cols"), x.u32("programs"), x.type("dtype")};
@@ -50,31 +50,31 @@ kernel_def softmax_kernel() {
     kernel_tensor in{"x", a.rows, a.cols, a.type};
     in.lo = -4;
     in.hi = 4;
-    in.adjust = [a, every](std::vector<float>& v) {
+    in.adjust = [a, every](std::vector<double>& v) {
       for (uint32_t r = 0; every > 0 && r < a.rows; r += every)
-        std::fill_n(v.begin() + static_cast<ptrdiff_t>(size_t{r} * a.cols), a.cols, 0.0f);
+        std::fill_n(v.begin() + static_cast<ptrdiff_t>(size_t{r} * a.cols), a.cols, 0.0);
     };
     l.tensors = {in, {"y", a.rows, a.cols, a.type, true}};
     l.programs = a.programs;
     l.body = [a](tl::context& tl, const tensor_table& t) { softmax_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
       const auto& X = in.at("x");
-      std::vector<float> y(X.size(), 0.0f);
+      std::vector<double> y(X.size(), 0.0);
       for (uint32_t r = 0; r < a.rows; ++r) {
-        const float* row = &X[size_t{r} * a.cols];
+        const double* row = &X[size_t{r} * a.cols];
         bool zero = true;
         double m = row[0];
         for (uint32_t c = 0; c < a.cols; ++c) {
-          zero = zero && row[c] == 0.0f;
-          m = std::max(m, double{row[c]});
+          zero = zero && row[c] == 0.0;
+          m = std::max(m, row[c]);
         }
         if (zero)
           continue;
         double s = 0;
         for (uint32_t c = 0; c < a.cols; ++c)
-          s += std::exp(double{row[c]} - m);
+          s += std::exp(row[c] - m);
         for (uint32_t c = 0; c < a.cols; ++c)
-          y[size_t{r} * a.cols + c] = static_cast<float>(std::exp(double{row[c]} - m) / s);
+          y[size_t{r} * a.cols + c] = std::exp(row[c] - m) / s;
       }
       return tensor_values{{"y", std::move(y)}};
     };

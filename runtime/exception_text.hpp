@@ -23,14 +23,14 @@ inline std::string demangled(const char* mangled) {
 }
 
 /// Describes the exception being handled; call it only inside a catch
-/// block: a std::exception's what() as it is; else "an int (42)", "a
-/// string ("bad")", "an exception of type my::error (not a
-/// std::exception)".
-inline std::string current_exception_text() {
+/// block: a std::exception's what() as it is (`with_type`: after its type,
+/// "std::runtime_error: boom"); else "an int (42)", "a string ("bad")",
+/// "an exception of type my::error (not a std::exception)".
+inline std::string current_exception_text(bool with_type = false) {
   try {
     throw;
   } catch (const std::exception& e) {
-    return e.what();
+    return with_type ? demangled(typeid(e).name()) + ": " + e.what() : std::string(e.what());
   } catch (const char* s) {
     return std::string("a string (\"") + (s ? s : "") + "\")";
   } catch (const std::string& s) {

@@ -8,6 +8,7 @@
 
 #include "runtime/machine/machine.hpp"
 #include "runtime/engine/simulation.hpp"
+#include "runtime/host/kernel_calls.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "kernels/kernel_library.hpp"
 
@@ -38,7 +39,7 @@ void check_run_options(const run_cli& c) {
     return;
   auto given = [&](const char* o) { return c.given.count(o) > 0; };
   if (c.kernel.empty()) {
-    for (const char* o : {"--arg", "--input"})
+    for (const char* o : {"--arg", "--input", "--input-cast"})
       if (given(o))
         throw std::invalid_argument(fmt::format(
           "{}: only with --kernel (it is a kernel's; the built-in driver takes --M, --K, "
@@ -121,7 +122,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
     // The tensors live in the host's image, in the memories' copies and (with
     // --verify) in the replay's image, and as f32 values for the reference.
     uint64_t estimate = 0;
-    for (const kernel_tensor& t : def.prepare(args).tensors) {
+    for (const kernel_tensor& t : call_prepare(def, args).tensors) {
       const uint64_t elements = mul_sat(t.rows, t.cols);
       estimate = add_sat(estimate, add_sat(mul_sat(3, mul_sat(elements, dtype_bytes(t.type))),
                                            mul_sat(elements, 8)));
@@ -147,6 +148,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   o.data = data_request_of(c);
   for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
     o.input_files[name] = path;
+  o.input_cast = c.input_cast;
   // A grid is dealt to every PE unless --pes says otherwise.
   const std::string pes_opt = c.pes_given ? c.pes : "all";
   if (pes_opt != "all") {

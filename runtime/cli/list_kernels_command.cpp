@@ -19,7 +19,10 @@ void print_kernel(const kernel_def& d, const std::string& origin) {
     fmt::print("  {}\n", d.description);
   for (const auto& a : d.args) {
     const std::string arg = fmt::format("{}={}", a.name, a.fallback);
-    fmt::print("  --arg {:<22} {}\n", arg, a.help);
+    std::string choices;
+    for (const auto& c : a.choices)
+      choices += (choices.empty() ? " (one of: " : ", ") + c;
+    fmt::print("  --arg {:<22} {}{}\n", arg, a.help, choices.empty() ? "" : choices + ")");
   }
 }
 

@@ -2,8 +2,9 @@
 //
 // Exit status: 0 success; 1 the run failed (an error during simulation, an
 // output file or standard output that could not be written, a lost peer
-// process); 2 bad input (usage, options, config files). `kernbench` with no
-// arguments prints the help and exits 0.
+// process, a kernel's prepare or reference that threw); 2 bad input (usage,
+// options, config files). `kernbench` with no arguments prints the help and
+// exits 0.
 
 #include "kb_version.hpp"
 #include "runtime/cli/list_kernels_command.hpp"
@@ -13,6 +14,7 @@
 #include "runtime/cli/schedule_command.hpp"
 #include "runtime/cli/sweep_command.hpp"
 #include "runtime/cli/trace_command.hpp"
+#include "runtime/host/kernel_calls.hpp"
 #include "runtime/report/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -70,6 +72,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return check_stdout(app.exit(e));
   } catch (const kb::output_error& e) {
+    fmt::print(stderr, "kernbench: error: {}\n", e.what());
+    return 1;
+  } catch (const kb::kernel_code_error& e) {
     fmt::print(stderr, "kernbench: error: {}\n", e.what());
     return 1;
   } catch (const std::exception& e) {

@@ -430,7 +430,13 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--arg", c->args, "a kernel argument KEY=VALUE (repeatable)")->group("Kernels");
   cmd->add_option("--input", c->inputs,
                   "deploy a kernel input from a NumPy file TENSOR=FILE.npy instead of random "
-                  "values (repeatable)")
+                  "values (repeatable); a conversion to the tensor's dtype that changes a value "
+                  "is refused")
+    ->group("Kernels");
+  cmd->add_flag("--input-cast", c->input_cast,
+                "convert --input files to the tensors' dtypes even where values change, as a "
+                "store does (round to nearest even, floats overflow to inf, integers saturate, "
+                "NaN -> 0)")
     ->group("Kernels");
   cmd->add_flag("--verify,!--no-verify", c->verify,
                 "replay the op log (Phase 2) and check the outputs against the kernel's "

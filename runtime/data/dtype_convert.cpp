@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <vector>
+#include <algorithm>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -66,24 +68,53 @@ uint16_t f32_to_bf16(float f) {
 float bf16_to_f32(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
 
 namespace {
-template <class Int>
-Int round_saturate(float f) {
+template <class Int, class Float>
+Int round_saturate(Float f) {
   if (std::isnan(f))
     return 0;
-  constexpr auto lo = static_cast<float>(std::numeric_limits<Int>::min()); // exact: -2^k
-  constexpr float hi = -lo;                                                // 2^k, one past max
+  constexpr auto lo = static_cast<Float>(std::numeric_limits<Int>::min()); // exact: -2^k
+  constexpr Float hi = -lo;                                                // 2^k, one past max
   if (f >= hi)
     return std::numeric_limits<Int>::max();
   if (f <= lo)
     return std::numeric_limits<Int>::min();
   // The default floating-point environment rounds to nearest even.
-  const float r = std::nearbyint(f);
+  const Float r = std::nearbyint(f);
   return r >= hi ? std::numeric_limits<Int>::max() : static_cast<Int>(r);
+}
+
+/// `x` as an f32 rounded to odd: truncated, with the lowest bit set when
+/// inexact. Rounding that to f16 or bf16 (at least two bits fewer) to
+/// nearest even gives the correctly rounded result of `x` itself: no
+/// double rounding.
+float f32_round_to_odd(double x) {
+  float f = static_cast<float>(x);
+  if (std::isnan(x) || static_cast<double>(f) == x)
+    return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) // rounded away from zero (or to inf)
+    f = std::nextafter(f, 0.0f);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
 }
 } // namespace
 
 int8_t f32_to_i8(float f) { return round_saturate<int8_t>(f); }
 int32_t f32_to_i32(float f) { return round_saturate<int32_t>(f); }
+
+double round_to(dtype t, double x) {
+  switch (t) {
+  case dtype::f32:
+    return static_cast<float>(x); // IEEE: nearest even, overflow to inf
+  case dtype::f16:
+    return f16_to_f32(f32_to_f16(f32_round_to_odd(x)));
+  case dtype::bf16:
+    return bf16_to_f32(f32_to_bf16(f32_round_to_odd(x)));
+  case dtype::i8:
+    return round_saturate<int8_t>(x);
+  case dtype::i32:
+    return round_saturate<int32_t>(x);
+  }
+  throw std::invalid_argument("round_to: unknown dtype");
+}
 
 // -- f16 arrays: the F16C instructions where the CPU has them ------------------
 // F16C converts with IEEE round to nearest even, subnormals included, so it
@@ -204,6 +235,41 @@ void encode_f32(dtype t, std::span<const float> in, std::span<uint8_t> bytes) {
     return;
   }
   throw std::invalid_argument("encode_f32: unknown dtype");
+}
+
+void decode_f64(dtype t, std::span<const uint8_t> bytes, std::span<double> out) {
+  const size_t n = out.size();
+  if (bytes.size() != n * dtype_bytes(t))
+    throw std::invalid_argument("decode_f64: the byte count does not match the element count");
+  if (t == dtype::i32) { // exact beyond 2^24, where an f32 would round
+    for (size_t i = 0; i < n; ++i) {
+      int32_t v;
+      std::memcpy(&v, bytes.data() + 4 * i, 4);
+      out[i] = v;
+    }
+    return;
+  }
+  std::vector<float> f(n); // every other dtype is exact in f32
+  decode_f32(t, bytes, f);
+  std::copy(f.begin(), f.end(), out.begin());
+}
+
+void encode_f64(dtype t, std::span<const double> in, std::span<uint8_t> bytes) {
+  const size_t n = in.size();
+  if (bytes.size() != n * dtype_bytes(t))
+    throw std::invalid_argument("encode_f64: the byte count does not match the element count");
+  if (t == dtype::i32) {
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t v = round_saturate<int32_t>(in[i]);
+      std::memcpy(bytes.data() + 4 * i, &v, 4);
+    }
+    return;
+  }
+  // round_to's value is exact in f32, so encoding it is exact too.
+  std::vector<float> f(n);
+  for (size_t i = 0; i < n; ++i)
+    f[i] = static_cast<float>(round_to(t, in[i]));
+  encode_f32(t, f, bytes);
 }
 
 } // namespace kb

@@ -7,6 +7,10 @@
 // - bf16: the top half of an f32, round to nearest even; NaN stays NaN.
 // - i8 / i32: round to nearest even, saturate at the type's range; NaN -> 0.
 //   An i32 beyond 2^24 does not fit an f32 exactly: f32 compute rounds it.
+//
+// The f64 functions do the same conversions from a double in one rounding
+// (exact integers up to 2^53): the verifier rounds its f64 reference to an
+// output's dtype with them, and `--input` converts .npy files with them.
 
 #include "runtime/plan/dtype.hpp"
 
@@ -28,6 +32,11 @@ int8_t f32_to_i8(float f);
 /// f32 -> i32, round to nearest even, saturating; NaN -> 0.
 int32_t f32_to_i32(float f);
 
+/// `x` as a store of it to `t` leaves it, as a double: f32/f16/bf16 round to
+/// nearest even (overflow to inf, NaN stays NaN), i8/i32 round to nearest
+/// even and saturate (NaN -> 0). One rounding, straight from the double.
+double round_to(dtype t, double x);
+
 /// Whether decode_f32/encode_f32 convert f16 arrays with the CPU's F16C
 /// instructions (same bits as the scalar functions, faster).
 bool f16_hardware_conversion();
@@ -38,5 +47,10 @@ void decode_f32(dtype t, std::span<const uint8_t> bytes, std::span<float> out);
 /// Encodes `in` as elements of type `t` into `bytes` (exactly
 /// `in.size() * dtype_bytes(t)` long).
 void encode_f32(dtype t, std::span<const float> in, std::span<uint8_t> bytes);
+
+/// Decodes elements of type `t` into doubles (exact for every dtype).
+void decode_f64(dtype t, std::span<const uint8_t> bytes, std::span<double> out);
+/// Encodes `in` as elements of type `t`, each as round_to(t, x) holds it.
+void encode_f64(dtype t, std::span<const double> in, std::span<uint8_t> bytes);
 
 } // namespace kb

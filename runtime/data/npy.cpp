@@ -6,6 +6,9 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <cstring>
+#include <tuple>
+#include <utility>
 #include <fstream>
 #include <stdexcept>
 
@@ -111,21 +114,57 @@ struct header_parser {
   }
 };
 
-dtype parse_descr(const std::string& path, const std::string& d) {
+/// The element type of descr `d`: a dtype, or one of the extra types.
+std::pair<dtype, npy_extra> parse_descr(const std::string& path, const std::string& d) {
   if (d == "<f4")
-    return dtype::f32;
+    return {dtype::f32, npy_extra::none};
   if (d == "<f2")
-    return dtype::f16;
+    return {dtype::f16, npy_extra::none};
   if (d == "|i1" || d == "<i1")
-    return dtype::i8;
+    return {dtype::i8, npy_extra::none};
   if (d == "<i4")
-    return dtype::i32;
-  fail(path, fmt::format("unsupported descr '{}' (kernbench reads <f4, <f2, |i1, <i4)", d));
+    return {dtype::i32, npy_extra::none};
+  if (d == "<f8")
+    return {dtype::f32, npy_extra::f64};
+  if (d == "<i8")
+    return {dtype::f32, npy_extra::i64};
+  if (d == "|u1" || d == "<u1")
+    return {dtype::f32, npy_extra::u8};
+  fail(path, fmt::format("unsupported descr '{}' (kernbench reads <f4, <f2, |i1, <i4, <f8, <i8 "
+                         "and |u1)",
+                         d));
 }
 
 } // namespace
 
 uint64_t npy_array::elements() const { return product(shape); }
+
+uint32_t npy_array::element_bytes() const {
+  switch (extra) {
+  case npy_extra::f64:
+  case npy_extra::i64:
+    return 8;
+  case npy_extra::u8:
+    return 1;
+  case npy_extra::none:
+    break;
+  }
+  return dtype_bytes(type);
+}
+
+std::string npy_array::descr() const {
+  switch (extra) {
+  case npy_extra::f64:
+    return "<f8";
+  case npy_extra::i64:
+    return "<i8";
+  case npy_extra::u8:
+    return "|u1";
+  case npy_extra::none:
+    break;
+  }
+  return npy_descr(type);
+}
 
 std::string npy_descr(dtype t) {
   switch (stored_type(t)) {
@@ -161,6 +200,8 @@ std::string npy_header(dtype t, const std::vector<uint64_t>& shape) {
 }
 
 void write_npy(const std::string& path, const npy_array& a) {
+  if (a.extra != npy_extra::none)
+    throw std::runtime_error(fmt::format("{}: kernbench writes only its own dtypes", path));
   const uint64_t n = a.elements();
   if (a.data.size() != n * dtype_bytes(a.type))
     throw std::runtime_error(fmt::format("{}: {} data bytes for shape {} of {}", path,
@@ -228,18 +269,18 @@ npy_array read_npy(const std::string& path) {
   const std::string_view text(file.data() + prefix, header_len);
   header_parser p{path, text};
   npy_array a;
-  a.type = parse_descr(path, p.descr());
+  std::tie(a.type, a.extra) = parse_descr(path, p.descr());
   if (p.fortran_order())
     fail(path, "Fortran order (kernbench reads C order only)");
   a.shape = p.shape();
-  uint64_t want = dtype_bytes(a.type);
+  uint64_t want = a.element_bytes();
   for (uint64_t d : a.shape)
     if (__builtin_mul_overflow(want, d, &want))
       fail(path, fmt::format("shape {} is too large", shape_repr(a.shape)));
   const uint64_t have = file.size() - prefix - header_len;
   if (have != want)
     fail(path, fmt::format("shape {} of {} needs {} data bytes, the file holds {}{}",
-                           shape_repr(a.shape), npy_descr(a.type), want, have,
+                           shape_repr(a.shape), a.descr(), want, have,
                            have < want ? " (truncated)" : ""));
   a.data.assign(file.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), file.end());
   return a;
@@ -252,7 +293,7 @@ void read_npy_into(const std::string& path, memory_image& m, const tensor_view& 
   if (!fits)
     throw std::runtime_error(fmt::format("{}: an array of shape {} does not fill tensor {}", path,
                                          shape_repr(a.shape), to_string(v)));
-  if (a.type == v.type)
+  if (a.type == v.type && a.extra == npy_extra::none)
     store_bytes(m, v, a.data);
   else
     store_f32(m, v, to_f32(a));
@@ -260,7 +301,24 @@ void read_npy_into(const std::string& path, memory_image& m, const tensor_view& 
 
 std::vector<float> to_f32(const npy_array& a) {
   std::vector<float> out(a.elements());
-  decode_f32(a.type, a.data, out);
+  if (a.extra == npy_extra::none) {
+    decode_f32(a.type, a.data, out);
+    return out;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const uint8_t* p = a.data.data() + i * a.element_bytes();
+    if (a.extra == npy_extra::u8) {
+      out[i] = *p;
+    } else if (a.extra == npy_extra::f64) {
+      double d;
+      std::memcpy(&d, p, 8);
+      out[i] = static_cast<float>(d);
+    } else {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      out[i] = static_cast<float>(v);
+    }
+  }
   return out;
 }
 

@@ -5,7 +5,10 @@
 // Written descrs: '<f4' (f32), '<f2' (f16), '|i1' (i8), '<i4' (i32). NumPy
 // has no bfloat16, so a bf16 tensor is written as '<f4': every bf16 value is
 // an f32 exactly (the widening loses nothing), and reading it back gives f32.
-// Read: the same four descrs ('<i1' too), C order only, format 1.0, 2.0 or 3.0.
+// Read: the same four descrs ('<i1' too) and three NumPy types kernbench
+// has no dtype for: '<f8' (f64), '<i8' (NumPy's int64: kernbench's i8 is
+// NumPy's '|i1') and '|u1' (uint8), converted when deployed
+// (npy_convert.hpp); C order only, format 1.0, 2.0 or 3.0.
 // A bad or truncated file, Fortran order or another descr is a
 // std::runtime_error naming the file and what is wrong.
 
@@ -19,14 +22,22 @@
 
 namespace kb {
 
+/// NumPy element types read from files that are no kernbench dtype.
+enum class npy_extra : uint8_t { none, f64, i64, u8 };
+
 /// An array as a .npy file holds it: element type, shape, packed
 /// little-endian elements in C order.
 struct npy_array {
-  dtype type = dtype::f32;
+  dtype type = dtype::f32;     ///< the element type, unless `extra` says otherwise
   std::vector<uint64_t> shape; // 1-D or 2-D when written by kernbench
   std::vector<uint8_t> data;
+  npy_extra extra = npy_extra::none; ///< set (read only): the elements are f64, i64 or u8
 
   uint64_t elements() const;
+  /// Bytes per element.
+  uint32_t element_bytes() const;
+  /// The NumPy descr of the elements ("<f4", "<f8", ...).
+  std::string descr() const;
 };
 
 /// The NumPy descr string of `t` as written ("<f4"; bf16 -> "<f4").
@@ -55,7 +66,7 @@ npy_array read_npy(const std::string& path);
 /// same). A mismatch is a std::runtime_error naming the file.
 void read_npy_into(const std::string& path, memory_image& m, const tensor_view& v);
 
-/// The elements of `a` converted to f32.
+/// The elements of `a` converted to f32 (f64 and i64 rounded to nearest).
 std::vector<float> to_f32(const npy_array& a);
 
 } // namespace kb

@@ -1,6 +1,9 @@
 #include "runtime/data/op_compute.hpp"
 
+#include "runtime/data/dtype_convert.hpp"
+
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -56,7 +59,63 @@ float nan_min(float a, float b) {
   return b < a ? b : a;
 }
 
+bool is_integer(dtype t) { return t == dtype::i8 || t == dtype::i32; }
+
+/// The elements of the integer view `v` (i8 or i32), exactly, as their two's
+/// complement bits mod 2^32.
+void load_ints(const memory_image& m, const tensor_view& v, std::vector<uint32_t>& into) {
+  const std::vector<uint8_t> bytes = load_bytes(m, v);
+  into.resize(v.elements());
+  for (size_t i = 0; i < into.size(); ++i) {
+    int32_t x;
+    if (v.type == dtype::i8) {
+      x = static_cast<int8_t>(bytes[i]);
+    } else {
+      std::memcpy(&x, bytes.data() + 4 * i, 4);
+    }
+    into[i] = static_cast<uint32_t>(x);
+  }
+}
+
+/// A GEMM of integer operands into an integer output: the products summed
+/// in i32 as the hardware does, wrapping on overflow (unsigned arithmetic
+/// mod 2^32 is two's complement's); an i8 output saturates as a store does.
+void run_int_gemm(const op_record& r, memory_image& m, compute_scratch& s) {
+  const auto& av = r.inputs[0];
+  const auto& bv = r.inputs[1];
+  auto& a = s.ints[0];
+  auto& b = s.ints[1];
+  auto& c = s.ints[2];
+  load_ints(m, av, a);
+  load_ints(m, bv, b);
+  const uint32_t tm = r.out.rows, tk = r.transpose_a ? av.rows : av.cols, tn = r.out.cols;
+  if (r.accumulate)
+    load_ints(m, r.out, c);
+  else
+    c.assign(r.out.elements(), 0u);
+  for (uint32_t i = 0; i < tm; ++i)
+    for (uint32_t k = 0; k < tk; ++k) {
+      const uint32_t x = r.transpose_a ? a[uint64_t{k} * av.cols + i] : a[uint64_t{i} * av.cols + k];
+      for (uint32_t j = 0; j < tn; ++j) {
+        const uint32_t y =
+          r.transpose_b ? b[uint64_t{j} * bv.cols + k] : b[uint64_t{k} * bv.cols + j];
+        c[uint64_t{i} * tn + j] += x * y;
+      }
+    }
+  std::vector<uint8_t> bytes(c.size() * dtype_bytes(r.out.type));
+  for (size_t i = 0; i < c.size(); ++i) {
+    const auto v = static_cast<int32_t>(c[i]);
+    if (r.out.type == dtype::i32)
+      std::memcpy(bytes.data() + 4 * i, &v, 4);
+    else
+      bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(round_to(dtype::i8, v)));
+  }
+  store_bytes(m, r.out, bytes);
+}
+
 void run_gemm(const op_record& r, memory_image& m, compute_scratch& s) {
+  if (is_integer(r.inputs[0].type) && is_integer(r.inputs[1].type) && is_integer(r.out.type))
+    return run_int_gemm(r, m, s);
   const auto& av = r.inputs[0];
   const auto& bv = r.inputs[1];
   load(m, av, s.in[0], s);

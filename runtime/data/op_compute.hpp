@@ -1,7 +1,8 @@
 #pragma once
 // The Phase 2 compute kernels: run one op record on a memory image
 // (semantics in op_record.hpp). GEMM is one single-threaded Eigen product
-// with f32 accumulation; math uses Eigen arrays, with exp, log, tanh and
+// with f32 accumulation, or, with integer operands and an integer output,
+// an exact i32 accumulation that wraps on overflow as the hardware's does; math uses Eigen arrays, with exp, log, tanh and
 // sqrt from the C library element by element (Eigen's vectorised ones differ
 // from them by an ulp or so, and give a different value for the same input
 // depending on where it sits in the array). Results depend only on the op and the
@@ -26,6 +27,7 @@ struct compute_scratch {
   floats out;
   floats small; // an input before broadcasting
   std::vector<uint8_t> bytes;
+  std::vector<uint32_t> ints[3]; // integer GEMM: a, b and the accumulator (mod 2^32)
 };
 
 /// Runs `r` (which must pass check()) on `m`; returns flops(r).

@@ -8,7 +8,9 @@
 // - memory: inputs[0] -> out, same rows x cols; a plain byte copy when the
 //   dtypes match, else converted element by element.
 // - gemm: inputs a (tm x tk) and b (tk x tn), out (tm x tn);
-//   out = a * b, or out = out + a * b with `accumulate`; f32 accumulation.
+//   out = a * b, or out = out + a * b with `accumulate`; f32 accumulation,
+//   except integer a and b into an integer out: exact i32 accumulation that
+//   wraps on overflow (two's complement), as the hardware's does.
 //   With `transpose_a` the view a holds tk x tm and a^T is used (likewise b):
 //   a column-major operand is the transpose of a row-major view.
 // - math: `fn` on the inputs:

@@ -96,7 +96,7 @@ void data_session::absorb(const std::vector<node_summary>& nodes) {
 
 data_result data_session::finish(
   const std::vector<data_tensor>& tensors,
-  const std::function<std::vector<float>(const std::string&)>& expected) {
+  const std::function<std::vector<double>(const std::string&)>& expected) {
   data_result d;
   if (!log_)
     return d;
@@ -119,7 +119,7 @@ data_result data_session::finish(
   if (request_.verify)
     for (const data_tensor& t : tensors)
       if (t.output)
-        d.verdicts.push_back(verify(final_image, t.view, expected(t.name), t.name));
+        d.verdicts.push_back(verify(final_image, t.view, expected(t.name), t.name, t.tol));
   if (!request_.dump_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(request_.dump_dir, ec);

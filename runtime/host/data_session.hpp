@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct data_tensor {
   std::string name;
   tensor_view view;
   bool output = false;
+  std::optional<tolerance> tol = {}; ///< set: verified with this instead of its dtype's
 };
 
 struct data_result {
@@ -79,7 +81,7 @@ public:
   /// output of `tensors` against `expected(name)` (with verify) and dumps
   /// every tensor (inputs from the initial image, outputs from the final).
   data_result finish(const std::vector<data_tensor>& tensors,
-                     const std::function<std::vector<float>(const std::string&)>& expected);
+                     const std::function<std::vector<double>(const std::string&)>& expected);
 
 private:
   data_request request_;

@@ -65,10 +65,10 @@ void apply(const epilogue_op& e, const matd* operand, matd& acc) {
   }
 }
 
-std::vector<float> to_floats(const matd& m) {
-  std::vector<float> out(static_cast<size_t>(m.size()));
-  Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-    out.data(), m.rows(), m.cols()) = m.cast<float>();
+/// Row-major values of `m`, in f64: the verifier rounds them to the output's dtype.
+std::vector<double> values_of(const matd& m) {
+  std::vector<double> out(static_cast<size_t>(m.size()));
+  Eigen::Map<matd>(out.data(), m.rows(), m.cols()) = m;
   return out;
 }
 
@@ -121,7 +121,7 @@ driver_data make_driver_data(const std::vector<std::string>& pes,
       for (size_t i = 0; i < g->epilogue.size(); ++i)
         if (g->epilogue[i].scope == epilogue_scope::output_tile)
           apply(g->epilogue[i], g->epilogue[i].operand ? &operands[i] : nullptr, acc);
-      d.expected[prefix + "c"] = to_floats(acc);
+      d.expected[prefix + "c"] = values_of(acc);
     } else if (const auto* m = std::get_if<math_plan_args>(&commands[p])) {
       if (takes_operand(m->op))
         throw std::invalid_argument(fmt::format(
@@ -135,7 +135,7 @@ driver_data make_driver_data(const std::vector<std::string>& pes,
       const matd av = deploy_random(*d.image, a, seed, p, 0);
       if (reference)
         d.expected[prefix + "c"] =
-          to_floats(av.unaryExpr([&](double x) { return unary(m->op, x, 1.0); }));
+          values_of(av.unaryExpr([&](double x) { return unary(m->op, x, 1.0); }));
     } else {
       throw std::invalid_argument("a simple command has no data of the driver's");
     }

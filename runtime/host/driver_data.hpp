@@ -25,7 +25,7 @@ namespace kb {
 struct driver_data {
   std::shared_ptr<memory_image> image;  ///< every input deployed, outputs zero
   std::vector<data_tensor> tensors;     ///< per PE: a, b, c and the epilogue operands
-  std::map<std::string, std::vector<float>> expected; ///< per output (with `reference`)
+  std::map<std::string, std::vector<double>> expected; ///< per output, f64 (with `reference`)
 };
 
 /// Deploys the operands of `commands[i]` (the command PE `pes[i]` runs, as

@@ -3,6 +3,8 @@
 #include "runtime/address.hpp"
 #include "runtime/data/dtype_convert.hpp"
 #include "runtime/data/npy.hpp"
+#include "runtime/data/npy_convert.hpp"
+#include "runtime/host/kernel_calls.hpp"
 #include "runtime/kernel/kernel_context.hpp"
 
 #include <fmt/format.h>
@@ -23,25 +25,27 @@ namespace {
 constexpr uint64_t tensor_alignment = 4096;
 
 /// The random values of input `index`, quantized to its dtype: the bytes
-/// deployed and the f32 values they hold.
-std::pair<std::vector<uint8_t>, std::vector<float>> random_input(const kernel_tensor& t,
-                                                                 uint64_t seed, size_t index) {
+/// deployed and the values they hold.
+std::pair<std::vector<uint8_t>, std::vector<double>> random_input(const kernel_tensor& t,
+                                                                  uint64_t seed, size_t index) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index + 1);
   std::uniform_real_distribution<float> dist(t.lo, t.hi);
-  std::vector<float> v(size_t{t.rows} * t.cols);
-  for (float& x : v)
+  std::vector<double> v(size_t{t.rows} * t.cols);
+  for (double& x : v)
     x = dist(rng);
   if (t.adjust)
     t.adjust(v);
   std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
-  encode_f32(t.type, v, bytes);
-  decode_f32(t.type, bytes, v);
+  encode_f64(t.type, v, bytes);
+  decode_f64(t.type, bytes, v);
   return {std::move(bytes), std::move(v)};
 }
 
 /// Input `t` from the .npy file `path`: the bytes deployed and their values.
-std::pair<std::vector<uint8_t>, std::vector<float>> file_input(const kernel_tensor& t,
-                                                               const std::string& path) {
+/// A conversion that changes a value is refused unless `cast`.
+std::pair<std::vector<uint8_t>, std::vector<double>> file_input(const kernel_tensor& t,
+                                                                const std::string& path,
+                                                                bool cast) {
   const npy_array a = read_npy(path);
   const bool matches = (a.shape.size() == 2 && a.shape[0] == t.rows && a.shape[1] == t.cols) ||
                        (a.shape.size() == 1 && t.rows == 1 && a.shape[0] == t.cols);
@@ -53,18 +57,22 @@ std::pair<std::vector<uint8_t>, std::vector<float>> file_input(const kernel_tens
                                             t.name, path, shape.empty() ? "0-d" : shape, t.name,
                                             t.rows, t.cols));
   }
-  std::vector<float> v = to_f32(a);
-  std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
-  encode_f32(t.type, v, bytes);
-  decode_f32(t.type, bytes, v);
-  return {std::move(bytes), std::move(v)};
+  npy_conversion c = convert_npy(a, t.type);
+  if (c.changed > 0 && !cast)
+    throw std::invalid_argument(fmt::format(
+      "--input {}={}: {} of {} values of the file ({}) change as {}, the dtype of tensor {}; the "
+      "first is [{},{}] = {}, which becomes {}. Give --input-cast to convert anyway (as a store "
+      "does: round to nearest even, floats overflow to inf, integers saturate, NaN -> 0)",
+      t.name, path, c.changed, c.values.size(), a.descr(), to_string(t.type), t.name,
+      c.first / t.cols, c.first % t.cols, c.first_was, c.first_becomes));
+  return {std::move(c.bytes), std::move(c.values)};
 }
 
 } // namespace
 
 kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
                              const kernel_run_options& o) {
-  kernel_launch l = def.prepare(args);
+  kernel_launch l = call_prepare(def, args);
   if (l.programs == 0)
     throw std::invalid_argument(fmt::format("kernel {}: a grid of 0 programs", def.name));
   std::vector<std::string> pes = pe_prefixes(topo);
@@ -109,7 +117,7 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     r.tensors.emplace_back(t.name, p);
     if (!t.output) {
       const auto file = o.input_files.find(t.name);
-      auto [b, v] = file != o.input_files.end() ? file_input(t, file->second)
+      auto [b, v] = file != o.input_files.end() ? file_input(t, file->second, o.input_cast)
                                                 : random_input(t, o.seed, i);
       image->write(p.address, b);
       inputs[t.name] = std::move(v);
@@ -151,12 +159,16 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     return r; // nothing to replay: the run failed, or rank 0 replays
   data.absorb(r.run.result.nodes);
   std::vector<data_tensor> tensors;
-  for (const kernel_tensor& t : l.tensors)
+  for (const kernel_tensor& t : l.tensors) {
+    std::optional<tolerance> tol;
+    if (t.tolerance)
+      tol = tolerance{t.tolerance->rtol, t.tolerance->atol_factor, false};
     tensors.push_back(
-      {t.name, packed_view(table.at(t.name).address, t.rows, t.cols, t.type), t.output});
+      {t.name, packed_view(table.at(t.name).address, t.rows, t.cols, t.type), t.output, tol});
+  }
   tensor_values expected;
   if (o.data.verify)
-    expected = l.reference(inputs);
+    expected = call_reference(def.name, l, inputs);
   r.data = data.finish(tensors, [&](const std::string& name) {
     auto it = expected.find(name);
     if (it == expected.end())

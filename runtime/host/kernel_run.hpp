@@ -23,8 +23,11 @@ struct kernel_run_options {
   size_t pes = 0;            ///< PEs the grid is dealt to (0: all)
   data_request data;         ///< op log, Phase 2, verify, dumps
   /// Inputs deployed from .npy files instead of random values: tensor name
-  /// -> path (shape must match; values are converted to the tensor's dtype).
+  /// -> path (shape must match; values are converted to the tensor's dtype,
+  /// runtime/data/npy_convert.hpp). A conversion that changes a value is
+  /// refused (std::invalid_argument naming the first) unless `input_cast`.
   std::map<std::string, std::string> input_files;
+  bool input_cast = false; ///< --input-cast: convert as a store does, values may change
 };
 
 struct kernel_run_result {
@@ -35,7 +38,8 @@ struct kernel_run_result {
 };
 
 /// Runs `def` with `args` on `topo`. Bad arguments or options are
-/// std::invalid_argument; a failed run is in `run.error`.
+/// std::invalid_argument; a failed run is in `run.error`; what the kernel's
+/// prepare or reference throws is guarded (runtime/host/kernel_calls.hpp).
 kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
                              const kernel_run_options& o);
 

@@ -85,6 +85,22 @@ struct tile_ctx {
 
 } // namespace
 
+namespace {
+
+/// The accumulator's element type: i32 for integer operands with no MATH
+/// stage (the replay sums them exactly, as the hardware does), else f32
+/// (MATH stages and epilogues compute in f32).
+dtype acc_type(wire::TileToken::Reader token, dtype in) {
+  if (in != dtype::i8 && in != dtype::i32)
+    return dtype::f32;
+  for (auto st : token.getStages())
+    if (to_stage_type(st.getType()) == stage_type::math)
+      return dtype::f32;
+  return dtype::i32;
+}
+
+} // namespace
+
 std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reader stage,
                                const std::string& component, uint32_t pe, SimTime start,
                                SimTime end, uint64_t id) {
@@ -155,7 +171,7 @@ std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reade
     r.op_name = fmt::format("gemm_{}", to_string(in));
     r.inputs = {input('A', has_ops && ops.hasA(), ops.getA(), region::a, tm, tk),
                 input('B', has_ops && ops.hasB(), ops.getB(), region::b, tk, tn)};
-    r.out = c.slot(region::acc, tm, tn, dtype::f32);
+    r.out = c.slot(region::acc, tm, tn, acc_type(token, in));
     r.accumulate = token.getK() != 0;
     return r;
   }
@@ -191,7 +207,7 @@ std::optional<op_record> op_of(wire::TileToken::Reader token, wire::Stage::Reade
   case stage_type::store:
     r.kind = op_kind::memory;
     r.op_name = "store";
-    r.inputs = {c.slot(region::acc, tm, tn, dtype::f32)};
+    r.inputs = {c.slot(region::acc, tm, tn, acc_type(token, in))};
     r.out = c.slot(region::c, tm, tn, out);
     return r;
   }

@@ -1,13 +1,17 @@
 // .npy files: NumPy's exact 1.0 headers, round trips, clear errors.
 
 #include "runtime/data/npy.hpp"
+#include "runtime/data/npy_convert.hpp"
 
 #include "test_files.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 namespace kb {
 namespace {
@@ -116,16 +120,125 @@ TEST(npy, bad_files_name_the_file_and_the_fault) {
   spit(p, good.substr(0, good.size() - 1));
   EXPECT_EQ(error_of(p), p + ": not a usable .npy file: shape (2, 3) of <f4 needs 24 data bytes, "
                              "the file holds 23 (truncated)");
-  std::string f8 = good;
+  std::string f8 = good; // an f64 file needs 8 bytes per element
   f8.replace(f8.find("<f4"), 3, "<f8");
   spit(p, f8);
-  EXPECT_EQ(error_of(p), p + ": not a usable .npy file: unsupported descr '<f8' (kernbench reads "
-                             "<f4, <f2, |i1, <i4)");
+  EXPECT_EQ(error_of(p), p + ": not a usable .npy file: shape (2, 3) of <f8 needs 48 data bytes, "
+                             "the file holds 24 (truncated)");
+  std::string c8 = good;
+  c8.replace(c8.find("<f4"), 3, "<c8");
+  spit(p, c8);
+  EXPECT_EQ(error_of(p), p + ": not a usable .npy file: unsupported descr '<c8' (kernbench reads "
+                             "<f4, <f2, |i1, <i4, <f8, <i8 and |u1)");
   std::string fortran = good;
   fortran.replace(fortran.find("False"), 5, "True ");
   spit(p, fortran);
   EXPECT_EQ(error_of(p), p + ": not a usable .npy file: Fortran order (kernbench reads C order only)");
   EXPECT_THROW(write_npy(p, std::vector<float>{1, 2}, {3}, dtype::f32), std::runtime_error);
+}
+
+// -- the types kernbench has no dtype for, and converting a file's values ---
+
+/// A file of `descr` (same length as "<f4") holding `values` of type T.
+template <class T>
+npy_array file_of(const std::string& path, const std::string& descr, std::vector<T> values) {
+  std::string h = npy_header(dtype::f32, {1, values.size()});
+  h.replace(h.find("<f4"), 3, descr);
+  std::string data(values.size() * sizeof(T), '\0');
+  std::memcpy(data.data(), values.data(), data.size());
+  spit(path, h + data);
+  return read_npy(path);
+}
+
+TEST(npy, f64_i64_and_u8_files_are_read) {
+  test::temp_file f("wide.npy");
+  npy_array a = file_of<double>(f.str(), "<f8", {0.5, -2, 1e300});
+  EXPECT_EQ(a.extra, npy_extra::f64);
+  EXPECT_EQ(a.descr(), "<f8");
+  EXPECT_EQ(a.element_bytes(), 8u);
+  EXPECT_EQ(a.shape, (std::vector<uint64_t>{1, 3}));
+  EXPECT_EQ(to_f32(a), (std::vector<float>{0.5f, -2, std::numeric_limits<float>::infinity()}));
+  a = file_of<int64_t>(f.str(), "<i8", {7, -1, int64_t{1} << 40});
+  EXPECT_EQ(a.extra, npy_extra::i64);
+  EXPECT_EQ(to_f32(a), (std::vector<float>{7, -1, 0x1p40f}));
+  a = file_of<uint8_t>(f.str(), "|u1", {0, 200, 255});
+  EXPECT_EQ(a.extra, npy_extra::u8);
+  EXPECT_EQ(to_f32(a), (std::vector<float>{0, 200, 255}));
+  EXPECT_THROW(write_npy(f.str(), a), std::runtime_error); // read only
+}
+
+npy_conversion convert_file(const std::string& path, const std::string& descr, double v, dtype t) {
+  if (descr == "<f4")
+    return convert_npy(file_of<float>(path, descr, {static_cast<float>(v)}), t);
+  if (descr == "<f8")
+    return convert_npy(file_of<double>(path, descr, {v}), t);
+  return convert_npy(file_of<int64_t>(path, descr, {static_cast<int64_t>(v)}), t);
+}
+
+TEST(npy_convert, each_lossy_conversion_is_counted_with_its_first_element) {
+  test::temp_file f("lossy.npy");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct want {
+    std::string descr;
+    double value;
+    dtype to;
+    std::string was, becomes;
+  };
+  for (const want& w : std::vector<want>{
+         {"<f4", 1e5, dtype::f16, "100000", "inf"},           // overflow to inf
+         {"<f4", nan, dtype::i8, "nan", "0"},                 // NaN into an integer
+         {"<f4", 2.5, dtype::i32, "2.5", "2"},                // a fraction (ties to even)
+         {"<f8", 0.1, dtype::f32, "0.1", "0.100000001"},      // f64 rounding to f32
+         {"<i8", 0x1p40, dtype::i32, "1099511627776", "2147483647"}, // out of range: saturates
+         {"<i8", 0x1p53 + 2, dtype::f32, "9007199254740994", "9.00719925e+15"}, // f32 rounds it
+         {"<f8", 1e300, dtype::bf16, "1e+300", "inf"},
+         {"<f8", -1e10, dtype::i8, "-10000000000", "-128"},
+         {"<f4", std::numeric_limits<double>::infinity(), dtype::i32, "inf", "2147483647"},
+       }) {
+    const npy_conversion c = convert_file(f.str(), w.descr, w.value, w.to);
+    EXPECT_EQ(c.changed, 1u) << w.descr << " " << w.value << " -> " << to_string(w.to);
+    EXPECT_EQ(c.first, 0u);
+    EXPECT_EQ(c.first_was, w.was);
+    EXPECT_EQ(c.first_becomes, w.becomes);
+  }
+}
+
+TEST(npy_convert, exact_conversions_change_nothing) {
+  test::temp_file f("exact.npy");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  npy_conversion c = convert_file(f.str(), "<f8", 0.5, dtype::f16);
+  EXPECT_EQ(c.changed, 0u);
+  EXPECT_EQ(c.values, std::vector<double>{0.5});
+  EXPECT_EQ(c.bytes, (std::vector<uint8_t>{0x00, 0x38})); // f16 0.5
+  c = convert_file(f.str(), "<i8", 7, dtype::i8);
+  EXPECT_EQ(c.changed, 0u);
+  EXPECT_EQ(c.bytes, std::vector<uint8_t>{7});
+  c = convert_file(f.str(), "<i8", -2147483648.0, dtype::i32); // the i32 minimum, exactly
+  EXPECT_EQ(c.changed, 0u);
+  EXPECT_EQ(c.values, std::vector<double>{-2147483648.0});
+  c = convert_file(f.str(), "<f4", nan, dtype::f16); // NaN stays NaN in a float
+  EXPECT_EQ(c.changed, 0u);
+  EXPECT_TRUE(std::isnan(c.values[0]));
+  c = convert_file(f.str(), "<f8", 16777217, dtype::i32); // beyond 2^24, still exact
+  EXPECT_EQ(c.changed, 0u);
+  EXPECT_EQ(c.bytes, (std::vector<uint8_t>{0x01, 0x00, 0x00, 0x01}));
+  c = convert_npy(file_of<uint8_t>(f.str(), "|u1", {200, 5}), dtype::i32);
+  EXPECT_EQ(c.changed, 0u);
+  c = convert_npy(file_of<uint8_t>(f.str(), "|u1", {5, 200}), dtype::i8);
+  EXPECT_EQ(c.changed, 1u);
+  EXPECT_EQ(c.first, 1u);
+  EXPECT_EQ(c.first_becomes, "127");
+}
+
+TEST(npy_convert, several_changes_are_counted_and_the_first_named) {
+  test::temp_file f("many.npy");
+  const npy_conversion c =
+    convert_npy(file_of<float>(f.str(), "<f4", {1, 2, 1e5f, 4, -7e4f, 0.5f}), dtype::f16);
+  EXPECT_EQ(c.changed, 2u);
+  EXPECT_EQ(c.first, 2u);
+  EXPECT_EQ(c.first_was, "100000");
+  EXPECT_EQ(c.values[4], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(c.values[5], 0.5);
 }
 
 } // namespace

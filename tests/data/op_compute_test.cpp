@@ -60,6 +60,87 @@ TEST(op_compute, gemm_multiplies_and_accumulates_in_f32) {
   EXPECT_EQ(execute(gemm_op(2, 0, a, x, c, true), b.m, b.s), 20u); // 2*2*2*2 + 4
 }
 
+/// The i32 elements of `v`, exactly.
+std::vector<int64_t> ints(const memory_image& m, const tensor_view& v) {
+  const auto bytes = load_bytes(m, v);
+  std::vector<int64_t> out(v.elements());
+  for (size_t i = 0; i < out.size(); ++i) {
+    int32_t x;
+    std::memcpy(&x, bytes.data() + 4 * i, 4);
+    out[i] = x;
+  }
+  return out;
+}
+
+void put_ints(memory_image& m, const tensor_view& v, const std::vector<int32_t>& x) {
+  std::vector<uint8_t> bytes(x.size() * dtype_bytes(v.type));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (v.type == dtype::i8)
+      bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(x[i]));
+    else
+      std::memcpy(bytes.data() + 4 * i, &x[i], 4);
+  }
+  store_bytes(m, v, bytes);
+}
+
+TEST(op_compute, integer_gemm_sums_exactly_in_i32_where_f32_would_round) {
+  // 1 x 4096 i8 of 127 times 4096 x 1 of 127 except a last 1: 4095 x 16129
+  // + 127 = 66048382, beyond 2^24 and not a multiple of 4 (the f32 spacing
+  // there): an f32 sum cannot hold it.
+  bench b;
+  const uint32_t k = 4096;
+  const tensor_view a = packed_view(0, 1, k, dtype::i8);
+  const tensor_view x = packed_view(8192, k, 1, dtype::i8);
+  const tensor_view c = packed_view(16384, 1, 1, dtype::i32);
+  std::vector<int32_t> bv(k, 127);
+  bv.back() = 1;
+  put_ints(b.m, a, std::vector<int32_t>(k, 127));
+  put_ints(b.m, x, bv);
+  const int64_t exact = int64_t{4095} * 16129 + 127;
+  ASSERT_NE(static_cast<double>(static_cast<float>(exact)), static_cast<double>(exact));
+  EXPECT_EQ(check(gemm_op(1, 0, a, x, c)), "");
+  execute(gemm_op(1, 0, a, x, c), b.m, b.s);
+  EXPECT_EQ(ints(b.m, c), std::vector<int64_t>{exact});
+  // Accumulating onto it stays exact too.
+  execute(gemm_op(2, 0, a, x, c, true), b.m, b.s);
+  EXPECT_EQ(ints(b.m, c), std::vector<int64_t>{2 * exact});
+}
+
+TEST(op_compute, integer_gemm_wraps_like_i32_hardware_and_transposes) {
+  bench b;
+  // 65536 x 65536 + 65536 x 1 = 2^32 + 65536, which wraps to 65536.
+  const tensor_view a = packed_view(0, 1, 2, dtype::i32);
+  const tensor_view x = packed_view(64, 2, 1, dtype::i32);
+  const tensor_view c = packed_view(128, 1, 1, dtype::i32);
+  put_ints(b.m, a, {65536, 65536});
+  put_ints(b.m, x, {65536, 1});
+  execute(gemm_op(1, 0, a, x, c), b.m, b.s);
+  EXPECT_EQ(ints(b.m, c), std::vector<int64_t>{65536});
+  // INT32_MAX + 1 x 1 wraps to INT32_MIN.
+  const tensor_view one = packed_view(192, 1, 1, dtype::i8);
+  put_ints(b.m, one, {1});
+  put_ints(b.m, c, {2147483647});
+  execute(gemm_op(2, 0, one, one, c, true), b.m, b.s);
+  EXPECT_EQ(ints(b.m, c), std::vector<int64_t>{-2147483648LL});
+  // a^T: the view holds 2 x 1 = (3, 4), a^T is 1 x 2; times (5, -6)^T = -9.
+  const tensor_view at = packed_view(256, 2, 1, dtype::i8);
+  const tensor_view y = packed_view(320, 2, 1, dtype::i8);
+  put_ints(b.m, at, {3, 4});
+  put_ints(b.m, y, {5, -6});
+  auto g = gemm_op(3, 0, at, y, c);
+  g.transpose_a = true;
+  EXPECT_EQ(check(g), "");
+  execute(g, b.m, b.s);
+  EXPECT_EQ(ints(b.m, c), std::vector<int64_t>{-9});
+  // An i8 output saturates as a store does: 100 x 100 + 100 x 100 -> 127.
+  const tensor_view h = packed_view(384, 1, 2, dtype::i8);
+  const tensor_view hv = packed_view(448, 2, 1, dtype::i8);
+  put_ints(b.m, h, {100, 100});
+  put_ints(b.m, hv, {100, 100});
+  execute(gemm_op(4, 0, h, hv, packed_view(512, 1, 1, dtype::i8)), b.m, b.s);
+  EXPECT_EQ(b.m.read(512, 1), std::vector<uint8_t>{127});
+}
+
 TEST(op_compute, gemm_transposes_either_operand) {
   bench b;
   const auto a = b.put(f32(0, 2, 2), {1, 2, 3, 4});

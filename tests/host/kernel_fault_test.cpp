@@ -59,7 +59,8 @@ TEST(kernel_fault, an_off_by_one_edge_tile_fails_verification_at_its_first_lost_
   ASSERT_EQ(r.run.error, "");
   ASSERT_EQ(r.data.verdicts.size(), 1u);
   ASSERT_TRUE(r.data.verdicts[0].ok) << r.data.verdicts[0].describe();
-  const std::vector<float> expected = to_f32(read_npy(dir + "/c.npy"));
+  const std::vector<float> c_f32 = to_f32(read_npy(dir + "/c.npy"));
+  const std::vector<double> expected(c_f32.begin(), c_f32.end());
 
   std::vector<op_record> log = read_oplog(o.data.oplog);
   // The good log replays to the same C again.

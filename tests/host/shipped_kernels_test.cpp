@@ -4,6 +4,7 @@
 #include "actors/builtin_kinds.hpp"
 #include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
+#include "runtime/data/npy.hpp"
 #include "runtime/host/kernel_run.hpp"
 
 #include <gtest/gtest.h>
@@ -57,6 +58,41 @@ TEST_P(shipped_kernel, verifies) {
   }
   EXPECT_GT(r.data.op_records, 0u);
   EXPECT_EQ(r.data.phase2.ops, r.data.op_records);
+}
+
+TEST(shipped_kernel_i8, gemm_sums_i8_exactly_in_i32_even_beyond_2_to_the_24) {
+  // K = 4096 products of values 100..127 (files for A and B): every sum is
+  // above 4.1e7 > 2^24, where f32 spacing is 4 or 8. Ragged M and N,
+  // several K tiles.
+  const uint32_t m = 20, k = 4096, n = 13;
+  const std::string dir = ::testing::TempDir();
+  std::vector<float> a(size_t{m} * k), b(size_t{k} * n);
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < k; ++j)
+      a[size_t{i} * k + j] = static_cast<float>(100 + (i * 7 + j * 13) % 28);
+  for (uint32_t i = 0; i < k; ++i)
+    for (uint32_t j = 0; j < n; ++j)
+      b[size_t{i} * n + j] = static_cast<float>(100 + (i * 5 + j * 11) % 28);
+  write_npy(dir + "/kb_i8_a.npy", a, {m, k}, dtype::i8);
+  write_npy(dir + "/kb_i8_b.npy", b, {k, n}, dtype::i8);
+  const kernel_def& def = find_kernel("gemm");
+  kernel_run_options o;
+  o.data.verify = true;
+  o.pes = 4;
+  o.input_files = {{"a", dir + "/kb_i8_a.npy"}, {"b", dir + "/kb_i8_b.npy"}};
+  const kernel_run_result r = run_kernel(
+    load_topology(src + "/config/topology.yaml", load_impl_registry(src + "/config/components.yaml"),
+                  builtin_kinds().catalog()),
+    def,
+    kernel_args(def.name, def.args,
+                {{"M", "20"}, {"K", "4096"}, {"N", "13"}, {"block_m", "8"}, {"tile", "64"},
+                 {"dtype", "i8"}, {"out_dtype", "i32"}}),
+    o);
+  ASSERT_EQ(r.run.error, "");
+  ASSERT_EQ(r.data.verdicts.size(), 1u);
+  EXPECT_TRUE(r.data.verdicts[0].ok) << r.data.verdicts[0].describe();
+  EXPECT_EQ(r.data.verdicts[0].max_abs_error, 0.0);
+  EXPECT_GT(r.data.verdicts[0].scale, 16777216.0);
 }
 
 const std::vector<shape_case> cases = {

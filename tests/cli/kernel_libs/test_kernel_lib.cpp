@@ -35,8 +35,8 @@ kernel_def twice_kernel(const char* name) {
       }
     };
     l.reference = [](const tensor_values& in) {
-      std::vector<float> z = in.at("x");
-      for (float& v : z)
+      std::vector<double> z = in.at("x");
+      for (double& v : z)
         v *= 2;
       return tensor_values{{"z", std::move(z)}};
     };
