@@ -46,7 +46,11 @@ pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& c
 pe_cpu::pe_cpu(caf::actor_config& cfg, node_init init, config c)
   : node(cfg, std::move(init)), cfg_(std::move(c)) {}
 
-pe_cpu::~pe_cpu() = default;
+pe_cpu::~pe_cpu() {
+  // A kernel still suspended (the run failed elsewhere) unwinds now, while
+  // what its tensors' release asks of this port (commands_) still exists.
+  kernel_.reset();
+}
 
 template <class F>
 void pe_cpu::step(F&& f) {
