@@ -8,6 +8,8 @@
 #include "runtime/data/npy.hpp"
 #include "tests/cli/cli_support.hpp"
 
+#include "tests/i8_gemm_operands.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -124,15 +126,7 @@ TEST(verify_contract, an_i8_gemm_with_k_4096_verifies_exactly) {
   // an f32 accumulation would round (its spacing there is 4 or 8).
   const std::string dir = test::temp_dir("i8_gemm");
   const uint32_t m = 16, k = 4096, n = 16;
-  std::vector<float> a(size_t{m} * k), b(size_t{k} * n);
-  for (uint32_t i = 0; i < m; ++i)
-    for (uint32_t j = 0; j < k; ++j)
-      a[size_t{i} * k + j] = static_cast<float>(100 + (i * 7 + j * 13) % 28);
-  for (uint32_t i = 0; i < k; ++i)
-    for (uint32_t j = 0; j < n; ++j)
-      b[size_t{i} * n + j] = static_cast<float>(100 + (i * 5 + j * 11) % 28);
-  write_npy(dir + "/a.npy", a, {m, k}, dtype::i8);
-  write_npy(dir + "/b.npy", b, {k, n}, dtype::i8);
+  test::write_i8_gemm_operands(dir + "/a.npy", dir + "/b.npy", m, k, n);
   const auto r = run_kernbench(k_run + "--kernel gemm --arg M=16 --arg K=4096 --arg N=16 "
                                "--arg block_m=16 --arg tile=64 --arg dtype=i8 --arg out_dtype=i32 "
                                "--input a=" + dir + "/a.npy --input b=" + dir + "/b.npy");

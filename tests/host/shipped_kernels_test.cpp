@@ -7,6 +7,8 @@
 #include "runtime/data/npy.hpp"
 #include "runtime/host/kernel_run.hpp"
 
+#include "tests/i8_gemm_operands.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -66,15 +68,7 @@ TEST(shipped_kernel_i8, gemm_sums_i8_exactly_in_i32_even_beyond_2_to_the_24) {
   // several K tiles.
   const uint32_t m = 20, k = 4096, n = 13;
   const std::string dir = ::testing::TempDir();
-  std::vector<float> a(size_t{m} * k), b(size_t{k} * n);
-  for (uint32_t i = 0; i < m; ++i)
-    for (uint32_t j = 0; j < k; ++j)
-      a[size_t{i} * k + j] = static_cast<float>(100 + (i * 7 + j * 13) % 28);
-  for (uint32_t i = 0; i < k; ++i)
-    for (uint32_t j = 0; j < n; ++j)
-      b[size_t{i} * n + j] = static_cast<float>(100 + (i * 5 + j * 11) % 28);
-  write_npy(dir + "/kb_i8_a.npy", a, {m, k}, dtype::i8);
-  write_npy(dir + "/kb_i8_b.npy", b, {k, n}, dtype::i8);
+  test::write_i8_gemm_operands(dir + "/kb_i8_a.npy", dir + "/kb_i8_b.npy", m, k, n);
   const kernel_def& def = find_kernel("gemm");
   kernel_run_options o;
   o.data.verify = true;
