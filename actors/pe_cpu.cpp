@@ -68,7 +68,9 @@ void pe_cpu::step(F&& f) {
   }
   if (kernel_->finished() && !finished_) {
     finished_ = true;
+    last_step_by_ = resumed_by_;
     finished_ps_ = now().ps();
+    hook_event(trace_kind::call_end, {0, kernel_slice, 0, 0, 0});
     if (cfg_.launched) { // the completion goes back to the M_CPU
       outgoing m;
       m.kind = kind_of(pipe_kind::kernel_done);
@@ -112,6 +114,8 @@ void pe_cpu::start_kernel() {
                                       : global_address::max_offset + 1;
     };
   kernel_ = std::make_unique<kernel_context>(std::move(site), static_cast<kernel_port&>(*this));
+  started_ps_ = now().ps();
+  hook_event(trace_kind::call_start, {0, kernel_slice, 0, 0, 0});
   kernel_fn fn = cfg_.program->fn;
   if (!fn) // the built-in driver: every command at once, then wait for all
     fn = [prog = cfg_.program](tl::context& tl) {
@@ -133,8 +137,28 @@ uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload,
                                            : std::string_view(),
                           deps);
   send_on(scheduler_, std::move(m));
-  commands_.push_back({now().ps(), 0, 0, false, {}});
+  issued& i = commands_.emplace_back();
+  const command_facts f = facts_of(c);
+  i.stat.id = id;
+  i.stat.issue_ps = now().ps();
+  i.stat.call = static_cast<uint8_t>(f.call);
+  i.stat.unit = f.unit;
+  i.stat.flops = f.flops;
+  i.stat.bytes = f.bytes;
+  i.stat.after = resumed_by_;
+  i.stat.what = describe(c);
   return id;
+}
+
+void pe_cpu::blocked(wait_kind kind, uint64_t command) {
+  waiting_ = kind;
+  blocked_since_ = now().ps();
+  hook_event(trace_kind::call_start, {0, static_cast<uint16_t>(kind), 0, command, 0});
+}
+
+void pe_cpu::resumed() {
+  waited_ps_[static_cast<size_t>(waiting_)] += now().ps() - blocked_since_;
+  hook_event(trace_kind::call_end, {0, static_cast<uint16_t>(waiting_), 0, 0, 0});
 }
 
 void pe_cpu::mark_pending(uint64_t address, uint64_t bytes, uint64_t command) {
@@ -164,7 +188,7 @@ bool pe_cpu::done(uint64_t id) const {
   if (id == 0 || id > commands_.size())
     throw tl::kernel_error(fmt::format("kernel {} on {}: command {} was never issued",
                                        cfg_.program->kernel, node_name(), id));
-  return commands_[id - 1].done;
+  return commands_[id - 1].stat.done;
 }
 
 std::vector<uint8_t> pe_cpu::take_data(uint64_t id) {
@@ -188,30 +212,41 @@ void pe_cpu::on_message(sim_event& ev) {
   if (id == 0 || id > commands_.size())
     throw std::runtime_error(fmt::format("done notice for unknown command {}", id));
   issued& c = commands_[id - 1];
-  if (c.done)
+  if (c.stat.done)
     throw std::runtime_error(fmt::format("command {} reported done twice", id));
-  c.done = true;
-  c.done_ps = now().ps();
-  c.tiles = ev.arg1;
+  c.stat.done = true;
+  c.stat.done_ps = now().ps();
+  c.stat.tiles = ev.arg1;
   ++done_count_;
   if (!ev.body.empty()) { // a load's token, carrying what it read
     const auto data = ev.body.root<wire::TileToken>().getData();
     c.data.assign(data.begin(), data.end());
   }
+  resumed_by_ = id;
   step([&] { kernel_->on_done(); });
 }
 
 void pe_cpu::on_finish() {
+  std::vector<command_stat> rows;
+  rows.reserve(commands_.size());
   for (size_t i = 0; i < commands_.size(); ++i) {
+    const command_stat& c = commands_[i].stat;
     const std::string p = fmt::format("cmd{}.", i + 1);
-    add_figure(p + "issue_ps", commands_[i].issue_ps);
-    add_figure(p + "done_ps", commands_[i].done_ps);
-    add_figure(p + "tiles", commands_[i].tiles);
-    add_figure(p + "done", commands_[i].done ? 1 : 0);
+    add_figure(p + "issue_ps", c.issue_ps);
+    add_figure(p + "done_ps", c.done_ps);
+    add_figure(p + "tiles", c.tiles);
+    add_figure(p + "done", c.done ? 1 : 0);
+    rows.push_back(c);
   }
-  if (kernel_ && cfg_.program->fn) {
+  add_commands(std::move(rows));
+  if (kernel_) {
     add_figure("kernel.finished", finished_ ? 1 : 0);
+    add_figure("kernel.start_ps", started_ps_);
     add_figure("kernel.end_ps", finished_ps_);
+    add_figure("kernel.blocked_load_ps", waited_ps_[static_cast<size_t>(wait_kind::load)]);
+    add_figure("kernel.wait_ps", waited_ps_[static_cast<size_t>(wait_kind::handle)]);
+    add_figure("kernel.tcm_wait_ps", waited_ps_[static_cast<size_t>(wait_kind::tcm)]);
+    add_figure("kernel.last_resumed_by", finished_ ? last_step_by_ : 0);
     add_figure("kernel.tcm_peak_bytes", kernel_->tcm().peak_used());
   }
 }
@@ -227,7 +262,7 @@ std::string pe_cpu::pending_work() const {
                     w.empty() ? "" : " (it " + w + ")"));
   }
   for (size_t i = 0; i < commands_.size(); ++i)
-    if (!commands_[i].done)
+    if (!commands_[i].stat.done)
       add(fmt::format("command {} not done", i + 1));
   return out;
 }

@@ -12,6 +12,7 @@
 #include "runtime/kernel/kernel_context.hpp"
 #include "runtime/machine/machine_context.hpp"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -52,6 +53,8 @@ private:
   std::vector<uint8_t> take_data(uint64_t id) override;
   uint64_t outstanding() const override { return commands_.size() - done_count_; }
   void mark_pending(uint64_t address, uint64_t bytes, uint64_t command) override;
+  void blocked(wait_kind kind, uint64_t command) override;
+  void resumed() override;
 
   /// Runs `f` (a step of the kernel); a kernel error ends the run naming it.
   template <class F>
@@ -60,10 +63,7 @@ private:
   void start_kernel();
 
   struct issued {
-    uint64_t issue_ps = 0;
-    uint64_t done_ps = 0;
-    uint64_t tiles = 0;
-    bool done = false;
+    command_stat stat;         ///< its row of the per-command table
     std::vector<uint8_t> data; ///< a load's bytes, until the kernel takes them
   };
   config cfg_;
@@ -72,8 +72,17 @@ private:
   std::unique_ptr<kernel_context> kernel_;
   std::vector<issued> commands_; ///< by command id - 1
   uint64_t done_count_ = 0;
+  uint64_t started_ps_ = 0;
   uint64_t finished_ps_ = 0;
   bool finished_ = false;
+  /// The command whose done notice the kernel's current step handles (0:
+  /// its first step): what each command it issues now came after.
+  uint64_t resumed_by_ = 0;
+  uint64_t last_step_by_ = 0; ///< resumed_by_ of the step in which the kernel returned
+  /// Where the kernel's time went while suspended, by wait_kind.
+  std::array<uint64_t, 3> waited_ps_{};
+  wait_kind waiting_ = wait_kind::load;
+  uint64_t blocked_since_ = 0;
   uint32_t pe_index_ = 0; ///< the PE's index in its cube (launch and completion messages)
 };
 

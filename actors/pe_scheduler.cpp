@@ -82,6 +82,8 @@ void pe_scheduler::on_command(sim_event& ev) {
     throw std::runtime_error(fmt::format("command {}: {}", id, e.what()));
   }
   const uint32_t size = tiles->size();
+  rows_[id].id = id;
+  rows_[id].arrive_ps = now().ps();
   auto requester = find_link_to(ev.src);
   if (!requester)
     throw std::runtime_error(fmt::format("command {} from node {}, which "
@@ -137,11 +139,24 @@ void pe_scheduler::run_feeder() {
     }
     if (f.next == 0 && !f.deps.empty()) { // a kernel's data dependencies first
       std::erase_if(f.deps, [&](uint64_t d) { return d < completed_.size() && completed_[d]; });
-      if (!f.deps.empty())
+      if (!f.deps.empty()) {
+        f.held_by_deps = true;
         return; // fed again when a command completes
+      }
     }
-    if (!f.start)
+    if (!f.start) {
       f.start = now();
+      command_stat& row = rows_[f.command];
+      row.start_ps = now().ps();
+      if (f.held_by_deps) {
+        row.held = static_cast<uint8_t>(held_why::depends);
+        row.held_by = last_completed_;
+      } else if (row.start_ps > row.arrive_ps) {
+        row.held = static_cast<uint8_t>(held_why::feeder);
+        row.held_by = last_started_;
+      }
+      last_started_ = f.command;
+    }
     if (f.ii > SimTime::zero()) { // modulo feed: body j leaves at start + j·II
       // Saturating: a product beyond 64 bits is infinity, never a wrap.
       const auto offset = checked_mul(f.ii.ps(), f.next / f.body_tiles);
@@ -239,6 +254,7 @@ void pe_scheduler::on_tile_done(sim_event& ev) {
   if (completed_.size() <= id)
     completed_.resize(id + 1, false);
   completed_[id] = true;
+  last_completed_ = id;
   if (!feeds_.empty() && !feeds_.front().deps.empty())
     run_feeder();
   ++commands_done_;
@@ -248,8 +264,14 @@ void pe_scheduler::record(uint64_t id, uint32_t body_tiles, const body_predictio
   const std::string prefix = fmt::format("cmd{}.", id);
   add_figure(prefix + "body_tiles", body_tiles);
   add_figure(prefix + "predicted_ii_ps", p.schedule ? p.schedule->ii.ps() : 0);
-  if (p.schedule)
+  command_stat& row = rows_[id];
+  row.body_tiles = body_tiles;
+  row.predicted_ii_ps = p.schedule ? p.schedule->ii.ps() : 0;
+  if (p.schedule) {
     add_figure(prefix + "predicted_mii_ps", p.mii_ps);
+    row.has_mii = true;
+    row.predicted_mii_ps = p.mii_ps;
+  }
 }
 
 void pe_scheduler::on_finish() {
@@ -263,9 +285,16 @@ void pe_scheduler::on_finish() {
     if (d.size() < 3)
       continue;
     const size_t h = d.size() / 2;
-    add_figure(fmt::format("cmd{}.steady_interval_ps", id),
-               (d.back() - d[h]) / (d.size() - 1 - h));
+    const uint64_t interval = (d.back() - d[h]) / (d.size() - 1 - h);
+    add_figure(fmt::format("cmd{}.steady_interval_ps", id), interval);
+    rows_[id].has_steady = true;
+    rows_[id].steady_interval_ps = interval;
   }
+  std::vector<command_stat> rows;
+  rows.reserve(rows_.size());
+  for (auto& [id, row] : rows_)
+    rows.push_back(std::move(row));
+  add_commands(std::move(rows));
   add_figure("feeder.stall_ps", stall_ps_);
   add_figure("tiles_fed", tiles_fed_);
   add_figure("commands_done", commands_done_);

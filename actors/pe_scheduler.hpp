@@ -64,6 +64,7 @@ private:
     SimTime ii;                    ///< modulo feed: one body per II (0: FIFO)
     std::optional<SimTime> start;  ///< when its first token was released
     std::vector<uint64_t> deps;    ///< commands that must be done first
+    bool held_by_deps = false;     ///< the feeder waited for them
   };
 
   void on_command(sim_event& ev);
@@ -81,6 +82,10 @@ private:
   body_predictor predictor_;
   bool feed_timer_armed_ = false;
   std::map<uint64_t, command_state> commands_;
+  /// The per-command table (arrival, start, what held it, II prediction).
+  std::map<uint64_t, command_stat> rows_;
+  uint64_t last_completed_ = 0; ///< the command completed last
+  uint64_t last_started_ = 0;   ///< the command whose tiles the feeder released last
   std::vector<bool> completed_; ///< by command id: done
   std::deque<feed> feeds_;
   bool feeder_blocked_ = false;

@@ -41,6 +41,8 @@ public:
   double real(const std::string& name) const;
   dtype type(const std::string& name) const;
   const std::string& text(const std::string& name) const;
+  /// Every argument's value as text, defaults filled in, by name.
+  const std::map<std::string, std::string>& values() const { return values_; }
 
 private:
   [[noreturn]] void fail(const std::string& name, const std::string& why) const;

@@ -72,6 +72,32 @@ struct NodeSummary {
   records      @7 :Data;   # serialised trace records (trace.capnp), if any
   ops          @8 :Data;   # split runs: its op records for rank 0 (oplog.capnp)
   pending      @9 :Text;   # work still held at the end (deadlock report)
+  commands     @10 :List(CommandStat); # PE_CPU, PE_SCHEDULER (command_stat.hpp)
+}
+
+# One command of a PE (runtime/engine/command_stat.hpp).
+struct CommandStat {
+  id               @0 :UInt64;
+  issuePs          @1 :UInt64;
+  donePs           @2 :UInt64;
+  tiles            @3 :UInt64;
+  done             @4 :Bool;
+  call             @5 :UInt8;
+  unit             @6 :UInt8;
+  flops            @7 :UInt64;
+  bytes            @8 :UInt64;
+  after            @9 :UInt64;
+  what             @10 :Text;
+  arrivePs         @11 :UInt64;
+  startPs          @12 :UInt64;
+  held             @13 :UInt8;
+  heldBy           @14 :UInt64;
+  bodyTiles        @15 :UInt64;
+  predictedIiPs    @16 :UInt64;
+  predictedMiiPs   @17 :UInt64;
+  steadyIntervalPs @18 :UInt64;
+  hasMii           @19 :Bool;
+  hasSteady        @20 :Bool;
 }
 
 struct HubStats {

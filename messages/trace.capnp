@@ -8,6 +8,7 @@ $Cxx.namespace("kb::wire");
 enum TraceKind {
   commandSubmitted @0; subCommandDispatched @1; engineStart @2;
   engineComplete @3; tileReady @4; commandComplete @5; messageHop @6;
+  callStart @7; callEnd @8;
 }
 
 struct TraceRecord {

@@ -23,10 +23,10 @@ std::string progress_line(const std::string& who, double wall_s, double events_p
   const uint64_t tiles = c.tiles_ready.load(std::memory_order_relaxed);
   const uint64_t done = c.commands_done.load(std::memory_order_relaxed);
   std::string line = fmt::format("{}: {:.1f} s: simulated {}.{:03d} us, {:.2f} M events/s, "
-                                 "{}/{} commands done",
+                                 "{}{} commands done",
                                  who, wall_s, t / 1000000, t / 1000 % 1000,
                                  events_per_s / 1e6, done,
-                                 totals.commands);
+                                 totals.commands ? fmt::format("/{}", totals.commands) : "");
   if (totals.tiles > 0) {
     const double f = std::min(1.0, static_cast<double>(tiles) / totals.tiles);
     line += fmt::format(", {:.0f}% of tiles", 100 * f);

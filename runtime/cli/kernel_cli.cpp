@@ -2,7 +2,10 @@
 
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/run_cluster.hpp"
+#include "runtime/cli/report_machine.hpp"
 #include "runtime/cli/run_limits_cli.hpp"
+#include "runtime/cli/run_outputs.hpp"
+#include "runtime/address.hpp"
 #include "runtime/kernel/op_shipper.hpp"
 #include "runtime/report/run_metrics.hpp"
 
@@ -16,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <stdexcept>
 
 namespace kb {
@@ -66,10 +70,6 @@ void check_run_options(const run_cli& c) {
     throw std::invalid_argument(
       "--placement: not with --kernel (it places the built-in driver's operands; a kernel's "
       "tensors are placed by the host, docs/kernels.md)");
-  for (const char* o : {"--per-pe", "--trace-hops"})
-    if (given(o))
-      throw std::invalid_argument(
-        fmt::format("{}: not written for kernel runs yet (their report is the kernel summary)", o));
 }
 
 void load_kernel_libraries(const run_cli& c) {
@@ -111,11 +111,37 @@ int print_data_result(const run_cli& c, const data_result& d) {
   return ok ? 0 : 3;
 }
 
+namespace {
+
+/// "hbm of sip0.cube0" for a tensor's address.
+std::string where_of(uint64_t address) {
+  const global_address a = global_address::decode(address);
+  const char* space = a.space == mem_space::hbm ? "hbm" : a.space == mem_space::sram ? "sram" : "tcm";
+  return fmt::format("{} of {}", space, a.cube_prefix());
+}
+
+kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel_run_result& r,
+                    bool verified) {
+  kernel_info k;
+  k.name = def.name;
+  k.args = args.values();
+  k.programs = r.programs;
+  k.pes = r.pes.size();
+  for (size_t i = 0; i < r.specs.size() && i < r.tensors.size(); ++i) {
+    const kernel_tensor& t = r.specs[i];
+    const tl::ptr p = r.tensors[i].second;
+    k.tensors.push_back({t.name, t.rows, t.cols, t.type, t.output, p.address, where_of(p.address)});
+  }
+  k.verified = verified && r.data.replayed;
+  for (const auto& v : r.data.verdicts)
+    k.verdicts.push_back({v.name, v.ok, v.elements, v.mismatches, v.max_abs_error, v.describe()});
+  return k;
+}
+
+} // namespace
+
 int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
                    const std::string& components_path) {
-  if (!c.trace.empty() || !c.trace_stream.empty() || !c.json.empty() || !c.csv.empty())
-    throw std::invalid_argument(
-      "--kernel: --trace, --trace-stream, --json and --csv are not written for kernel runs yet");
   const kernel_def& def = find_kernel(c.kernel);
   const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
   {
@@ -139,7 +165,6 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   o.driver.partition = c.partition;
   (void)partition_grouping(c.partition);
   o.driver.shards = c.shards;
-  o.driver.record = false;
   const auto cut = parse_cut_unit(c.cut);
   if (!cut)
     throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
@@ -164,41 +189,55 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
         fmt::format("--pes {}: expected 'all' or a count from 1", pes_opt));
     o.pes = n;
   }
+  prepare_outputs(c, o.driver);
   // A split run (--procs, --peers): every process builds the same grid and
   // tensors; the others ship their op records to rank 0, which replays.
   std::unique_ptr<peer_group> peers =
     join_cluster(c, topo, *cut, topology_path, components_path, o.driver);
+  if (o.driver.cluster.ranks <= 1) // its actors are dropped while the report is written
+    o.driver.teardown = std::make_shared<deferred_teardown>();
   if (c.rank > 0 && c.ship_ops)
     o.driver.ops = std::make_shared<op_shipper>();
-  const kernel_run_result r = run_kernel(std::move(topo), def, args, o);
+  std::unique_ptr<heartbeat> beat =
+    start_heartbeat(c, o.driver, fmt::format("kernbench run --kernel {}", def.name), {});
+  kernel_run_result r = run_kernel(std::move(topo), def, args, o);
+  beat.reset();
   if (!peers && c.rank == 0 && !r.run.error.empty()) {
     fmt::print(stderr, "kernbench run --kernel {}: {}\n", def.name, r.run.error);
     return 1;
   }
   if (const auto done = end_cluster(c, peers.get(), r.run.error))
     return *done;
-  uint64_t end_ps = 0, commands = 0, pes = 0, tcm_peak = 0;
-  for (const auto& n : r.run.result.nodes)
-    for (const auto& f : n.figures) {
-      if (f.name == "kernel.end_ps") {
-        end_ps = std::max(end_ps, f.value);
-        ++pes;
-      } else if (f.name == "kernel.tcm_peak_bytes") {
-        tcm_peak = std::max(tcm_peak, f.value);
-      } else if (f.name.size() > 5 && f.name.ends_with(".done")) {
-        ++commands;
-      }
-    }
-  fmt::print("kernel {} on {} PE(s) of {}\n", def.name, pes, r.run.topology.file);
-  fmt::print("  simulated time  {:.3f} us (the last kernel's return)\n", end_ps * 1e-6);
-  if (const uint64_t k = kernel_latency_ps(r.run.result))
-    fmt::print("  kernel latency  {:.3f} us (host launch -> host receipt of the last completion)\n",
-               k * 1e-6);
+  const kernel_info info = info_of(def, args, r, c.verify);
+  report_input rep;
+  rep.topology_file = topology_path;
+  rep.overrides = c.set;
+  rep.pes = r.pes;
+  rep.threads = c.threads;
+  describe_machine(rep, r.run.topology);
+  rep.label = fmt::format("kernel {}", def.name);
+  rep.kernel = &info;
+  rep.result = &r.run.result;
+  rep.names = r.run.names;
+  rep.records = std::move(r.run.records);
+  rep.per_pe = c.per_pe;
+  index_commands(rep);
+  write_summary(std::cout, rep);
+  uint64_t tcm_peak = 0, commands = 0;
+  for (const auto& p : rep.commands) {
+    commands += p.rows.size();
+    if (p.cpu)
+      tcm_peak = std::max(tcm_peak, figure_or_zero(*p.cpu, "kernel.tcm_peak_bytes"));
+  }
+  fmt::print("\nkernel {} ({} programs on {} PE(s))\n", def.name, info.programs, info.pes);
   fmt::print("  commands        {} issued\n", commands);
   fmt::print("  TCM             {} B at most allocated by one kernel\n", tcm_peak);
-  for (const auto& [name, p] : r.tensors)
-    fmt::print("  tensor {:<8} at 0x{:x} ({})\n", name, p.address, to_string(p.type));
-  return print_data_result(c, r.data);
+  for (const auto& t : info.tensors)
+    fmt::print("  tensor {:<8} {}x{} {} at 0x{:x} ({}){}\n", t.name, t.rows, t.cols,
+               to_string(t.type), t.address, t.where, t.output ? ", output" : "");
+  const int status = print_data_result(c, r.data);
+  write_outputs(c, rep, o.driver);
+  return status;
 }
 
 } // namespace kb

@@ -9,6 +9,8 @@
 #include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/cli/run_program.hpp"
 #include "runtime/cli/kernel_cli.hpp"
+#include "runtime/cli/report_machine.hpp"
+#include "runtime/cli/run_outputs.hpp"
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/predict/service_model.hpp"
@@ -78,16 +80,6 @@ void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result&
              "per simulated us: {:.1f} batches, {:.1f} events, {:.0f} bytes\n",
              ranks, w.msgs, w.events, w.bytes, us > 0 ? w.msgs / us : 0.0,
              us > 0 ? w.events / us : 0.0, us > 0 ? w.bytes / us : 0.0);
-}
-
-/// Parameter `key` of the first node of `kind` (resolved by the loader, so
-/// its kind's documented default when the topology leaves it out); 0 if the
-/// topology has no such node.
-uint64_t param_of(const topology_spec& t, const std::string& kind, const std::string& key) {
-  for (const auto& n : t.nodes)
-    if (n.kind == kind)
-      return n.params.required<uint64_t>(key);
-  return 0;
 }
 
 int run(const run_cli& c) {
@@ -183,18 +175,15 @@ int run(const run_cli& c) {
 
   report_input rep;
   std::map<std::string, std::shared_ptr<const driver_program>> programs;
-  std::set<std::pair<uint32_t, uint32_t>> cubes;
   for (uint32_t p = 0; p < pes.size(); ++p) {
     auto prog = std::make_shared<driver_program>();
-    const pe_place place = place_of(pes[p]);
-    cubes.emplace(place.sip, place.cube);
     for (uint32_t r = 0; r < c.repeat; ++r)
       prog->commands.push_back(make_command(c, pes[p], operands[p]));
     if (p == 0)
-      rep.program = prog->commands;
+      for (const pe_command& cmd : prog->commands)
+        rep.program.push_back(describe(cmd));
     programs[pes[p]] = prog;
   }
-  const bool record = !c.json.empty() || !c.trace.empty() || c.record;
   // The data of the run (--verify, --dump-tensors, --oplog, --op-digests):
   // the driver is a kernel whose commands move real bytes as well.
   const data_request data = data_request_of(c);
@@ -233,33 +222,19 @@ int run(const run_cli& c) {
   opts.partition = c.partition;
   opts.cut = *cut;
   opts.shards = c.shards;
-  opts.record = record;
-  opts.trace_hops = c.trace_hops;
-  if (!c.trace_stream.empty()) {
-    if (c.procs > 1 || !c.peers.empty())
-      throw std::invalid_argument(
-        "--trace-stream: not with --procs > 1 or --peers (the other processes' nodes record "
-        "there; use --trace)");
-    opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, c.trace_hops);
-  }
+  prepare_outputs(c, opts);
   std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, comp_path, opts);
   // One process: its actors are dropped while the summary is written. (A
   // split run's system also holds the network layer: it ends in the run.)
   if (opts.cluster.ranks <= 1)
     opts.teardown = std::make_shared<deferred_teardown>();
-  std::unique_ptr<heartbeat> beat;
-  if (!c.quiet && c.rank == 0) {
-    opts.progress = std::make_shared<progress_counters>();
-    // A split run's heartbeat counts what this process (rank 0) simulates.
-    const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
-      return process_of(pe, opts.cluster.ranks, topo.sips, topo.cubes_per_sip, *cut) == 0;
-    });
-    const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
-    beat = std::make_unique<heartbeat>(opts.cluster.ranks > 1 ? "kernbench run (rank 0)" : "kernbench run",
-                                       opts.progress,
-                                       progress_totals{tiles_per_command(c) * commands, commands},
-                                       heartbeat_interval());
-  }
+  // A split run's heartbeat counts what this process (rank 0) simulates.
+  const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
+    return process_of(pe, opts.cluster.ranks, topo.sips, topo.cubes_per_sip, *cut) == 0;
+  });
+  const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
+  std::unique_ptr<heartbeat> beat = start_heartbeat(
+    c, opts, "kernbench run", progress_totals{tiles_per_command(c) * commands, commands});
   driver_run dr = run_driver(std::move(topo), programs, opts);
   beat.reset();
   const topology_spec& machine = dr.topology;
@@ -272,20 +247,13 @@ int run(const run_cli& c) {
   rep.overrides = c.set;
   rep.pes = pes;
   rep.threads = c.threads;
-  rep.clock_period_ps = machine.clock_period_ps;
-  rep.mac_rows = param_of(machine, "pe_gemm", "mac_rows");
-  rep.mac_cols = param_of(machine, "pe_gemm", "mac_cols");
-  rep.math_lanes = param_of(machine, "pe_math", "lanes");
-  for (const auto& n : machine.nodes)
-    if (n.kind == "hbm_ctrl") {
-      rep.hbm_mbps = n.params.required<Bandwidth>("bandwidth_gbps").mbps;
-      break;
-    }
-  rep.cubes = static_cast<uint32_t>(cubes.size());
+  describe_machine(rep, machine);
   rep.result = &result;
   rep.names = dr.names;
   rep.records = std::move(dr.records);
   rep.per_pe = c.per_pe;
+  rep.label = rep.program.empty() ? std::string() : rep.program.front();
+  index_commands(rep);
   write_summary(std::cout, rep);
   if (peers) {
     wire_totals w = others;
@@ -293,19 +261,7 @@ int run(const run_cli& c) {
     w += {mine.batches.load(), mine.events.load(), mine.bytes.load()};
     print_cross_process(w, opts.cluster.ranks, result);
   }
-  if (!c.json.empty())
-    write_file_atomically(c.json, "--json file", report_json(rep));
-  if (!c.trace.empty())
-    write_trace(c.trace, rep.names, rep.records);
-  // Nothing of the machine may run on (a kernel unwinding, say) while the
-  // trace stream and the op log are finished.
-  if (opts.teardown)
-    opts.teardown->wait();
-  if (opts.stream)
-    opts.stream->finish(rep.names);
-  if (!c.csv.empty())
-    append_csv_row(c.csv, "--csv file", run_csv_header(),
-                   run_csv_fields(rep, compute_metrics(rep)));
+  write_outputs(c, rep, opts);
   if (!session)
     return 0;
   session->absorb(result.nodes);

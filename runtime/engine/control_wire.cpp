@@ -107,6 +107,32 @@ std::vector<char> encode_result(const run_result& r) {
     if (!n.ops.empty())
       x.setOps(as_data(n.ops));
     x.setPending(n.pending);
+    auto cmds = x.initCommands(static_cast<unsigned>(n.commands.size()));
+    for (unsigned k = 0; k < n.commands.size(); ++k) {
+      const command_stat& c = n.commands[k];
+      auto w = cmds[k];
+      w.setId(c.id);
+      w.setIssuePs(c.issue_ps);
+      w.setDonePs(c.done_ps);
+      w.setTiles(c.tiles);
+      w.setDone(c.done);
+      w.setCall(c.call);
+      w.setUnit(c.unit);
+      w.setFlops(c.flops);
+      w.setBytes(c.bytes);
+      w.setAfter(c.after);
+      w.setWhat(c.what);
+      w.setArrivePs(c.arrive_ps);
+      w.setStartPs(c.start_ps);
+      w.setHeld(c.held);
+      w.setHeldBy(c.held_by);
+      w.setBodyTiles(c.body_tiles);
+      w.setPredictedIiPs(c.predicted_ii_ps);
+      w.setPredictedMiiPs(c.predicted_mii_ps);
+      w.setSteadyIntervalPs(c.steady_interval_ps);
+      w.setHasMii(c.has_mii);
+      w.setHasSteady(c.has_steady);
+    }
   }
   return flat(msg);
 }
@@ -146,6 +172,13 @@ run_result decode_result(const std::vector<char>& bytes) {
     n.ops.assign(reinterpret_cast<const char*>(ops.begin()),
                  reinterpret_cast<const char*>(ops.end()));
     n.pending = x.getPending().cStr();
+    for (const auto w : x.getCommands())
+      n.commands.push_back({w.getId(), w.getIssuePs(), w.getDonePs(), w.getTiles(), w.getDone(),
+                            w.getCall(), w.getUnit(), w.getFlops(), w.getBytes(), w.getAfter(),
+                            w.getWhat().cStr(), w.getArrivePs(), w.getStartPs(), w.getHeld(),
+                            w.getHeldBy(), w.getBodyTiles(), w.getPredictedIiPs(),
+                            w.getPredictedMiiPs(), w.getSteadyIntervalPs(), w.getHasMii(),
+                            w.getHasSteady()});
     r.nodes.push_back(std::move(n));
   }
   return r;

@@ -67,6 +67,7 @@ node_summary node::summarize() {
   s.name = name_;
   s.stats = stats_;
   s.figures = std::move(figures_);
+  s.commands = std::move(commands_);
   s.pending = pending_work();
   // Only links with bandwidth or credits count traffic (a link class
   // has none, and may hold a link per other node: not scanned).
@@ -354,6 +355,13 @@ void node::hook_event(trace_kind kind, const service_tag& tag) {
 
 void node::add_figure(std::string name, uint64_t value) {
   figures_.push_back({std::move(name), value});
+}
+
+void node::add_commands(std::vector<command_stat> rows) {
+  if (commands_.empty())
+    commands_ = std::move(rows);
+  else
+    commands_.insert(commands_.end(), rows.begin(), rows.end());
 }
 
 std::string node::pending_work() const {

@@ -128,6 +128,8 @@ protected:
 
   /// Adds a named figure to the end-of-run summary.
   void add_figure(std::string name, uint64_t value);
+  /// Adds the rows of the per-command table (PE_CPU, PE_SCHEDULER).
+  void add_commands(std::vector<command_stat> rows);
 
   // -- what a node kind implements ------------------------------------------
 
@@ -191,6 +193,7 @@ private:
   bool trace_hops_ = false;
   node_stats stats_;
   std::vector<figure> figures_;
+  std::vector<command_stat> commands_;
 };
 
 } // namespace kb

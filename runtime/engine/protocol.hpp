@@ -7,6 +7,7 @@
 // Their `inspect` serialises through Cap'n Proto (messages/sim.capnp), so what
 // crosses a process boundary is the Cap'n Proto encoding.
 
+#include "runtime/engine/command_stat.hpp"
 #include "runtime/engine/control_wire.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/event.hpp"
@@ -79,6 +80,7 @@ struct node_summary {
   std::string name;
   node_stats stats;
   std::vector<figure> figures;
+  std::vector<command_stat> commands; ///< PE_CPU, PE_SCHEDULER: one row per command
   std::vector<char> records; ///< serialised trace records, if any
   std::vector<char> ops;     ///< split runs: its op records for rank 0 (encode_ops)
   std::string pending;       ///< work still held at the end (deadlock report)
@@ -89,7 +91,7 @@ typename Inspector::result_type inspect(Inspector& f, node_summary& x) {
   return f(caf::meta::type_name("kb.node_summary"), x.node, x.name,
            x.stats.events, x.stats.messages_sent, x.stats.activations,
            x.stats.last_event_ps,
-           x.figures, x.records, x.ops, x.pending);
+           x.figures, x.commands, x.records, x.ops, x.pending);
 }
 
 /// The control request to a hub and its answer.
@@ -158,6 +160,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(kernbench, (kb::run_request))
   CAF_ADD_TYPE_ID(kernbench, (kb::run_result))
   CAF_ADD_TYPE_ID(kernbench, (kb::hub_snapshot))
+  CAF_ADD_TYPE_ID(kernbench, (kb::command_stat))
   CAF_ADD_ATOM(kernbench, kb, finish_atom, "finish")
   CAF_ADD_ATOM(kernbench, kb, hello_atom, "hello")
   CAF_ADD_ATOM(kernbench, kb, peers_atom, "peers")

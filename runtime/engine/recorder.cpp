@@ -11,6 +11,8 @@ std::string_view to_string(trace_kind k) {
     case trace_kind::tile_ready: return "tile_ready";
     case trace_kind::command_complete: return "command_complete";
     case trace_kind::message_hop: return "message_hop";
+    case trace_kind::call_start: return "call_start";
+    case trace_kind::call_end: return "call_end";
   }
   return "?";
 }

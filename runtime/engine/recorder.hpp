@@ -20,7 +20,13 @@ enum class trace_kind : uint8_t {
   tile_ready,
   command_complete,
   message_hop, ///< a message leaving a node (only when hops are traced)
+  call_start,  ///< PE_CPU: the kernel (what = kernel_slice) or a wait of it begins
+  call_end,    ///< PE_CPU: ... ends
 };
+
+/// call_start/call_end `what`: a kernel wait_kind (0 load, 1 wait, 2 TCM;
+/// context: the command waited for, 0 for several), or the kernel itself.
+inline constexpr uint16_t kernel_slice = 0xff;
 
 std::string_view to_string(trace_kind k);
 

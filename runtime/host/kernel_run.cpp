@@ -98,6 +98,10 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   }
   kernel_run_result r;
   r.kernel = def.name;
+  r.specs = l.tensors;
+  r.programs = l.programs;
+  for (size_t pe = 0; pe < pes.size() && pe < l.programs; ++pe)
+    r.pes.push_back(pes[pe]);
   // Every tensor in the HBM of the first PE's cube, 4 KiB aligned.
   unsigned sip = 0, cube = 0;
   if (std::sscanf(pes[0].c_str(), "sip%u.cube%u", &sip, &cube) != 2)

@@ -34,6 +34,9 @@ struct kernel_run_result {
   driver_run run;
   std::string kernel;
   std::vector<std::pair<std::string, tl::ptr>> tensors; ///< where the host put them
+  std::vector<kernel_tensor> specs; ///< the tensors as prepare declared them (same order)
+  std::vector<std::string> pes;     ///< the PEs the grid was dealt to, in order
+  uint32_t programs = 0;            ///< the grid
   data_result data;          ///< Phase 2 and the verdicts (one per output, with verify)
 };
 

@@ -79,12 +79,15 @@ void kernel_context::on_done() {
 
 std::string kernel_context::waiting_for() const { return ready_ ? why_ : std::string(); }
 
-void kernel_context::suspend_until(std::function<bool()> ready, std::string why) {
+void kernel_context::suspend_until(std::function<bool()> ready, std::string why, wait_kind kind,
+                                   uint64_t command) {
   if (ready())
     return;
   ready_ = std::move(ready);
   why_ = std::move(why);
+  port_.blocked(kind, command);
   fiber_->suspend();
+  port_.resumed();
 }
 
 uint32_t kernel_context::program_id(unsigned axis) const {
@@ -147,7 +150,8 @@ std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint3
         pool_->sweep();
         return pool_->deferred.size() < before;
       },
-      fmt::format("waits for commands on dropped tensors to free TCM for a {} B tensor", bytes));
+      fmt::format("waits for commands on dropped tensors to free TCM for a {} B tensor", bytes),
+      wait_kind::tcm, 0);
     offset = tcm_->allocate(bytes);
   }
   if (!offset)
@@ -297,7 +301,8 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b) {
   const std::vector<written> earlier = in_flight_;
   suspend_until([this, id] { return port_.done(id); },
                 fmt::format("waits for command {} ({} from {})", id, what,
-                            detail::describe_address(src.address)));
+                            detail::describe_address(src.address)),
+                wait_kind::load, id);
   s->data = port_.take_data(id);
   if (s->data.size() != st.params.bytes)
     fail(fmt::format("{} from {}: {} B came back, {} expected", what,
@@ -549,12 +554,13 @@ tl::tensor kernel_context::cast(const tl::tensor& x, dtype to) {
 
 void kernel_context::wait(tl::handle h) {
   suspend_until([this, id = h.command] { return port_.done(id); },
-                fmt::format("waits for command {}", h.command));
+                fmt::format("waits for command {}", h.command), wait_kind::handle, h.command);
 }
 
 void kernel_context::wait_all() {
   suspend_until([this] { return port_.outstanding() == 0; },
-                fmt::format("waits for all its commands ({} outstanding)", port_.outstanding()));
+                fmt::format("waits for all its commands ({} outstanding)", port_.outstanding()),
+                wait_kind::handle, 0);
 }
 
 } // namespace kb

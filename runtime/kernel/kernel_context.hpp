@@ -24,6 +24,13 @@ namespace kb {
 
 class fabric_map;
 
+/// What a suspended kernel waits for: the split of its time in the report.
+enum class wait_kind : uint8_t {
+  load,   ///< tl.load: the data of command `command`
+  handle, ///< tl.wait (one command) or tl.wait_all (command 0: all of them)
+  tcm,    ///< TCM for a new tensor, held by dropped tensors' commands
+};
+
 /// What a kernel needs from its PE_CPU.
 class kernel_port {
 public:
@@ -43,6 +50,10 @@ public:
   /// PEs' loads of them (they have no data in Phase 1). Takes no simulated
   /// time of any unit.
   virtual void mark_pending(uint64_t address, uint64_t bytes, uint64_t command) = 0;
+  /// The kernel suspends now, for `kind` (`command`: what it waits for, 0:
+  /// several), and later resumes: its time split and its trace slices.
+  virtual void blocked(wait_kind kind, uint64_t command) = 0;
+  virtual void resumed() = 0;
 };
 
 /// Where a kernel runs and what it may touch.
@@ -106,7 +117,8 @@ private:
   void check_range(uint64_t address, uint64_t span, dtype type, const std::string& what) const;
   /// A new TCM tensor (no data yet).
   std::shared_ptr<tl::tensor::state> allocate(uint32_t rows, uint32_t cols, dtype type);
-  void suspend_until(std::function<bool()> ready, std::string why);
+  void suspend_until(std::function<bool()> ready, std::string why, wait_kind kind,
+                     uint64_t command);
   /// Runs the kernel's fiber until it suspends or ends, telling watch_.
   void resume();
   /// The tensor's state, or a kernel_error naming `what` for an empty one.

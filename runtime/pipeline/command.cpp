@@ -1,5 +1,6 @@
 #include "runtime/pipeline/command.hpp"
 
+#include "runtime/address.hpp"
 #include "runtime/pipeline/token.hpp"
 #include "runtime/data/oplog_stream.hpp"
 #include "runtime/plan/plan_error.hpp"
@@ -9,6 +10,15 @@
 namespace kb {
 
 namespace {
+
+/// "hbm of sip0.cube1", "tcm of sip0.cube0.pe3".
+std::string memory_of(uint64_t address) {
+  const global_address a = global_address::decode(address);
+  const char* space = a.space == mem_space::hbm ? "hbm" : a.space == mem_space::sram ? "sram" : "tcm";
+  if (a.space == mem_space::tcm)
+    return fmt::format("tcm of {}.pe{}", a.cube_prefix(), a.pe);
+  return fmt::format("{} of {}", space, a.cube_prefix());
+}
 
 uint8_t opt_dtype(const std::optional<dtype>& d, dtype fallback) {
   return static_cast<uint8_t>(d.value_or(fallback));
@@ -23,8 +33,55 @@ std::string describe(const pe_command& c) {
   if (auto* m = std::get_if<math_plan_args>(&c))
     return fmt::format("math {} {}x{} {} tiles {}x{}", to_string(m->op), m->m,
                        m->n, to_string(m->in_dtype), m->tile_m, m->tile_n);
-  const auto& s = std::get<simple_command>(c).s;
-  return fmt::format("{} {} B on {}", to_string(s.type), s.params.bytes, s.component);
+  const auto& sc = std::get<simple_command>(c);
+  const stage_params& p = sc.s.params;
+  switch (sc.s.type) {
+    case stage_type::dma_read:
+    case stage_type::dma_write:
+      return fmt::format("{} {}x{} {} ({} B) {} {}", to_string(facts_of(c).call), p.tm, p.tn,
+                         to_string(p.in_dtype), p.bytes,
+                         sc.s.type == stage_type::dma_read ? "from" : "to", memory_of(p.address));
+    case stage_type::gemm:
+      return fmt::format("dot {}x{}x{} {}", p.tm, p.tk, p.tn, to_string(p.in_dtype));
+    default:
+      return fmt::format("{} {}x{} {}", sc.op ? sc.op->op_name : std::string(to_string(sc.s.type)),
+                         p.tm, p.tn, to_string(p.out_dtype));
+  }
+}
+
+command_facts facts_of(const pe_command& c) {
+  command_facts f;
+  if (auto* g = std::get_if<gemm_plan_args>(&c)) {
+    f.call = command_call::gemm;
+    f.flops = 2ull * g->m * g->n * g->k;
+    return f;
+  }
+  if (auto* m = std::get_if<math_plan_args>(&c)) {
+    f.call = command_call::math;
+    f.flops = uint64_t{m->m} * m->n;
+    return f;
+  }
+  const auto& sc = std::get<simple_command>(c);
+  const stage_params& p = sc.s.params;
+  f.unit = static_cast<uint8_t>(sc.s.type);
+  switch (sc.s.type) {
+    case stage_type::dma_read:
+      f.call = command_call::load;
+      f.bytes = p.bytes;
+      break;
+    case stage_type::dma_write:
+      f.call = command_call::store;
+      f.bytes = p.bytes;
+      break;
+    case stage_type::gemm:
+      f.call = command_call::dot;
+      f.flops = 2ull * p.tm * p.tk * p.tn;
+      break;
+    default:
+      f.call = command_call::compute;
+      f.flops = sc.op ? flops(*sc.op) : uint64_t{p.tm} * p.tn;
+  }
+  return f;
 }
 
 message_body encode_command(const pe_command& c, uint64_t id, std::span<const uint8_t> payload,

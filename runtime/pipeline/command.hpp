@@ -4,6 +4,7 @@
 // PE_SCHEDULER decodes them and plans their tiles.
 
 #include "messages/pipeline.capnp.h"
+#include "runtime/engine/command_stat.hpp"
 #include "runtime/data/op_record.hpp"
 #include "runtime/engine/message_body.hpp"
 #include "runtime/plan/gemm_plan.hpp"
@@ -28,8 +29,19 @@ struct simple_command {
 
 using pe_command = std::variant<gemm_plan_args, math_plan_args, simple_command>;
 
-/// Short label for reports: "gemm 1024x1024x1024 f16", "math exp 256x256".
+/// Short label for reports: "gemm 1024x1024x1024 f16 tiles 128x128x128",
+/// "math exp 256x256 f16 tiles 64x64", "load 64x64 f16 (8192 B)", "dot
+/// 64x64x64 f16", "exp 64x64 f32".
 std::string describe(const pe_command& c);
+
+/// What the report says of a command (its command_stat's PE_CPU side).
+struct command_facts {
+  command_call call = command_call::gemm;
+  uint8_t unit = 0xff;  ///< stage_type of a one-stage command; 0xff: composite
+  uint64_t flops = 0;   ///< 2MNK for a GEMM or dot, the op's count for MATH
+  uint64_t bytes = 0;   ///< what a load or store moves
+};
+command_facts facts_of(const pe_command& c);
 
 /// `payload`: the bytes a simple dma_write writes (empty: a compute result,
 /// whose bytes exist only in Phase 2); `who`: the kernel, named in errors.

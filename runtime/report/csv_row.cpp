@@ -80,7 +80,7 @@ std::vector<std::string> run_csv_fields(const report_input& in, const run_metric
     set += (set.empty() ? "" : " ") + o;
   std::vector<std::string> f{in.topology_file,
                              set,
-                             in.program.empty() ? "idle" : describe(in.program.front()),
+                             in.label.empty() ? "idle" : in.label,
                              std::to_string(in.pes.size()),
                              std::to_string(m.end_ps),
                              std::to_string(m.max_latency_ps),

@@ -100,23 +100,33 @@ spread spread_of(const std::vector<std::pair<uint64_t, std::string_view>>& value
   return s;
 }
 
+/// The most commands any PE issued; command i of every PE is one group.
+std::size_t most_commands(const pe_group_input& in) {
+  std::size_t most = 0;
+  for (const auto& p : *in.commands)
+    most = std::max(most, p.rows.size());
+  return most;
+}
+
 void write_grouped_latency(std::ostream& out, const pe_group_input& in) {
-  const run_result& r = *in.result;
-  for (std::size_t i = 1; i <= in.commands; ++i) {
-    const std::string p = fmt::format("cmd{}.", i);
+  for (std::size_t i = 0; i < most_commands(in); ++i) {
     std::vector<std::pair<uint64_t, std::string_view>> latency, done, tiles;
-    for (const auto& pe : in.pes)
-      if (const node_summary* cpu = find_node(r, pe + ".pe_cpu")) {
-        const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps");
-        const uint64_t end = figure_or_zero(*cpu, p + "done_ps");
-        latency.emplace_back(end - issue, pe);
-        done.emplace_back(end, pe);
-        tiles.emplace_back(figure_or_zero(*cpu, p + "tiles"), pe);
+    std::string_view what;
+    for (const auto& p : *in.commands)
+      if (i < p.rows.size()) {
+        const command_stat& c = p.rows[i];
+        latency.emplace_back(c.done_ps - std::min(c.issue_ps, c.done_ps), p.pe);
+        done.emplace_back(c.done_ps, p.pe);
+        tiles.emplace_back(c.tiles, p.pe);
+        if (what.empty())
+          what = c.what;
       }
     const spread l = spread_of(latency), d = spread_of(done), t = spread_of(tiles);
-    fmt::print(out, "  cmd {:<3} {} PEs  {} tiles  latency {}  last done {} ns{}\n", i, l.count,
+    fmt::print(out, "  cmd {:<3} {} PEs  {} tiles  latency {}  last done {} ns{}  {}\n", i + 1,
+               l.count,
                t.min == t.max ? fmt::format("{}", t.min) : fmt::format("{}..{}", t.min, t.max),
-               range_ns(l), summary_ns(d.max), l.count > 1 ? fmt::format(" ({})", d.max_at) : "");
+               range_ns(l), summary_ns(d.max), l.count > 1 ? fmt::format(" ({})", d.max_at) : "",
+               what);
   }
 }
 
@@ -175,31 +185,25 @@ void write_grouped_units(std::ostream& out, const pe_group_input& in) {
 }
 
 void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
-  const run_result& r = *in.result;
-  for (std::size_t i = 1; i <= in.commands; ++i) {
-    const std::string p = fmt::format("cmd{}.", i);
+  for (std::size_t i = 0; i < most_commands(in); ++i) {
     // (body tiles, II) -> the simulated interval per PE, in first-seen order.
     std::vector<std::pair<uint64_t, uint64_t>> order;
     using per_pe = std::vector<std::pair<uint64_t, std::string_view>>;
     std::map<std::pair<uint64_t, uint64_t>, per_pe> seen;
-    for (const auto& pe : in.pes) {
-      const node_summary* s = find_node(r, pe + ".pe_scheduler");
-      if (!s)
-        continue;
-      const auto key = std::make_pair(figure_or_zero(*s, p + "body_tiles"),
-                                      figure_or_zero(*s, p + "predicted_ii_ps"));
+    for (const auto& p : *in.commands) {
+      if (!p.scheduler || i >= p.rows.size() || p.rows[i].unit != 0xff)
+        continue; // one tile on one unit: no steady state
+      const command_stat& c = p.rows[i];
+      const auto key = std::make_pair(c.body_tiles, c.predicted_ii_ps);
       auto [it, fresh] = seen.try_emplace(key);
       if (fresh)
         order.push_back(key);
-      if (const uint64_t sim = figure_or_zero(*s, p + "steady_interval_ps"))
-        it->second.emplace_back(sim, pe);
-      else
-        it->second.emplace_back(0, pe); // fewer than 3 bodies
+      it->second.emplace_back(c.has_steady ? c.steady_interval_ps : 0, p.pe); // 0: < 3 bodies
     }
     for (const auto& key : order) {
       const auto& [body, ii] = key;
       const spread sim = spread_of(seen.at(key));
-      fmt::print(out, "  cmd {:<3} {} PEs  body {:>3} tiles  II {:>14}  simulated {}{}\n", i,
+      fmt::print(out, "  cmd {:<3} {} PEs  body {:>3} tiles  II {:>14}  simulated {}{}\n", i + 1,
                  sim.count, body, ii ? summary_ns(ii) + " ns" : "not modelled",
                  sim.max ? range_ns(sim) : "n/a (< 3 bodies)",
                  ii && sim.max
@@ -212,9 +216,9 @@ void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
 void write_grouped_stalls(std::ostream& out, const pe_group_input& in) {
   std::vector<std::pair<uint64_t, std::string_view>> stall;
   uint64_t fed = 0;
-  for (const auto& pe : in.pes)
-    if (const node_summary* s = find_node(*in.result, pe + ".pe_scheduler")) {
-      stall.emplace_back(figure_or_zero(*s, "feeder.stall_ps"), pe);
+  for (const auto& p : *in.commands)
+    if (const node_summary* s = p.scheduler) {
+      stall.emplace_back(figure_or_zero(*s, "feeder.stall_ps"), p.pe);
       fed += figure_or_zero(*s, "tiles_fed");
     }
   const spread s = spread_of(stall);

@@ -6,6 +6,7 @@
 // figure of every PE stays in `--json`, and `--per-pe` prints them all.
 
 #include "runtime/engine/simulation.hpp"
+#include "runtime/report/pe_commands.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -48,7 +49,7 @@ spread spread_of(const std::vector<std::pair<uint64_t, std::string_view>>& value
 struct pe_group_input {
   const run_result* result = nullptr;
   std::vector<std::string> pes; ///< the PEs that ran, in run order
-  std::size_t commands = 0;     ///< commands each PE issued
+  const std::vector<pe_commands>* commands = nullptr; ///< per PE, in run order
   uint64_t end_ps = 0;
 };
 void write_grouped_latency(std::ostream& out, const pe_group_input& in);

@@ -15,14 +15,6 @@ bool ends_with(std::string_view s, std::string_view tail) {
 
 } // namespace
 
-uint64_t flops_of(const pe_command& c) {
-  if (auto* g = std::get_if<gemm_plan_args>(&c))
-    return 2ull * g->m * g->n * g->k;
-  if (auto* m = std::get_if<math_plan_args>(&c))
-    return uint64_t{m->m} * m->n;
-  return 0;
-}
-
 uint64_t end_ps(const run_result& r) {
   uint64_t e = 0;
   for (const auto& n : r.nodes)
@@ -42,16 +34,11 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
   const run_result& r = *in.result;
   run_metrics m;
   m.end_ps = end_ps(r);
-  for (const auto& pe : in.pes)
-    if (const node_summary* cpu = find_node(r, pe + ".pe_cpu"))
-      for (size_t i = 1; i <= in.program.size(); ++i) {
-        const std::string p = fmt::format("cmd{}.", i);
-        const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps");
-        const uint64_t done = figure_or_zero(*cpu, p + "done_ps");
-        m.max_latency_ps = std::max(m.max_latency_ps, done - issue);
-      }
-  for (const auto& c : in.program)
-    m.flops += flops_of(c) * in.pes.size();
+  for (const pe_commands& p : in.commands)
+    for (const command_stat& c : p.rows) {
+      m.max_latency_ps = std::max(m.max_latency_ps, c.done_ps - std::min(c.issue_ps, c.done_ps));
+      m.flops += c.flops;
+    }
   for (const auto& n : r.nodes) {
     m.events += n.stats.events;
     if (!ends_with(n.name, ".hbm"))

@@ -34,9 +34,6 @@ struct run_metrics {
 /// The figures of `in`; `busiest` keeps the `top` busiest lanes.
 run_metrics compute_metrics(const report_input& in, size_t top = 3);
 
-/// FLOPs of one command (2MNK for a GEMM, MN for an elementwise op).
-uint64_t flops_of(const pe_command& c);
-
 /// Simulated time of the last event of any node.
 uint64_t end_ps(const run_result& r);
 

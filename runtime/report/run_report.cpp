@@ -73,38 +73,42 @@ std::string ns_or(const std::optional<uint64_t>& ps, const char* missing) {
 
 } // namespace
 
+void index_commands(report_input& in) { in.commands = commands_of(*in.result, in.pes); }
+
 void write_summary(std::ostream& out, const report_input& in) {
   const run_result& r = *in.result;
   const uint64_t end = end_ps(r);
+  size_t fewest = in.commands.empty() ? 0 : SIZE_MAX, most = 0;
+  for (const auto& p : in.commands) {
+    fewest = std::min(fewest, p.rows.size());
+    most = std::max(most, p.rows.size());
+  }
   fmt::print(out, "kernbench run: {} on {} PE(s), {} command(s) each, {} thread(s)\n",
-             in.program.empty() ? "idle" : describe(in.program.front()), in.pes.size(),
-             in.program.size(), in.threads);
+             in.label.empty() ? "idle" : in.label, in.pes.size(),
+             fewest == most ? fmt::format("{}", most) : fmt::format("{}..{}", fewest, most),
+             in.threads);
   fmt::print(out, "topology: {}\n\n", in.topology_file);
   const bool grouped = !in.per_pe && in.pes.size() > summary_pe_lines;
-  pe_group_input groups{&r, in.pes, in.program.size(), end};
-  const std::vector<std::string> no_pes;     // grouped: the per-PE loops skip
+  pe_group_input groups{&r, in.pes, &in.commands, end};
+  const std::vector<pe_commands> no_pes;     // grouped: the per-PE loops skip
   const std::vector<node_summary> no_nodes;
-  fmt::print(out, "command latency (PE_CPU issue -> command-done notice){}\n",
+  fmt::print(out, "command latency (PE_CPU issue -> command-done notice; start: PE_SCHEDULER "
+                  "released its first tile){}\n",
              grouped ? fmt::format(", over {} PEs (--per-pe: each)", in.pes.size()) : "");
   if (grouped)
     write_grouped_latency(out, groups);
-  for (const auto& pe : grouped ? no_pes : in.pes) {
-    const node_summary* cpu = find_node(r, pe + ".pe_cpu");
-    if (!cpu)
-      continue;
-    for (size_t i = 1; i <= in.program.size(); ++i) {
-      const std::string p = fmt::format("cmd{}.", i);
-      const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps"), done = figure_or_zero(*cpu, p + "done_ps");
-      fmt::print(out, "  {:<18} cmd {:<3} {:>6} tiles  issue {:>12} ns  done {:>12} ns  latency {:>12} ns\n",
-                 pe, i, figure_or_zero(*cpu, p + "tiles"), ns_str(issue), ns_str(done),
-                 ns_str(done - issue));
-    }
-  }
+  for (const auto& p : grouped ? no_pes : in.commands)
+    for (const command_stat& c : p.rows)
+      fmt::print(out, "  {:<18} cmd {:<3} {:>6} tiles  issue {:>12} ns  start {:>12} ns  done {:>12} ns  "
+                      "latency {:>12} ns  {}\n",
+                 p.pe, c.id, c.tiles, ns_str(c.issue_ps), ns_str(c.start_ps), ns_str(c.done_ps),
+                 ns_str(c.done_ps - std::min(c.issue_ps, c.done_ps)), c.what);
   fmt::print(out, "\nsimulated time: {} ns\n", ns_str(end));
   if (const uint64_t k = kernel_latency_ps(r))
     fmt::print(out, "kernel latency: {} ns (host launch -> host receipt of the last completion, "
                     "through M_CPU and NOC)\n",
                ns_str(k));
+  write_kernel_summary(out, in.commands, grouped);
   fmt::print(out, "\n");
   fmt::print(out, "per-unit busy time and utilisation (of simulated time)\n");
   if (grouped)
@@ -127,28 +131,26 @@ void write_summary(std::ostream& out, const report_input& in) {
                  ns_str(stall), ns_str(wait), stages);
     }
   }
-  fmt::print(out, "\nsteady-state interval per body (the K tiles of one output tile): "
-                  "modulo schedule of the units vs simulation\n");
+  fmt::print(out, "\nsteady-state interval per body (the K tiles of one output tile) of each "
+                  "composite command: modulo schedule of the units vs simulation\n");
   if (grouped)
     write_grouped_intervals(out, groups);
-  for (const auto& pe : grouped ? no_pes : in.pes) {
-    const node_summary* s = find_node(r, pe + ".pe_scheduler");
-    for (size_t i = 1; i <= in.program.size(); ++i) {
-      const std::string p = fmt::format("cmd{}.", i);
-      const auto ii = figure_opt(s, p + "predicted_ii_ps");
-      const auto sim = figure_opt(s, p + "steady_interval_ps");
-      fmt::print(out, "  {:<18} cmd {:<3} body {:>3} tiles  II {:>14}  simulated {:>14}{}\n", pe,
-                 i, figure_opt(s, p + "body_tiles").value_or(0),
-                 ns_or(ii, "not modelled"), ns_or(sim, "n/a (< 3 bodies)"),
-                 ii && *ii && sim ? fmt::format("  ratio {:.3f}", double(*sim) / double(*ii))
-                                  : std::string());
+  for (const auto& p : grouped ? no_pes : in.commands)
+    for (const command_stat& c : p.rows) {
+      if (c.unit != 0xff)
+        continue; // one tile on one unit: no steady state
+      const std::optional<uint64_t> ii = c.predicted_ii_ps ? std::optional(c.predicted_ii_ps) : std::nullopt;
+      const std::optional<uint64_t> sim = c.has_steady ? std::optional(c.steady_interval_ps) : std::nullopt;
+      fmt::print(out, "  {:<18} cmd {:<3} body {:>3} tiles  II {:>14}  simulated {:>14}{}\n", p.pe,
+                 c.id, c.body_tiles, ns_or(ii, "not modelled"), ns_or(sim, "n/a (< 3 bodies)"),
+                 ii && sim ? fmt::format("  ratio {:.3f}", double(*sim) / double(*ii))
+                           : std::string());
     }
-  }
   fmt::print(out, "\nbackpressure stall of the feeders (first-stage queue full)\n");
   if (grouped)
     write_grouped_stalls(out, groups);
-  for (const auto& pe : grouped ? no_pes : in.pes)
-    if (const node_summary* s = find_node(r, pe + ".pe_scheduler"))
+  for (const auto& p : grouped ? no_pes : in.commands)
+    if (const node_summary* s = p.scheduler)
       fmt::print(out, "  {:<36} {:>14} ns over {} tiles\n", s->name,
                  ns_str(figure_or_zero(*s, "feeder.stall_ps")), figure_or_zero(*s, "tiles_fed"));
   fmt::print(out, "\nbytes over each link\n");
@@ -213,28 +215,33 @@ std::string report_json(const report_input& in) {
   j.field("end_ps", end_ps(r));
   j.key("program").begin_array();
   for (const auto& c : in.program)
-    j.value(describe(c));
+    j.value(c);
   j.end_array();
   j.key("pes").begin_array();
-  for (size_t pe_no = 0; pe_no < in.pes.size(); ++pe_no) {
-    const std::string& pe = in.pes[pe_no];
-    const node_summary* cpu = find_node(r, pe + ".pe_cpu");
-    j.begin_object().field("pe", pe).key("commands").begin_array();
-    for (size_t i = 1; cpu && i <= in.program.size(); ++i) {
-      const std::string p = fmt::format("cmd{}.", i);
-      const uint64_t issue = figure_or_zero(*cpu, p + "issue_ps"), done = figure_or_zero(*cpu, p + "done_ps");
+  for (size_t pe_no = 0; pe_no < in.commands.size(); ++pe_no) {
+    const pe_commands& p = in.commands[pe_no];
+    j.begin_object().field("pe", p.pe).key("commands").begin_array();
+    for (const command_stat& c : p.rows) {
+      const uint64_t i = c.id;
       j.begin_object()
-        .field("id", static_cast<uint64_t>(i))
-        .field("issue_ps", issue)
-        .field("done_ps", done)
-        .field("latency_ps", done - issue)
-        .field("tiles", figure_or_zero(*cpu, p + "tiles"));
-      const node_summary* sch = find_node(r, pe + ".pe_scheduler");
-      const auto ii = figure_opt(sch, p + "predicted_ii_ps");
-      j.key("body_tiles").value(figure_opt(sch, p + "body_tiles"));
-      j.key("predicted_ii_ps").value(ii && *ii ? ii : std::nullopt);
-      j.key("predicted_mii_ps").value(figure_opt(sch, p + "predicted_mii_ps"));
-      j.key("steady_interval_ps").value(figure_opt(sch, p + "steady_interval_ps"));
+        .field("id", c.id)
+        .field("what", c.what)
+        .field("call", to_string(static_cast<command_call>(c.call)))
+        .field("issue_ps", c.issue_ps)
+        .field("arrive_ps", c.arrive_ps)
+        .field("start_ps", c.start_ps)
+        .field("done_ps", c.done_ps)
+        .field("latency_ps", c.done_ps - std::min(c.issue_ps, c.done_ps))
+        .field("tiles", c.tiles)
+        .field("flops", c.flops)
+        .field("bytes", c.bytes)
+        .field("after", c.after)
+        .field("held", to_string(static_cast<held_why>(c.held)))
+        .field("held_by", c.held_by);
+      j.key("body_tiles").value(p.scheduler ? std::optional(c.body_tiles) : std::nullopt);
+      j.key("predicted_ii_ps").value(c.predicted_ii_ps ? std::optional(c.predicted_ii_ps) : std::nullopt);
+      j.key("predicted_mii_ps").value(c.has_mii ? std::optional(c.predicted_mii_ps) : std::nullopt);
+      j.key("steady_interval_ps").value(c.has_steady ? std::optional(c.steady_interval_ps) : std::nullopt);
       j.key("stages").begin_object();
       for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t) {
         const auto type = static_cast<stage_type>(t);
@@ -244,6 +251,8 @@ std::string report_json(const report_input& in) {
           for (const stage_record* s : it->second)
             busy += (s->end - s->start).ps();
         const uint64_t count = it == by_key.end() ? 0 : it->second.size();
+        if (count == 0)
+          continue; // only the stage types the command used
         j.key(to_string(type)).begin_object().field("count", count).field("busy_ps", busy);
         j.key("records").begin_array();
         if (it != by_key.end())
@@ -268,7 +277,8 @@ std::string report_json(const report_input& in) {
     j.begin_object().field("node", n.name).field("events", n.stats.events);
     j.key("figures").begin_object();
     for (const auto& f : n.figures)
-      j.field(f.name, f.value);
+      if (f.name.rfind("cmd", 0) != 0) // per command: in pes[].commands
+        j.field(f.name, f.value);
     j.end_object().end_object();
   }
   j.end_array();
@@ -290,6 +300,9 @@ std::string report_json(const report_input& in) {
       .field("utilisation", u.util)
       .end_object();
   j.end_array().end_object();
+  write_kernel_json(j, in.commands);
+  if (in.kernel)
+    write_kernel_info_json(j, *in.kernel);
   j.end_object();
   return j.str();
 }

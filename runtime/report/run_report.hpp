@@ -4,7 +4,9 @@
 // type; per unit busy/stall figures; bytes per link; achieved vs peak).
 
 #include "runtime/engine/protocol.hpp"
-#include "runtime/pipeline/command.hpp"
+#include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/report/kernel_report.hpp"
+#include "runtime/report/pe_commands.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <iosfwd>
@@ -15,13 +17,17 @@ namespace kb {
 
 /// `schema_version` of the JSON results (docs/results-schema.md): raised on
 /// any change a reader would notice.
-inline constexpr uint64_t report_schema_version = 1;
+inline constexpr uint64_t report_schema_version = 2;
 
 struct report_input {
   std::string topology_file;
   std::vector<std::string> overrides;  ///< `--set KEY=VALUE`, in order
-  std::vector<std::string> pes;        ///< PE prefixes that ran the driver
-  std::vector<pe_command> program;     ///< commands each PE issued
+  std::vector<std::string> pes;        ///< PE prefixes that ran the driver or the kernel
+  /// What ran, for the summary's first line and the CSV: "gemm 512x512x512
+  /// f16 tiles 128x128x128" (the driver's first command), "kernel softmax".
+  std::string label;
+  std::vector<std::string> program;    ///< the driver's commands (each PE's); empty for a kernel
+  const kernel_info* kernel = nullptr; ///< run --kernel: the JSON's `kernel` object
   size_t threads = 1;
   uint64_t clock_period_ps = 1000;
   uint64_t mac_rows = 32, mac_cols = 32, math_lanes = 64;
@@ -30,6 +36,7 @@ struct report_input {
   const run_result* result = nullptr;
   std::vector<std::string> names;      ///< node names by id
   std::vector<trace_record> records;   ///< merged, in key order
+  std::vector<pe_commands> commands;   ///< per PE of `pes`: index_commands() fills it
   /// Every PE's lines in the summary, however many PEs ran (`--per-pe`);
   /// otherwise a run of more than summary_pe_lines PEs gets one line per
   /// unit, link and command over its PEs (pe_groups.hpp).
@@ -49,6 +56,9 @@ struct stage_record {
 
 /// Pairs engine_start / engine_complete per node lane.
 std::vector<stage_record> stage_records(const std::vector<trace_record>& records);
+
+/// Fills `in.commands` from `in.result` (once, before the report is written).
+void index_commands(report_input& in);
 
 void write_summary(std::ostream& out, const report_input& in);
 std::string report_json(const report_input& in);

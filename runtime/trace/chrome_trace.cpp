@@ -11,6 +11,17 @@ namespace {
 
 const std::string unknown = "?";
 
+/// A PE_CPU slice: the kernel, or what it waits for.
+std::string call_name(uint16_t what, uint64_t command) {
+  switch (what) {
+    case kernel_slice: return "kernel";
+    case 0: return fmt::format("load c{} (blocked)", command);
+    case 1: return command ? fmt::format("wait c{}", command) : std::string("wait_all");
+    case 2: return "wait for TCM";
+  }
+  return "?";
+}
+
 std::string ps_to_us(SimTime t) {
   return fmt::format("{}.{:06d}", t.ps() / 1000000, t.ps() % 1000000);
 }
@@ -75,6 +86,13 @@ void chrome_trace_writer::add(const trace_record& r) {
                  r.tag.item, r.tag.bytes);
       break;
     case trace_kind::engine_complete:
+      fmt::print(out_, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
+      break;
+    case trace_kind::call_start:
+      fmt::print(out_, R"({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{}}}}})",
+                 pid, tid, ts, call_name(r.tag.what, r.tag.context), r.tag.context);
+      break;
+    case trace_kind::call_end:
       fmt::print(out_, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
       break;
     case trace_kind::message_hop:

@@ -142,8 +142,6 @@ TEST(KernelOptions, OptionsThatDoNotApplyAreRefusedByName) {
                                 "commands; a kernel issues its own)"},
     {"--kernel gemm --repeat 2", "--repeat: not with --kernel"},
     {"--kernel gemm --placement sram", "--placement: not with --kernel"},
-    {"--kernel gemm --per-pe", "--per-pe: not written for kernel runs yet"},
-    {"--kernel gemm --trace-hops", "--trace-hops: not written for kernel runs yet"},
     {"--arg M=64", "--arg: only with --kernel (it is a kernel's; the built-in driver takes "
                    "--M, --K, --N, --dtype, ...)"},
     {"--input a=x.npy", "--input: only with --kernel"},

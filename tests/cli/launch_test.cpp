@@ -29,11 +29,13 @@ TEST(Launch, GoesHostMCpuNocPeCpuAndBack) {
   const auto r = run_kernbench(
     "run --M 128 --K 128 --N 128 --pes 3 --set cube.m_cpu.host_latency_ns=100 --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // PE_SCHEDULER releases the tile 1 ns later (the PE_CPU -> PE_SCHEDULER link).
   EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe0     cmd 1        1 tiles  issue          106 ns  "
-                               "done         3154 ns  latency         3048 ns\n"));
+                               "start          107 ns  done         3154 ns  latency         "
+                               "3048 ns  gemm 128x128x128 f16 tiles 128x128x128\n"));
   EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe1     cmd 1        1 tiles  issue      106.250 ns"));
   EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe2     cmd 1        1 tiles  issue      106.500 ns  "
-                               "done         3282 ns"));
+                               "start      107.500 ns  done         3282 ns"));
   EXPECT_THAT(r.out, HasSubstr("\nsimulated time: 3288 ns\nkernel latency: 3388 ns (host launch "
                                "-> host receipt of the last completion, through M_CPU and NOC)\n"));
 }
@@ -61,9 +63,9 @@ TEST(Launch, AKernelRunReportsItsLatencyAsTheHostSeesIt) {
   const auto r = run_kernbench("run --kernel gemm --pes 1 --arg M=64 --arg K=64 --arg N=64 "
                                "--arg block_m=64 --arg tile=64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("  simulated time  0.878 us (the last kernel's return)\n"
-                               "  kernel latency  0.884 us (host launch -> host receipt of the "
-                               "last completion)\n"));
+  EXPECT_THAT(r.out, HasSubstr("\nsimulated time: 884 ns\nkernel latency: 884 ns (host launch -> "
+                               "host receipt of the last completion, through M_CPU and NOC)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe0     start          6 ns  return          878 ns"));
 }
 
 } // namespace

@@ -58,11 +58,13 @@ TEST(PeGroups, SeventeenPesGetOneLinePerCommandAndUnitAndPerPeGivesEach) {
                           "--set cube.m_cpu.host_latency_ns=100 --quiet";
   const auto grouped = run_kernbench(run);
   ASSERT_EQ(grouped.exit_code, 0) << grouped.err;
-  EXPECT_THAT(grouped.out, HasSubstr("command latency (PE_CPU issue -> command-done notice), "
+  EXPECT_THAT(grouped.out, HasSubstr("command latency (PE_CPU issue -> command-done notice; "
+                                     "start: PE_SCHEDULER released its first tile), "
                                      "over 17 PEs (--per-pe: each)\n"
                                      "  cmd 1   17 PEs  1 tiles  latency min 3892 ns "
                                      "(sip0.cube0.pe0)  median 4402 ns  max 4912 ns "
-                                     "(sip0.cube0.pe16)  last done 5022 ns (sip0.cube0.pe16)\n"));
+                                     "(sip0.cube0.pe16)  last done 5022 ns (sip0.cube0.pe16)  "
+                                     "gemm 128x128x128 f16 tiles 128x128x128\n"));
   // One GEMM tile of 2112 ns on each of the 17 PEs.
   EXPECT_THAT(grouped.out,
               HasSubstr("  pe.pe_gemm/gemm              x17    busy           2112 ns"));
@@ -79,9 +81,10 @@ TEST(PeGroups, SeventeenPesGetOneLinePerCommandAndUnitAndPerPeGivesEach) {
   for (int k = 0; k <= 16; ++k) {
     const int done_ps = (3998 + 64 * k) * 1000;
     EXPECT_THAT(each.out, HasSubstr(fmt::format("  {:<18} cmd 1        1 tiles  issue {:>12} ns  "
-                                                "done {:>12} ns",
+                                                "start {:>12} ns  done {:>12} ns",
                                                 fmt::format("sip0.cube0.pe{}", k),
                                                 summary_ns(106'000 + 250 * k),
+                                                summary_ns(107'000 + 250 * k),
                                                 summary_ns(static_cast<uint64_t>(done_ps)))))
       << k;
   }

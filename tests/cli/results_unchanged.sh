@@ -17,6 +17,11 @@
 # m_cpu -> noc link) and the run's end by the completion's way back.
 # two_sips_remote_sip was regenerated when the II prediction learned to
 # follow the routes to another SIP (its predicted_ii_ps were null before).
+# All were regenerated for schema_version 2 (one report for every run,
+# docs/adr/0024-one-report-for-every-run.md): every value of version 1 kept,
+# checked field by field; added: each command's what/call/start/held...,
+# kernel_time and critical_path; cmd<i>.* left `units[].figures` (they are in
+# pes[].commands) and unused stage types left `stages`.
 # Regenerate a file only for a change that is meant to change results, and
 # say so in the commit.
 #

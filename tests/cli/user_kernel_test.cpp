@@ -174,7 +174,8 @@ TEST(kernel_lib, the_example_builds_against_an_install_prefix_and_runs) {
   const std::string out = slurp(log);
   EXPECT_NE(out.find("verdict: PASS"), std::string::npos) << out;
   // The installed binary reads the installed config, not the source tree's.
-  EXPECT_NE(out.find("of " + prefix + "/share/kernbench/config/topology.yaml"), std::string::npos)
+  EXPECT_NE(out.find("topology: " + prefix + "/share/kernbench/config/topology.yaml"),
+            std::string::npos)
     << out;
   std::filesystem::remove_all(dir); // the installed binary is large
 }

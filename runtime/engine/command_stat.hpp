@@ -1,0 +1,72 @@
+#pragma once
+// One PE command as its PE_CPU and its PE_SCHEDULER saw it: the typed
+// per-command statistics of a run (docs/adr/0024-one-report-for-every-run.md).
+// PE_CPU fills the kernel's side (what was called, when it was issued and
+// done, what it waited on), PE_SCHEDULER the feeder's (when it started and
+// what held it, its II prediction); the report joins the two by `id`. A
+// node hands its rows back in its node_summary, once, at the end of the
+// run: nothing here is on a per-event path.
+
+#include <caf/meta/type_name.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace kb {
+
+/// What a kernel's call became (the `call` of a command_stat).
+enum class command_call : uint8_t {
+  gemm,    ///< a composite GEMM (the built-in driver's, tl.gemm)
+  math,    ///< a composite MATH
+  load,    ///< tl.load: a DMA read into TCM
+  store,   ///< tl.store: a DMA write out of TCM
+  dot,     ///< tl.dot: one GEMM stage on TCM tensors
+  compute, ///< an element-wise, reduce or cast op on TCM tensors
+};
+std::string_view to_string(command_call c);
+
+/// Why PE_SCHEDULER did not start a command the moment it arrived.
+enum class held_why : uint8_t {
+  none,     ///< it started on arrival
+  depends,  ///< a data dependency: `held_by` completed last
+  feeder,   ///< the feeder was busy with earlier commands (FIFO): `held_by` went before
+};
+std::string_view to_string(held_why w);
+
+struct command_stat {
+  uint64_t id = 0;
+  // -- PE_CPU --------------------------------------------------------------
+  uint64_t issue_ps = 0;
+  uint64_t done_ps = 0;
+  uint64_t tiles = 0;
+  bool done = false;
+  uint8_t call = 0;     ///< command_call
+  uint8_t unit = 0xff;  ///< stage_type of a one-stage command; 0xff: composite
+  uint64_t flops = 0;   ///< FLOPs (integer ops for integer types)
+  uint64_t bytes = 0;   ///< bytes a load or store moves
+  /// The command whose command-done notice resumed the kernel before it
+  /// issued this one (0: issued before the kernel first waited).
+  uint64_t after = 0;
+  std::string what;     ///< "load 64x64 f16 (8192 B)", "gemm 512x512x512 f16 tiles ..."
+  // -- PE_SCHEDULER --------------------------------------------------------
+  uint64_t arrive_ps = 0;  ///< the command reached PE_SCHEDULER
+  uint64_t start_ps = 0;   ///< its first tile was released
+  uint8_t held = 0;        ///< held_why
+  uint64_t held_by = 0;    ///< the command that held it (see held_why)
+  uint64_t body_tiles = 0;
+  uint64_t predicted_ii_ps = 0;    ///< 0: not modelled
+  uint64_t predicted_mii_ps = 0;   ///< valid with has_mii
+  uint64_t steady_interval_ps = 0; ///< valid with has_steady (three bodies or more)
+  bool has_mii = false;
+  bool has_steady = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, command_stat& x) {
+  return f(caf::meta::type_name("kb.command_stat"), x.id, x.issue_ps, x.done_ps, x.tiles, x.done,
+           x.call, x.unit, x.flops, x.bytes, x.after, x.what, x.arrive_ps, x.start_ps, x.held,
+           x.held_by, x.body_tiles, x.predicted_ii_ps, x.predicted_mii_ps, x.steady_interval_ps,
+           x.has_mii, x.has_steady);
+}
+
+} // namespace kb

@@ -1,0 +1,56 @@
+#pragma once
+// What a run's report says of its kernel (docs/adr/0024-one-report-for-
+// every-run.md): per PE, where the kernel's time went (computing, blocked
+// on a load's data, waiting on handles, waiting for TCM) and the critical
+// path of its latency; for `run --kernel`, the kernel itself: name, args,
+// grid, each tensor's shape, dtype and place, and the verdict per output.
+
+#include "runtime/plan/dtype.hpp"
+#include "runtime/report/json_writer.hpp"
+#include "runtime/report/pe_commands.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+/// One output's check against the kernel's reference.
+struct output_verdict {
+  std::string tensor;
+  bool ok = true;
+  uint64_t elements = 0, mismatches = 0;
+  double max_abs_error = 0;
+  std::string text; ///< the verifier's line
+};
+
+/// The kernel of a `run --kernel`.
+struct kernel_info {
+  std::string name;
+  std::map<std::string, std::string> args; ///< every argument, defaults filled in
+  uint32_t programs = 0;                   ///< the grid (one axis)
+  uint64_t pes = 0;                        ///< PEs the grid was dealt to
+  struct tensor {
+    std::string name;
+    uint32_t rows = 0, cols = 0;
+    dtype type = dtype::f32;
+    bool output = false;
+    uint64_t address = 0;
+    std::string where; ///< "hbm of sip0.cube0"
+  };
+  std::vector<tensor> tensors;
+  bool verified = false;                 ///< --verify ran
+  std::vector<output_verdict> verdicts;  ///< one per output (with verify)
+};
+
+/// The summary's "kernel time" and "critical path" sections.
+void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped);
+/// The JSON's `kernel_time` (per PE) and `critical_path` objects.
+void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes);
+/// The JSON's `kernel` object.
+void write_kernel_info_json(json_writer& j, const kernel_info& k);
+
+} // namespace kb

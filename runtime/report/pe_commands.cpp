@@ -1,0 +1,121 @@
+#include "runtime/report/pe_commands.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kb {
+
+std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std::string>& pes) {
+  std::vector<pe_commands> out;
+  out.reserve(pes.size());
+  for (const auto& pe : pes) {
+    pe_commands p;
+    p.pe = pe;
+    p.cpu = find_node(r, pe + ".pe_cpu");
+    p.scheduler = find_node(r, pe + ".pe_scheduler");
+    if (p.cpu)
+      p.rows = p.cpu->commands;
+    std::unordered_map<uint64_t, size_t> by_id;
+    for (size_t i = 0; i < p.rows.size(); ++i)
+      by_id.emplace(p.rows[i].id, i);
+    if (p.scheduler)
+      for (const command_stat& s : p.scheduler->commands) {
+        const auto it = by_id.find(s.id);
+        if (it == by_id.end())
+          continue;
+        command_stat& c = p.rows[it->second];
+        c.arrive_ps = s.arrive_ps;
+        c.start_ps = s.start_ps;
+        c.held = s.held;
+        c.held_by = s.held_by;
+        c.body_tiles = s.body_tiles;
+        c.predicted_ii_ps = s.predicted_ii_ps;
+        c.predicted_mii_ps = s.predicted_mii_ps;
+        c.steady_interval_ps = s.steady_interval_ps;
+        c.has_mii = s.has_mii;
+        c.has_steady = s.has_steady;
+      }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+uint64_t kernel_time::running_ps() const {
+  const uint64_t waited = blocked_load_ps + wait_ps + tcm_wait_ps;
+  const uint64_t span = end_ps > start_ps ? end_ps - start_ps : 0;
+  return span > waited ? span - waited : 0;
+}
+
+kernel_time kernel_time_of(const pe_commands& p) {
+  kernel_time t;
+  if (!p.cpu)
+    return t;
+  for (const auto& f : p.cpu->figures) {
+    if (f.name.rfind("kernel.", 0) != 0)
+      continue;
+    const std::string_view what = std::string_view(f.name).substr(7);
+    t.ran = true;
+    if (what == "finished")
+      t.finished = f.value != 0;
+    else if (what == "start_ps")
+      t.start_ps = f.value;
+    else if (what == "end_ps")
+      t.end_ps = f.value;
+    else if (what == "blocked_load_ps")
+      t.blocked_load_ps = f.value;
+    else if (what == "wait_ps")
+      t.wait_ps = f.value;
+    else if (what == "tcm_wait_ps")
+      t.tcm_wait_ps = f.value;
+    else if (what == "last_resumed_by")
+      t.last_resumed_by = f.value;
+  }
+  return t;
+}
+
+critical_path critical_path_of(const std::vector<pe_commands>& pes) {
+  critical_path path;
+  const pe_commands* last = nullptr;
+  for (const auto& p : pes) {
+    const kernel_time t = kernel_time_of(p);
+    if (t.finished && (!last || t.end_ps > path.time.end_ps)) {
+      last = &p;
+      path.time = t;
+    }
+  }
+  if (!last)
+    return path;
+  path.pe = std::string(last->pe);
+  auto row = [&](uint64_t id) -> const command_stat* {
+    // Rows are by id from 1 (PE_CPU issues them so); search otherwise.
+    if (id >= 1 && id <= last->rows.size() && last->rows[id - 1].id == id)
+      return &last->rows[id - 1];
+    for (const auto& r : last->rows)
+      if (r.id == id)
+        return &r;
+    return nullptr;
+  };
+  uint64_t cur = path.time.last_resumed_by;
+  while (cur != 0) {
+    const command_stat* c = row(cur);
+    if (!c)
+      break;
+    uint64_t pred = c->after;
+    std::string_view how = "kernel";
+    if (c->held == static_cast<uint8_t>(held_why::depends)) {
+      pred = c->held_by;
+      how = "depends";
+    } else if (c->held == static_cast<uint8_t>(held_why::feeder)) {
+      pred = c->held_by;
+      how = "feeder";
+    }
+    path.steps.push_back({c, how});
+    if (pred >= cur) // every predecessor was issued before: never loops
+      break;
+    cur = pred;
+  }
+  std::reverse(path.steps.begin(), path.steps.end());
+  return path;
+}
+
+} // namespace kb
