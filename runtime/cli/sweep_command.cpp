@@ -200,9 +200,10 @@ CLI::App* add_sweep_command(CLI::App& app, int& exit_code) {
     "sweep", "run `kernbench run` over the cross product of parameters in parallel "
              "processes; one CSV row per point, and a plot");
   cmd->add_option("--param", c->params,
-                  "KEY=v1,v2,...: a run option (M=256,512; tile=64x64x64,128x128x128) or a "
-                  "topology key (cube.pe_template.pe_gemm.mac_rows=32,64); repeatable, "
-                  "the points are the cross product")
+                  "KEY=v1,v2,...: a run option (M=256,512; tile=64x64x64,128x128x128; "
+                  "kernel=gemm,softmax), a kernel argument (arg.block_m=64,128: --arg "
+                  "block_m=...) or a topology key (cube.pe_template.pe_gemm.mac_rows=32,64); "
+                  "repeatable, the points are the cross product")
     ->required()
     ->allow_extra_args(false);
   cmd->add_option("--jobs", c->jobs, "points run at a time (default: the number of cores)")
@@ -221,6 +222,8 @@ CLI::App* add_sweep_command(CLI::App& app, int& exit_code) {
     "  kernbench sweep --param M=256,512,1024 --param cube.pe_template.pe_gemm.mac_rows=16,32 \\\n"
     "      --csv gemm.csv --plot achieved_flop_per_s:M -- --K 512 --N 512\n"
     "  (writes gemm.csv with 6 rows, gemm.png and gemm.svg)\n"
+    "  kernbench sweep --param arg.block_m=64,128 --param arg.tile=32,64 --csv k.csv \\\n"
+    "      -- --kernel gemm --arg M=512 --arg K=512 --arg N=512\n"
     "Exit status: 0 all points ran (and plotted), 1 a point or the plot failed, 2 bad input.");
   cmd->callback([c, &exit_code] { exit_code = sweep(*c); });
   return cmd;

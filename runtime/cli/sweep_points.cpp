@@ -33,6 +33,15 @@ std::vector<std::string> parts_of(const std::string& v) {
   return out;
 }
 
+/// Whether `args` gives kernel argument `name` ("--arg NAME=v", "--arg=NAME=v").
+bool gives_arg(const std::vector<std::string>& args, const std::string& name) {
+  for (size_t i = 0; i < args.size(); ++i)
+    if ((args[i] == "--arg" && i + 1 < args.size() && args[i + 1].rfind(name + "=", 0) == 0) ||
+        args[i].rfind("--arg=" + name + "=", 0) == 0)
+      return true;
+  return false;
+}
+
 /// Whether `args` gives option `opt` ("--M 1", "--M=1").
 bool gives(const std::vector<std::string>& args, const std::string& opt) {
   for (const auto& a : args)
@@ -53,7 +62,14 @@ sweep_axis parse_axis(const std::string& text, const CLI::App& run) {
       "--param '{}': expected KEY=v1,v2,... (a run option such as M=256,512 or a topology "
       "key such as cube.pe_template.pe_gemm.mac_rows=32,64)",
       text));
-  if (const CLI::Option* o = run.get_option_no_throw("--" + a.key)) {
+  if (a.key.rfind("arg.", 0) == 0) { // a kernel's argument
+    a.kernel_arg = a.key.substr(4);
+    if (a.kernel_arg.empty())
+      throw std::invalid_argument(fmt::format(
+        "--param '{}': expected arg.NAME=v1,v2,... (NAME a kernel argument, `kernbench "
+        "list-kernels`)", text));
+    a.run_option = "--arg";
+  } else if (const CLI::Option* o = run.get_option_no_throw("--" + a.key)) {
     a.run_option = "--" + a.key;
     a.option_arity = static_cast<size_t>(std::max(1, o->get_items_expected_max()));
   }
@@ -83,6 +99,13 @@ void check_axes(const std::vector<sweep_axis>& axes, const std::vector<std::stri
       if (a.run_option == own)
         throw std::invalid_argument(
           fmt::format("--param {}: the sweep sets {} of each point itself", a.key, own));
+    if (!a.kernel_arg.empty()) {
+      if (gives_arg(base, a.kernel_arg))
+        throw std::invalid_argument(fmt::format(
+          "--param {}: --arg {}=... is also given after --; give it in one place", a.key,
+          a.kernel_arg));
+      continue;
+    }
     if (!a.run_option.empty() && gives(base, a.run_option))
       throw std::invalid_argument(fmt::format(
         "--param {}: {} is also given after --; give it in one place", a.key, a.run_option));
@@ -123,7 +146,9 @@ std::vector<std::string> point_args(const std::vector<sweep_axis>& axes,
       continue;
     }
     args.push_back(axes[k].run_option);
-    if (axes[k].option_arity == 1) {
+    if (!axes[k].kernel_arg.empty()) {
+      args.push_back(axes[k].kernel_arg + "=" + values[k]);
+    } else if (axes[k].option_arity == 1) {
       args.push_back(values[k]);
     } else {
       for (auto& p : parts_of(values[k]))

@@ -2,8 +2,10 @@
 // The points of `kernbench sweep`: each `--param KEY=v1,v2,...` is an axis,
 // the points are their cross product (the first axis varies slowest), and
 // each point is a `kernbench run` command line: the run options after `--`,
-// then per axis either the run option (`M=256` -> `--M 256`) or a topology
-// override (`cube.pe_template.pe_gemm.mac_rows=64` -> `--set ...`).
+// then per axis either the run option (`M=256` -> `--M 256`, `kernel=gemm`
+// -> `--kernel gemm`), a kernel argument (`arg.block_m=64` -> `--arg
+// block_m=64`) or a topology override (`cube.pe_template.pe_gemm.mac_rows=64`
+// -> `--set ...`).
 
 #include <CLI/App.hpp>
 
@@ -15,11 +17,13 @@ namespace kb {
 struct sweep_axis {
   std::string key;                 ///< as written, without leading dashes
   std::string run_option;          ///< "--M" when KEY names a `run` option, else empty
+  std::string kernel_arg;          ///< "block_m" for KEY arg.block_m (run_option "--arg")
   size_t option_arity = 1;         ///< values the run option takes (3 for --tile)
   std::vector<std::string> values; ///< as written
 };
 
-/// Parses "KEY=v1,v2,...". KEY is a `run` option when `run` (the run
+/// Parses "KEY=v1,v2,...". KEY is a kernel argument when it is `arg.NAME`
+/// (passed as `--arg NAME=v`), a `run` option when `run` (the run
 /// subcommand) has `--KEY`, else a topology key passed as `--set`. A value
 /// of a multi-value option separates its parts with 'x' or spaces
 /// (`tile=64x64x64`). Throws std::invalid_argument naming `--param` and the

@@ -68,6 +68,56 @@ TEST(sweep_points, the_cross_product_maps_keys_to_run_options_or_set) {
   EXPECT_THROW(check_axes({axes[2]}, {"--json", "x.json"}), std::invalid_argument);
 }
 
+TEST(sweep_points, arg_keys_are_kernel_arguments_and_kernel_is_the_run_option) {
+  CLI::App app;
+  int unused = 0;
+  const CLI::App* run = add_run_command(app, unused);
+  const std::vector<sweep_axis> axes{parse_axis("kernel=gemm,softmax", *run),
+                                     parse_axis("arg.block_m=64,128", *run)};
+  EXPECT_EQ(axes[0].run_option, "--kernel");
+  EXPECT_EQ(axes[1].run_option, "--arg");
+  EXPECT_EQ(axes[1].kernel_arg, "block_m");
+  EXPECT_EQ(point_args(axes, point_values(axes, 3), {"--pes", "2"}),
+            (std::vector<std::string>{"run", "--pes", "2", "--kernel", "softmax", "--arg",
+                                      "block_m=128"}));
+  EXPECT_THROW(parse_axis("arg.=1", *run), std::invalid_argument);
+  EXPECT_THROW(check_axes({axes[1]}, {"--arg", "block_m=32"}), std::invalid_argument);
+  EXPECT_THROW(check_axes({axes[1]}, {"--arg=block_m=32"}), std::invalid_argument);
+  EXPECT_NO_THROW(check_axes({axes[1]}, {"--arg", "block_n=32"}));
+}
+
+// Issue 27 item 3: a sweep over two kernel arguments writes one row per
+// point, each a kernel run with the kernel's figures.
+TEST(sweep, a_sweep_over_two_kernel_arguments_writes_its_rows) {
+  const std::string dir = test::temp_dir("sweep_kernel");
+  const auto r = run_kernbench(
+    "sweep --quiet --jobs 2 --param arg.block_m=64,128 --param arg.tile=32,64 --csv " + dir +
+    "/k.csv -- --kernel gemm --arg M=128 --arg K=128 --arg N=128");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_csv(dir + "/k.csv");
+  ASSERT_EQ(rows.size(), 5u);
+  const auto& h = rows[0];
+  EXPECT_EQ(h[0], "arg.block_m");
+  EXPECT_EQ(h[1], "arg.tile");
+  const size_t status = column(h, "status"), program = column(h, "program"),
+               pes = column(h, "pes"), flops = column(h, "flops"),
+               latency = column(h, "max_latency_ps");
+  const std::vector<std::vector<std::string>> points{
+    {"64", "32"}, {"64", "64"}, {"128", "32"}, {"128", "64"}};
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), h.size());
+    EXPECT_EQ(rows[i][0], points[i - 1][0]);
+    EXPECT_EQ(rows[i][1], points[i - 1][1]);
+    EXPECT_EQ(rows[i][status], "ok");
+    EXPECT_EQ(rows[i][program], "kernel gemm");
+    // 128 rows of C in blocks of block_m: 2 programs (one PE each) or 1.
+    EXPECT_EQ(rows[i][pes], rows[i][0] == "64" ? "2" : "1");
+    EXPECT_EQ(rows[i][flops], std::to_string(2ull * 128 * 128 * 128));
+  }
+  // Two PEs finish the same work sooner than one.
+  EXPECT_LT(std::stoull(rows[1][latency]), std::stoull(rows[3][latency]));
+}
+
 TEST(sweep, six_points_over_two_parameters_write_six_rows_and_a_plot) {
   const std::string dir = test::temp_dir("sweep6");
   const auto r = run_kernbench(
