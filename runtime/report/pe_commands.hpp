@@ -16,7 +16,7 @@
 namespace kb {
 
 struct pe_commands {
-  std::string_view pe;                 ///< "sip0.cube0.pe3"
+  std::string pe;                      ///< "sip0.cube0.pe3"
   const node_summary* cpu = nullptr;   ///< its PE_CPU (null: none reported)
   const node_summary* scheduler = nullptr;
   std::vector<command_stat> rows;      ///< by id, both halves filled
