@@ -5,7 +5,7 @@
 #include "runtime/cli/report_machine.hpp"
 #include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/cli/run_outputs.hpp"
-#include "runtime/address.hpp"
+#include "runtime/pipeline/command.hpp"
 #include "runtime/kernel/op_shipper.hpp"
 #include "runtime/report/run_metrics.hpp"
 
@@ -113,13 +113,6 @@ int print_data_result(const run_cli& c, const data_result& d) {
 
 namespace {
 
-/// "hbm of sip0.cube0" for a tensor's address.
-std::string where_of(uint64_t address) {
-  const global_address a = global_address::decode(address);
-  const char* space = a.space == mem_space::hbm ? "hbm" : a.space == mem_space::sram ? "sram" : "tcm";
-  return fmt::format("{} of {}", space, a.cube_prefix());
-}
-
 kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel_run_result& r,
                     bool verified) {
   kernel_info k;
@@ -130,7 +123,7 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
   for (size_t i = 0; i < r.specs.size() && i < r.tensors.size(); ++i) {
     const kernel_tensor& t = r.specs[i];
     const tl::ptr p = r.tensors[i].second;
-    k.tensors.push_back({t.name, t.rows, t.cols, t.type, t.output, p.address, where_of(p.address)});
+    k.tensors.push_back({t.name, t.rows, t.cols, t.type, t.output, p.address, memory_of(p.address)});
   }
   k.verified = verified && r.data.replayed;
   for (const auto& v : r.data.verdicts)

@@ -11,7 +11,12 @@ namespace kb {
 
 namespace {
 
-/// "hbm of sip0.cube1", "tcm of sip0.cube0.pe3".
+uint8_t opt_dtype(const std::optional<dtype>& d, dtype fallback) {
+  return static_cast<uint8_t>(d.value_or(fallback));
+}
+
+} // namespace
+
 std::string memory_of(uint64_t address) {
   const global_address a = global_address::decode(address);
   const char* space = a.space == mem_space::hbm ? "hbm" : a.space == mem_space::sram ? "sram" : "tcm";
@@ -19,12 +24,6 @@ std::string memory_of(uint64_t address) {
     return fmt::format("tcm of {}.pe{}", a.cube_prefix(), a.pe);
   return fmt::format("{} of {}", space, a.cube_prefix());
 }
-
-uint8_t opt_dtype(const std::optional<dtype>& d, dtype fallback) {
-  return static_cast<uint8_t>(d.value_or(fallback));
-}
-
-} // namespace
 
 std::string describe(const pe_command& c) {
   if (auto* g = std::get_if<gemm_plan_args>(&c))

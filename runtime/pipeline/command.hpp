@@ -34,6 +34,9 @@ using pe_command = std::variant<gemm_plan_args, math_plan_args, simple_command>;
 /// 64x64x64 f16", "exp 64x64 f32".
 std::string describe(const pe_command& c);
 
+/// The memory `address` is in: "hbm of sip0.cube1", "tcm of sip0.cube0.pe3".
+std::string memory_of(uint64_t address);
+
 /// What the report says of a command (its command_stat's PE_CPU side).
 struct command_facts {
   command_call call = command_call::gemm;
