@@ -57,16 +57,6 @@ std::vector<stage_record> stage_records(const std::vector<trace_record>& records
 
 namespace {
 
-/// A figure that may be missing: nullopt when the node did not report it.
-std::optional<uint64_t> figure_opt(const node_summary* n, const std::string& name) {
-  if (!n)
-    return std::nullopt;
-  for (const auto& f : n->figures)
-    if (f.name == name)
-      return f.value;
-  return std::nullopt;
-}
-
 std::string ns_or(const std::optional<uint64_t>& ps, const char* missing) {
   return ps && *ps ? fmt::format("{} ns", ns_str(*ps)) : std::string(missing);
 }
