@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kb {
@@ -22,10 +23,12 @@ constexpr uint16_t feed_timer = kind_of(pipe_kind::timer);
 
 kind_doc pe_scheduler::doc() {
   return {"pe_scheduler",
-          "plans composite commands (ADR-0042) and feeds their tiles in "
-          "command FIFO order from a single feeder; completes each command "
-          "exactly once; predicts each command's steady-state II by modulo "
-          "scheduling one body of its tiles",
+          "plans composite commands (seed ADR-0042) and feeds the tiles of "
+          "each command whose dependencies are done as soon as its first "
+          "stage's queue is free (oldest first, never interleaving two "
+          "commands in one queue); completes each command exactly once; "
+          "predicts each command's steady-state II by modulo scheduling one "
+          "body of its tiles",
           {{"feed_policy", "string", "fifo",
             "fifo: release tiles as credits allow; modulo: release one "
             "steady-state body (the K tiles of an output tile) per scheduled II"}}};
@@ -59,7 +62,8 @@ void pe_scheduler::on_message(sim_event& ev) {
     case pipe_kind::command: on_command(ev); return;
     case pipe_kind::tile_done: on_tile_done(ev); return;
     case pipe_kind::timer:
-      feed_timer_armed_ = false;
+      if (now() >= feed_timer_at_)
+        feed_timer_at_ = SimTime::infinity();
       run_feeder();
       return;
     default:
@@ -124,6 +128,7 @@ void pe_scheduler::on_command(sim_event& ev) {
   f.ii = modulo_ii;
   f.tiles = std::move(tiles);
   f.size = size;
+  f.composite = !cmd.isSimple();
   if (cmd.hasPayload() || cmd.hasWho()) // a kernel's load, store or compute
     f.kernel_command = std::move(ev.body);
   feeds_.push_back(std::move(f));
@@ -131,17 +136,68 @@ void pe_scheduler::on_command(sim_event& ev) {
 }
 
 void pe_scheduler::run_feeder() {
-  while (!feeder_blocked_ && !feeds_.empty()) {
-    feed& f = feeds_.front();
-    if (f.next == f.size) {
-      feeds_.pop_front();
-      continue;
+  // Oldest first: a command takes a queue only if no earlier one holds it.
+  std::vector<engine_queue> busy;
+  // Composite commands keep their order among themselves: one starts once
+  // every earlier one has fed all its tiles (the FIFO of seed ADR-0021 D2).
+  bool composite_feeding = false;
+  for (auto it = feeds_.begin(); it != feeds_.end();) {
+    if (!it->composite || !composite_feeding)
+      feed_command(*it, busy);
+    if (it->composite && it->next < it->size)
+      composite_feeding = true;
+    it = it->next == it->size ? feeds_.erase(it) : it + 1;
+  }
+}
+
+void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
+  if (f.next == 0 && !f.deps.empty()) { // its data dependencies first
+    std::erase_if(f.deps, [&](uint64_t d) { return d < completed_.size() && completed_[d]; });
+    if (!f.deps.empty()) {
+      f.held_by_deps = true;
+      return; // fed again when a command completes; holds no queue
     }
-    if (f.next == 0 && !f.deps.empty()) { // a kernel's data dependencies first
-      std::erase_if(f.deps, [&](uint64_t d) { return d < completed_.size() && completed_[d]; });
-      if (!f.deps.empty()) {
-        f.held_by_deps = true;
-        return; // fed again when a command completes
+  }
+  while (f.next < f.size) {
+    if (!f.peeked) {
+      f.peeked = f.tiles->tile(static_cast<uint32_t>(f.next));
+      if (f.peeked->stages.empty())
+        throw std::runtime_error(fmt::format("command {}: tile {} has no stages", f.command,
+                                             f.peeked->tile_id));
+    }
+    const tile_plan& tile = *f.peeked;
+    const stage& first = tile.stages.front();
+    const auto l = find_link(first.component);
+    if (!l)
+      throw std::runtime_error(fmt::format("command {}: tile {} starts on '{}', which has no "
+                                           "link from {}",
+                                           f.command, tile.tile_id, first.component,
+                                           node_name()));
+    const engine_queue q{*l, static_cast<queue_id>(first.type), f.command};
+    auto holder = std::find(busy.begin(), busy.end(), q);
+    if (holder == busy.end()) {
+      const auto b = std::find_if(blocked_.begin(), blocked_.end(),
+                                  [&](const blocked_queue& x) { return x.at == q; });
+      if (b != blocked_.end())
+        holder = busy.insert(busy.end(), b->at);
+    }
+    if (holder != busy.end()) { // an earlier command has the queue: wait behind it
+      if (!f.start && f.engine_held_by == 0)
+        f.engine_held_by = holder->command;
+      busy.push_back(q);
+      return;
+    }
+    if (f.start && f.ii > SimTime::zero()) { // modulo feed: body j leaves at start + j·II
+      // Saturating: a product beyond 64 bits is infinity, never a wrap.
+      const auto offset = checked_mul(f.ii.ps(), f.next / f.body_tiles);
+      const SimTime release = *f.start + (offset ? SimTime{*offset} : SimTime::infinity());
+      if (now() < release) {
+        if (release < feed_timer_at_) { // the earliest release wakes the walk
+          feed_timer_at_ = release;
+          schedule(release, feed_timer);
+        }
+        busy.push_back(q);
+        return;
       }
     }
     if (!f.start) {
@@ -151,36 +207,12 @@ void pe_scheduler::run_feeder() {
       if (f.held_by_deps) {
         row.held = static_cast<uint8_t>(held_why::depends);
         row.held_by = last_completed_;
-      } else if (row.start_ps > row.arrive_ps) {
-        row.held = static_cast<uint8_t>(held_why::feeder);
-        row.held_by = last_started_;
-      }
-      last_started_ = f.command;
-    }
-    if (f.ii > SimTime::zero()) { // modulo feed: body j leaves at start + j·II
-      // Saturating: a product beyond 64 bits is infinity, never a wrap.
-      const auto offset = checked_mul(f.ii.ps(), f.next / f.body_tiles);
-      const SimTime release = *f.start + (offset ? SimTime{*offset} : SimTime::infinity());
-      if (now() < release) {
-        if (!feed_timer_armed_) {
-          feed_timer_armed_ = true;
-          schedule(release, feed_timer);
-        }
-        return;
+      } else if (f.engine_held_by != 0) {
+        row.held = static_cast<uint8_t>(held_why::engine);
+        row.held_by = f.engine_held_by;
       }
     }
-    const auto i = static_cast<uint32_t>(f.next++);
-    const tile_plan tile = f.tiles->tile(i);
-    if (tile.stages.empty())
-      throw std::runtime_error(
-        fmt::format("command {}: tile {} has no stages", f.command, tile.tile_id));
-    const stage& first = tile.stages.front();
-    const auto l = find_link(first.component);
-    if (!l)
-      throw std::runtime_error(fmt::format("command {}: tile {} starts on '{}', which has no "
-                                           "link from {}",
-                                           f.command, tile.tile_id, first.component,
-                                           node_name()));
+    ++f.next;
     message_body token = make_token(tile, f.command, node_name());
     auto tb = token.root_builder<wire::TileToken>();
     if (!f.kernel_command.empty()) { // a kernel's bytes, name and data op travel along
@@ -194,29 +226,34 @@ void pe_scheduler::run_feeder() {
     const service_tag tag{0, static_cast<uint16_t>(first.type), tile.tile_id, f.command, 0};
     outgoing m;
     m.kind = kind_of(pipe_kind::token);
-    m.queue = static_cast<queue_id>(first.type);
+    m.queue = q.queue;
     m.arg0 = f.command;
     m.arg1 = tile.tile_id;
     tb.setSlot(static_cast<uint32_t>(tiles_fed_ % stage_ops::slots));
     m.body = std::move(token);
     ++tiles_fed_;
-    if (send_on(*l, std::move(m))) {
+    f.peeked.reset();
+    if (send_on(q.link, std::move(m))) {
       hook_event(trace_kind::sub_command_dispatched, tag);
     } else {
-      // Held for lack of credit: it is dispatched when it leaves.
-      feeder_blocked_ = true;
-      blocked_since_ = now();
-      pending_dispatch_ = tag;
+      // Held for lack of credit: it is dispatched when it leaves, and the
+      // queue is this command's until then.
+      blocked_.push_back({q, tag, now()});
+      busy.push_back(q);
+      return;
     }
   }
 }
 
-void pe_scheduler::on_unblocked(uint32_t, queue_id) {
-  if (!feeder_blocked_)
+void pe_scheduler::on_unblocked(uint32_t link, queue_id queue) {
+  const auto b = std::find_if(blocked_.begin(), blocked_.end(), [&](const blocked_queue& x) {
+    return x.at.link == link && x.at.queue == queue;
+  });
+  if (b == blocked_.end())
     return;
-  feeder_blocked_ = false;
-  stall_ps_ += (now() - blocked_since_).ps();
-  hook_event(trace_kind::sub_command_dispatched, pending_dispatch_);
+  stall_ps_ += (now() - b->since).ps();
+  hook_event(trace_kind::sub_command_dispatched, b->pending);
+  blocked_.erase(b);
   run_feeder();
 }
 
@@ -255,8 +292,8 @@ void pe_scheduler::on_tile_done(sim_event& ev) {
     completed_.resize(id + 1, false);
   completed_[id] = true;
   last_completed_ = id;
-  if (!feeds_.empty() && !feeds_.front().deps.empty())
-    run_feeder();
+  if (!feeds_.empty())
+    run_feeder(); // a command waiting for this one may go now
   ++commands_done_;
 }
 
@@ -306,8 +343,9 @@ std::string pe_scheduler::pending_work() const {
     if (st.completed < st.done.size())
       out += fmt::format("{}command {}: {} of {} tiles done", out.empty() ? "" : "; ",
                        id, st.completed, st.done.size());
-  if (feeder_blocked_)
-    out += "; feeder blocked for lack of credit";
+  for (const blocked_queue& b : blocked_)
+    out += fmt::format("; command {} blocked for lack of credit on link {} queue {}",
+                       b.at.command, b.at.link, b.at.queue);
   return out;
 }
 

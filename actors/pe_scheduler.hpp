@@ -1,11 +1,16 @@
 #pragma once
-// PE_SCHEDULER: the sole dispatcher of a PE (ADR-0014 D1-D3, ADR-0021 D2).
-// On a command's arrival it plans the tiles (0 time, runtime/plan) and hands
-// the plan to its single feeder. The feeder injects tiles into their first
-// stage's queue in command FIFO order, as many as it has credits for in one
-// picosecond, never interleaving two commands; only the feeder blocks on
-// backpressure. Tile-done notices complete the command exactly once; the
-// command-done notice leaves in the picosecond the last one is handled.
+// PE_SCHEDULER: the sole dispatcher of a PE (seed ADR-0014 D1-D3, seed
+// ADR-0021 D2, docs/adr/0025-out-of-order-dispatch.md). On a command's
+// arrival it plans the tiles (0 time, runtime/plan) and enters the command
+// in its in-flight table with the commands it depends on. Each time
+// something changes (a command arrives or completes, a queue gets credit,
+// a modulo release time comes) it walks the table oldest first and feeds
+// every command whose dependencies are done and whose first stage's queue
+// is free: no earlier command is feeding it or blocked on it. So a load
+// overtakes a store that waits for a compute result, while two commands
+// never interleave their tiles in one engine queue. Tile-done notices
+// complete a command exactly once; its command-done notice (the completion
+// queue) leaves in the picosecond the last one is handled.
 
 #include "runtime/plan/tile_source.hpp"
 #include "runtime/predict/body_predictor.hpp"
@@ -64,12 +69,32 @@ private:
     SimTime ii;                    ///< modulo feed: one body per II (0: FIFO)
     std::optional<SimTime> start;  ///< when its first token was released
     std::vector<uint64_t> deps;    ///< commands that must be done first
-    bool held_by_deps = false;     ///< the feeder waited for them
+    bool held_by_deps = false;     ///< it waited for them
+    bool composite = false;        ///< a composite command (not one stage)
+    uint64_t engine_held_by = 0;   ///< an earlier command had its queue
+    std::optional<tile_plan> peeked; ///< tile `next`, planned, not yet sent
+  };
+  /// A first-stage queue (a link and its input queue) and the command that
+  /// has it: one feeding it (or waiting for its modulo release), or one
+  /// whose tile is held there for lack of credit.
+  struct engine_queue {
+    uint32_t link = 0;
+    queue_id queue = 0;
+    uint64_t command = 0;
+    bool operator==(const engine_queue& o) const { return link == o.link && queue == o.queue; }
+  };
+  struct blocked_queue {
+    engine_queue at;
+    service_tag pending; ///< the held tile, dispatched when it leaves
+    SimTime since;
   };
 
   void on_command(sim_event& ev);
   void on_tile_done(sim_event& ev);
   void run_feeder();
+  /// Feeds `f`'s tiles while it may; adds the queue it stops on (if it
+  /// has started or is ready) to `busy`, so later commands do not take it.
+  void feed_command(feed& f, std::vector<engine_queue>& busy);
   /// Records the II prediction of command `id`'s body as figures (a
   /// predicted II of 0 when the model cannot cover it).
   void record(uint64_t id, uint32_t body_tiles, const body_prediction& p);
@@ -80,18 +105,15 @@ private:
   /// command arrives under the modulo feed, which needs the II; otherwise
   /// off the simulated path, collected at the end of the run (ADR-0019).
   body_predictor predictor_;
-  bool feed_timer_armed_ = false;
+  SimTime feed_timer_at_ = SimTime::infinity(); ///< the earliest modulo release timer set
   std::map<uint64_t, command_state> commands_;
   /// The per-command table (arrival, start, what held it, II prediction).
   std::map<uint64_t, command_stat> rows_;
   uint64_t last_completed_ = 0; ///< the command completed last
-  uint64_t last_started_ = 0;   ///< the command whose tiles the feeder released last
   std::vector<bool> completed_; ///< by command id: done
-  std::deque<feed> feeds_;
-  bool feeder_blocked_ = false;
-  service_tag pending_dispatch_;
-  SimTime blocked_since_;
-  uint64_t stall_ps_ = 0;
+  std::deque<feed> feeds_;      ///< the in-flight table: commands with tiles to feed, oldest first
+  std::vector<blocked_queue> blocked_;
+  uint64_t stall_ps_ = 0;       ///< summed over the blocked queues
   uint64_t tiles_fed_ = 0;
   uint64_t commands_done_ = 0;
 };

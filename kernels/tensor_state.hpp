@@ -5,6 +5,7 @@
 #include "kernels/tl.hpp"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct tensor::state {
     if (release)
       release(std::move(users));
   }
+};
+
+/// A load in flight: the context that issued it and the tensor it fills.
+struct future::state {
+  context* ctx = nullptr;
+  uint64_t command = 0;
+  std::shared_ptr<tensor::state> block; ///< the tensor; data set by the first get()
 };
 
 } // namespace kb::tl

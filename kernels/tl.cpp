@@ -78,4 +78,16 @@ float tensor::at(uint32_t r, uint32_t c) const {
   return element_to_f32(s.type, b.subspan((size_t{r} * s.cols + c) * e, e));
 }
 
+tensor future::get() {
+  if (!s_)
+    throw kernel_error("get() of a tl::future that holds nothing (default-constructed)");
+  return s_->ctx->get(*this);
+}
+
+handle future::command() const {
+  if (!s_)
+    throw kernel_error("command() of a tl::future that holds nothing (default-constructed)");
+  return {s_->command};
+}
+
 } // namespace kb::tl

@@ -11,7 +11,8 @@
 //   }
 //
 // Loads suspend the kernel until their data arrives and return it (Phase 1
-// has real data for loads). Composite commands (gemm, math) and stores are
+// has real data for loads); `load_async` returns a future instead, so the
+// next tile's load overlaps this tile's compute. Composite commands (gemm, math) and stores are
 // asynchronous: they return a handle to wait on. The results of compute are
 // pending in Phase 1 (computed by the Phase 2 replay): touching their data
 // is an error. Misuse (out-of-range or misaligned access, TCM overflow, a
@@ -87,6 +88,27 @@ private:
   std::shared_ptr<const state> s_;
 };
 
+class context;
+
+/// A load in flight (tl.load_async): `get()` suspends until its data has
+/// arrived and returns the tensor with it (the same tensor on every call).
+/// Dropping a future without `get()` frees its TCM once the load is done.
+class future {
+public:
+  struct state; // runtime/kernel/kernel_context.cpp
+  future() = default;
+  explicit future(std::shared_ptr<state> s) : s_(std::move(s)) {}
+
+  tensor get();
+  /// The load command (tl.wait(f.command()) waits for it too).
+  handle command() const;
+  bool valid() const { return s_ != nullptr; }
+  state* raw() const { return s_.get(); }
+
+private:
+  std::shared_ptr<state> s_;
+};
+
 class context {
 public:
   virtual ~context() = default;
@@ -102,6 +124,13 @@ public:
   /// DMA of a block of global memory into TCM; suspends until it is there
   /// and returns it with its data.
   virtual tensor load(ptr src, block b) = 0;
+  /// The same DMA, without waiting: the kernel goes on (issuing compute on
+  /// tensors it already has, more loads) while the block arrives. PE_SCHEDULER
+  /// starts it as soon as its DMA queue is free and no earlier store of this
+  /// kernel to the same bytes is in flight.
+  virtual future load_async(ptr src, block b) = 0;
+  /// `f.get()`: suspends until `f`'s data has arrived; its tensor.
+  virtual tensor get(const future& f) = 0;
   /// DMA of a TCM tensor to global memory (row stride `row_stride` elements,
   /// 0: packed). A loaded tensor's bytes are written in Phase 1; a pending
   /// one's in Phase 2.

@@ -18,7 +18,7 @@ std::string_view to_string(held_why w) {
   switch (w) {
     case held_why::none: return "none";
     case held_why::depends: return "depends";
-    case held_why::feeder: return "feeder";
+    case held_why::engine: return "engine";
   }
   return "?";
 }

@@ -29,7 +29,7 @@ std::string_view to_string(command_call c);
 enum class held_why : uint8_t {
   none,     ///< it started on arrival
   depends,  ///< a data dependency: `held_by` completed last
-  feeder,   ///< the feeder was busy with earlier commands (FIFO): `held_by` went before
+  engine,   ///< an earlier command (`held_by`) was feeding its engine's queue or blocked on it
 };
 std::string_view to_string(held_why w);
 

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -98,6 +99,8 @@ public:
   const std::string& kernel_name() const override { return site_.kernel; }
   const std::string& pe() const override { return site_.pe; }
   tl::tensor load(tl::ptr src, tl::block b) override;
+  tl::future load_async(tl::ptr src, tl::block b) override;
+  tl::tensor get(const tl::future& f) override;
   tl::handle store(tl::ptr dst, const tl::tensor& t, uint64_t row_stride) override;
   tl::handle gemm(gemm_plan_args a) override;
   tl::handle math(math_plan_args a) override;
@@ -148,6 +151,13 @@ private:
                          const std::string& what) const;
   void note_write(written w);
   void drop_finished_stores();
+  /// The commands a new write of rows of `row_bytes`, `stride` apart from
+  /// `address`, must follow (seed ADR-0014 D2's dependency state; ADR-0025):
+  /// this kernel's loads and composite commands in flight that read those
+  /// bytes (write after read), and its stores and computes in flight that
+  /// write them (write after write).
+  std::vector<uint64_t> write_hazards(uint64_t address, uint64_t stride, uint64_t rows,
+                                      uint64_t row_bytes) const;
   /// The writers of `inputs` that are not done yet.
   std::vector<uint64_t> producers(std::initializer_list<const tl::tensor::state*> inputs) const;
   /// This kernel's stores still in flight (all, or those overlapping a range).
@@ -166,6 +176,21 @@ private:
   kernel_site site_;
   kernel_port& port_;
   std::vector<written> in_flight_; ///< stores with data, not yet done
+  /// Loads issued and not yet taken (tl.load_async): by command.
+  struct load_in_flight {
+    std::string what;
+    uint64_t address = 0, stride = 0, rows = 0, row_bytes = 0;
+    std::vector<written> earlier; ///< this kernel's stores in flight at its issue
+  };
+  std::map<uint64_t, load_in_flight> loads_;
+  /// Composite commands maybe in flight, with the byte ranges (address,
+  /// length) they read: a later store to those bytes waits for them.
+  struct composite_reads {
+    uint64_t command = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> reads;
+  };
+  std::vector<composite_reads> composites_;
+  static std::vector<std::pair<uint64_t, uint64_t>> reads_of(const pe_command& c);
   std::vector<written> pending_;   ///< ranges holding compute results
   std::shared_ptr<tcm_allocator> tcm_;
   std::shared_ptr<tcm_pool> pool_;

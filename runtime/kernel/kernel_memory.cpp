@@ -104,7 +104,9 @@ void kernel_context::check_not_pending(uint64_t address, uint64_t stride, uint64
                        what, detail::describe_address(address), w.command, w.what));
 }
 
-tl::tensor kernel_context::load(tl::ptr src, tl::block b) {
+tl::tensor kernel_context::load(tl::ptr src, tl::block b) { return get(load_async(src, b)); }
+
+tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
   const uint32_t e = dtype_bytes(src.type);
   const uint64_t stride = (b.row_stride ? b.row_stride : b.cols) * uint64_t{e};
   const uint64_t row_bytes = uint64_t{b.cols} * e;
@@ -141,18 +143,64 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b) {
   const uint64_t id = port_.issue(simple_command{st, std::nullopt}, {}, deps);
   s->users.push_back(id);
   s->writer = id;
-  const std::vector<written> earlier = in_flight_;
+  loads_[id] = {fmt::format("{} from {}", what, detail::describe_address(src.address)),
+                src.address, stride, b.rows, row_bytes, in_flight_};
+  auto f = std::make_shared<tl::future::state>();
+  f->ctx = this;
+  f->command = id;
+  f->block = std::move(s);
+  return tl::future(std::move(f));
+}
+
+tl::tensor kernel_context::get(const tl::future& f) {
+  tl::future::state* fs = f.raw();
+  if (!fs)
+    fail("get() of a tl::future that holds nothing (default-constructed)");
+  if (fs->ctx != this)
+    fail(fmt::format("get() of a future of command {}, which another kernel issued",
+                     fs->command));
+  if (fs->block->ready)
+    return tl::tensor(fs->block);
+  const uint64_t id = fs->command;
+  const auto it = loads_.find(id);
+  if (it == loads_.end())
+    fail(fmt::format("get() of command {}, which is not a load of this kernel", id));
   suspend_until([this, id] { return port_.done(id); },
-                fmt::format("waits for command {} ({} from {})", id, what,
-                            detail::describe_address(src.address)),
-                wait_kind::load, id);
-  s->data = port_.take_data(id);
-  if (s->data.size() != st.params.bytes)
-    fail(fmt::format("{} from {}: {} B came back, {} expected", what,
-                     detail::describe_address(src.address), s->data.size(), st.params.bytes));
-  forward_stores(src.address, stride, b.rows, row_bytes, earlier, s->data);
-  s->ready = true;
-  return tl::tensor(std::move(s));
+                fmt::format("waits for command {} ({})", id, it->second.what), wait_kind::load,
+                id);
+  const load_in_flight& l = it->second;
+  tl::tensor::state& s = *fs->block;
+  s.data = port_.take_data(id);
+  if (s.data.size() != l.rows * l.row_bytes)
+    fail(fmt::format("{}: {} B came back, {} expected", l.what, s.data.size(),
+                     l.rows * l.row_bytes));
+  forward_stores(l.address, l.stride, l.rows, l.row_bytes, l.earlier, s.data);
+  s.ready = true;
+  loads_.erase(it);
+  return tl::tensor(fs->block);
+}
+
+std::vector<uint64_t> kernel_context::write_hazards(uint64_t address, uint64_t stride,
+                                                    uint64_t rows, uint64_t row_bytes) const {
+  std::vector<uint64_t> out;
+  auto add = [&](uint64_t id) {
+    if (!port_.done(id) && std::find(out.begin(), out.end(), id) == out.end())
+      out.push_back(id);
+  };
+  for (const auto& [id, l] : loads_)
+    if (rows_overlap(address, stride, rows, row_bytes, l.address, l.stride, l.rows, l.row_bytes))
+      add(id);
+  for (const written& w : in_flight_)
+    if (rows_overlap(address, stride, rows, row_bytes, w.address, w.stride, w.rows, w.row_bytes))
+      add(w.command);
+  for (const composite_reads& c : composites_)
+    for (const auto& [at, span] : c.reads)
+      if (rows_overlap(address, stride, rows, row_bytes, at, span, 1, span))
+        add(c.command);
+  for (const written& w : pending_) // a compute result still being written
+    if (rows_overlap(address, stride, rows, row_bytes, w.address, w.stride, w.rows, w.row_bytes))
+      add(w.command);
+  return out;
 }
 
 tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_stride) {
@@ -186,19 +234,58 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   // Visible to this kernel's later loads once this write reaches the memory.
   const std::span<const uint8_t> payload =
     s->ready ? std::span<const uint8_t>(s->data) : std::span<const uint8_t>();
-  const uint64_t id = port_.issue(simple_command{st, std::nullopt}, payload, producers({s}));
+  std::vector<uint64_t> deps = producers({s});
+  for (const uint64_t d : write_hazards(dst.address, stride, s->rows, row_bytes))
+    if (std::find(deps.begin(), deps.end(), d) == deps.end())
+      deps.push_back(d);
+  const uint64_t id = port_.issue(simple_command{st, std::nullopt}, payload, deps);
   s->users.push_back(id);
   note_write({id, dst.address, s->rows, row_bytes, stride,
               std::vector<uint8_t>(payload.begin(), payload.end()), what});
   return {id};
 }
 
+namespace {
+
+/// The byte envelope of a view: [address, last byte + 1).
+std::pair<uint64_t, uint64_t> envelope(const tensor_view& v) {
+  return {v.address, v.rows ? (v.rows - 1) * v.row_stride + v.row_bytes() : 0};
+}
+
+} // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> kernel_context::reads_of(const pe_command& c) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  if (const auto* g = std::get_if<gemm_plan_args>(&c)) {
+    const uint64_t e = dtype_bytes(g->in_dtype);
+    out.emplace_back(g->a_addr, uint64_t{g->m} * g->k * e);
+    out.emplace_back(g->b_addr, uint64_t{g->k} * g->n * e);
+    for (const epilogue_op& op : g->epilogue)
+      if (op.operand)
+        out.push_back(envelope(*op.operand));
+  } else if (const auto* m = std::get_if<math_plan_args>(&c)) {
+    out.emplace_back(m->src_addr, uint64_t{m->m} * m->n * dtype_bytes(m->in_dtype));
+  }
+  std::erase_if(out, [](const auto& r) { return r.second == 0; });
+  return out;
+}
+
 tl::handle kernel_context::composite(const pe_command& c, uint64_t dst, uint32_t m, uint32_t n,
                                      dtype out) {
-  // After this kernel's stores in flight (it may read what they write); its
-  // output is a compute result, pending in Phase 1.
-  const uint64_t id = port_.issue(c, {}, stores_in_flight());
+  // After this kernel's stores in flight (it may read what they write) and
+  // its loads in flight of what it writes; its output is a compute result,
+  // pending in Phase 1.
   const uint64_t row = uint64_t{n} * dtype_bytes(out);
+  // (Composites among themselves keep their order in PE_SCHEDULER.)
+  std::vector<uint64_t> deps = stores_in_flight();
+  if (m > 0 && row > 0)
+    for (const auto& [id, l] : loads_)
+      if (!port_.done(id) &&
+          rows_overlap(dst, row, m, row, l.address, l.stride, l.rows, l.row_bytes))
+        deps.push_back(id);
+  const uint64_t id = port_.issue(c, {}, deps);
+  std::erase_if(composites_, [this](const composite_reads& r) { return port_.done(r.command); });
+  composites_.push_back({id, reads_of(c)});
   if (m > 0 && row > 0)
     note_write({id, dst, m, row, row, {}, describe(c)});
   return {id};

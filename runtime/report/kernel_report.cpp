@@ -32,8 +32,8 @@ std::string joined(const path_step& s) {
   const command_stat& c = *s.command;
   if (s.joined_by == "depends")
     return fmt::format("started when cmd {}, whose data it needs, was done", c.held_by);
-  if (s.joined_by == "feeder")
-    return fmt::format("started when the feeder had fed cmd {} before it", c.held_by);
+  if (s.joined_by == "engine")
+    return fmt::format("started when cmd {} left its engine's queue", c.held_by);
   return c.after ? fmt::format("issued when cmd {}'s done notice resumed the kernel", c.after)
                  : std::string("issued at the kernel's start");
 }

@@ -105,12 +105,14 @@ critical_path critical_path_of(const std::vector<pe_commands>& pes) {
     if (c->held == static_cast<uint8_t>(held_why::depends)) {
       pred = c->held_by;
       how = "depends";
-    } else if (c->held == static_cast<uint8_t>(held_why::feeder)) {
+    } else if (c->held == static_cast<uint8_t>(held_why::engine)) {
       pred = c->held_by;
-      how = "feeder";
+      how = "engine";
     }
     path.steps.push_back({c, how});
-    if (pred >= cur) // every predecessor was issued before: never loops
+    // Each predecessor finished, or started, no later than its successor
+    // started; the bound only guards against a malformed table.
+    if (pred == cur || path.steps.size() > last->rows.size())
       break;
     cur = pred;
   }
