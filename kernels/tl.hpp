@@ -56,6 +56,12 @@ struct block {
   uint64_t row_stride = 0;
 };
 
+/// Operand layouts of tl.dot.
+struct dot_opts {
+  bool trans_a = false; ///< a holds k x m: use its transpose
+  bool trans_b = false; ///< b holds n x k: use its transpose
+};
+
 /// An asynchronous command in flight (a store, a composite gemm or math).
 struct handle {
   uint64_t command = 0;
@@ -149,8 +155,18 @@ public:
   // operand may be the same shape, a 1 x cols row, a rows x 1 column or
   // 1 x 1 (broadcast); a reduction along axis 1 gives rows x 1, along 0
   // 1 x cols.
-  /// a (m x k) x b (k x n) on PE_GEMM, accumulated in f32.
+  /// a (m x k) x b (k x n) on PE_GEMM, accumulated in f32 (i32 for
+  /// integer operands).
   virtual tensor dot(const tensor& a, const tensor& b, dtype out = dtype::f32) = 0;
+  /// op(a) x op(b), op the transpose with `trans_a` / `trans_b` (a tensor
+  /// holding k x m read as m x k, as a column-major operand): no copy, the
+  /// GEMM unit takes the same time.
+  virtual tensor dot(const tensor& a, const tensor& b, dot_opts o, dtype out = dtype::f32) = 0;
+  /// acc += op(a) x op(b), in place on PE_GEMM: `acc` (m x n, f32 for float
+  /// operands, i32 for integer ones) becomes a pending compute result;
+  /// returns it, so `acc = tl.dot(a, b, acc)` reads as in Triton. The GEMM
+  /// unit adds into its accumulators at no extra time.
+  virtual tensor dot(const tensor& a, const tensor& b, const tensor& acc, dot_opts o = {}) = 0;
   /// A unary math_fn (exp, log, relu, rsqrt, sqrt, neg, abs, recip, tanh,
   /// scale, add_scalar); `scalar` for scale / add_scalar.
   virtual tensor unary(math_fn f, const tensor& x, double scalar = 0) = 0;

@@ -53,6 +53,8 @@ struct DataOp {
   accumulate @5 :Bool;
   scalar     @6 :Float64;
   axis       @7 :Int8;
+  transposeA @8 :Bool;
+  transposeB @9 :Bool;
 }
 
 # A tile of a command, owned by exactly one unit at a time; the owner

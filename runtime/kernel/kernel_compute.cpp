@@ -23,28 +23,33 @@ tl::tensor kernel_context::compute(op_record op, uint32_t rows, uint32_t cols, d
                                    std::vector<uint64_t> deps) {
   auto s = allocate(rows, cols, type);
   op.out = packed_view(s->address, rows, cols, type);
+  issue_compute(std::move(op), *s, cost, elements, std::move(deps));
+  return tl::tensor(std::move(s));
+}
+
+void kernel_context::issue_compute(op_record op, tl::tensor::state& out, math_op cost,
+                                   uint64_t elements, std::vector<uint64_t> deps) {
   if (const std::string bad = check(op); !bad.empty())
     fail(fmt::format("{}: {}", op.op_name, bad));
   stage st;
   st.component = site_.pe + (op.kind == op_kind::gemm ? ".pe_gemm" : ".pe_math");
   st.type = op.kind == op_kind::gemm ? stage_type::gemm : stage_type::math;
-  st.params.tm = rows;
-  st.params.tn = cols;
+  st.params.tm = out.rows;
+  st.params.tn = out.cols;
   st.params.in_dtype = op.inputs.front().type;
-  st.params.out_dtype = type;
+  st.params.out_dtype = out.type;
   st.params.last_k = true;
   if (op.kind == op_kind::gemm) {
-    st.params.tk = op.inputs[0].cols;
+    st.params.tk = op.transpose_a ? op.inputs[0].rows : op.inputs[0].cols;
   } else {
     st.params.elements = elements;
     st.params.op = cost;
   }
   const uint64_t id = port_.issue(simple_command{st, std::move(op)}, {}, deps);
-  s->users.push_back(id);
-  s->writer = id;
+  out.users.push_back(id);
+  out.writer = id;
   // The TCM marks the block: another PE's load of it fails by name (issue 28).
-  port_.mark_pending(s->address, uint64_t{rows} * cols * dtype_bytes(type), id);
-  return tl::tensor(std::move(s));
+  port_.mark_pending(out.address, uint64_t{out.rows} * out.cols * dtype_bytes(out.type), id);
 }
 
 namespace {
@@ -79,21 +84,71 @@ tensor_view view_of(const tl::tensor::state& s) {
 } // namespace
 
 tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, dtype out) {
+  return dot(a, b, tl::dot_opts{}, out);
+}
+
+tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, tl::dot_opts o,
+                               dtype out) {
   const auto& x = operand(a, "dot");
   const auto& y = operand(b, "dot");
-  if (x.cols != y.rows)
-    fail(fmt::format("dot of {}x{} and {}x{}: the inner dimensions differ", x.rows, x.cols,
-                     y.rows, y.cols));
+  op_record op = dot_op(x, y, o);
+  const uint32_t m = o.trans_a ? x.cols : x.rows, n = o.trans_b ? y.rows : y.cols;
+  auto t = compute(std::move(op), m, n, out, math_op::add, 0, producers({&x, &y}));
+  x.users.push_back(t.raw()->users.back());
+  y.users.push_back(t.raw()->users.back());
+  return t;
+}
+
+tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, const tl::tensor& acc,
+                               tl::dot_opts o) {
+  const auto& x = operand(a, "dot");
+  const auto& y = operand(b, "dot");
+  const auto& c = operand(acc, "dot (its accumulator)");
+  op_record op = dot_op(x, y, o);
+  const uint32_t m = o.trans_a ? x.cols : x.rows, n = o.trans_b ? y.rows : y.cols;
+  if (c.rows != m || c.cols != n)
+    fail(fmt::format("dot into a {}x{} accumulator: the product is {}x{}", c.rows, c.cols, m, n));
+  const bool integer = x.type == dtype::i8 || x.type == dtype::i32;
+  const dtype want = integer ? dtype::i32 : dtype::f32;
+  if (c.type != want)
+    fail(fmt::format("dot of {} into a {} accumulator: it must be {} (tl.zeros or tl.cast)",
+                     to_string(x.type), to_string(c.type), to_string(want)));
+  if (&c == &x || &c == &y)
+    fail("dot: the accumulator is also an operand");
+  op.accumulate = true;
+  op.out = view_of(c);
+  // It reads and rewrites the accumulator in place: after whatever wrote it
+  // and whatever still reads it (a store of it, another op on it).
+  std::vector<uint64_t> deps = producers({&x, &y, &c});
+  for (const uint64_t u : c.users)
+    if (!port_.done(u) && std::find(deps.begin(), deps.end(), u) == deps.end())
+      deps.push_back(u);
+  // The accumulator's block is the runtime's: the kernel holds it const.
+  auto& out = const_cast<tl::tensor::state&>(c);
+  out.ready = false; // its bytes are a compute result from now on
+  out.data.clear();
+  issue_compute(std::move(op), out, math_op::add, 0, std::move(deps));
+  x.users.push_back(out.users.back());
+  y.users.push_back(out.users.back());
+  return acc;
+}
+
+op_record kernel_context::dot_op(const tl::tensor::state& x, const tl::tensor::state& y,
+                                 tl::dot_opts o) const {
+  const uint32_t xk = o.trans_a ? x.rows : x.cols, yk = o.trans_b ? y.cols : y.rows;
+  if (xk != yk)
+    fail(fmt::format("dot of {}x{}{} and {}x{}{}: the inner dimensions differ ({} and {})",
+                     x.rows, x.cols, o.trans_a ? " (transposed)" : "", y.rows, y.cols,
+                     o.trans_b ? " (transposed)" : "", xk, yk));
   if (x.type != y.type)
     fail(fmt::format("dot of {} and {}: cast one first", to_string(x.type), to_string(y.type)));
   op_record op;
   op.kind = op_kind::gemm;
   op.op_name = fmt::format("dot_{}", to_string(x.type));
   op.inputs = {view_of(x), view_of(y)};
-  auto t = compute(std::move(op), x.rows, y.cols, out, math_op::add, 0, producers({&x, &y}));
-  x.users.push_back(t.raw()->users.back());
-  y.users.push_back(t.raw()->users.back());
-  return t;
+  op.transpose_a = o.trans_a;
+  op.transpose_b = o.trans_b;
+  return op;
 }
 
 tl::tensor kernel_context::unary(math_fn f, const tl::tensor& x, double scalar) {

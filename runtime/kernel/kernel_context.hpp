@@ -107,6 +107,9 @@ public:
   void wait(tl::handle h) override;
   void wait_all() override;
   tl::tensor dot(const tl::tensor& a, const tl::tensor& b, dtype out) override;
+  tl::tensor dot(const tl::tensor& a, const tl::tensor& b, tl::dot_opts o, dtype out) override;
+  tl::tensor dot(const tl::tensor& a, const tl::tensor& b, const tl::tensor& acc,
+                 tl::dot_opts o) override;
   tl::tensor unary(math_fn f, const tl::tensor& x, double scalar) override;
   tl::tensor binary(math_fn f, const tl::tensor& a, const tl::tensor& b) override;
   tl::tensor where(const tl::tensor& cond, const tl::tensor& a, const tl::tensor& b) override;
@@ -133,6 +136,11 @@ private:
   tl::tensor where_like(math_fn f, std::vector<const tl::tensor*> in);
   tl::tensor compute(op_record op, uint32_t rows, uint32_t cols, dtype type, math_op cost,
                      uint64_t elements, std::vector<uint64_t> deps);
+  /// Issues `op` (inputs and out set) writing the tensor `out`.
+  void issue_compute(op_record op, tl::tensor::state& out, math_op cost, uint64_t elements,
+                     std::vector<uint64_t> deps);
+  /// The op of op(a) x op(b) (inputs, transposes), its shapes checked.
+  op_record dot_op(const tl::tensor::state& a, const tl::tensor::state& b, tl::dot_opts o) const;
 
   /// What the kernel wrote: rows of `row_bytes`, `stride` apart from `address`.
   struct written {

@@ -40,8 +40,17 @@ std::string describe(const pe_command& c) {
       return fmt::format("{} {}x{} {} ({} B) {} {}", to_string(facts_of(c).call), p.tm, p.tn,
                          to_string(p.in_dtype), p.bytes,
                          sc.s.type == stage_type::dma_read ? "from" : "to", memory_of(p.address));
-    case stage_type::gemm:
-      return fmt::format("dot {}x{}x{} {}", p.tm, p.tk, p.tn, to_string(p.in_dtype));
+    case stage_type::gemm: {
+      std::string how;
+      if (sc.op && sc.op->transpose_a)
+        how += "a^T";
+      if (sc.op && sc.op->transpose_b)
+        how += how.empty() ? "b^T" : ", b^T";
+      if (sc.op && sc.op->accumulate)
+        how += how.empty() ? "into acc" : ", into acc";
+      return fmt::format("dot {}x{}x{} {}{}", p.tm, p.tk, p.tn, to_string(p.in_dtype),
+                         how.empty() ? "" : " (" + how + ")");
+    }
     default:
       return fmt::format("{} {}x{} {}", sc.op ? sc.op->op_name : std::string(to_string(sc.s.type)),
                          p.tm, p.tn, to_string(p.out_dtype));

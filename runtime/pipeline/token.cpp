@@ -85,6 +85,8 @@ void to_wire(const op_record& r, wire::DataOp::Builder out) {
     to_wire(r.inputs[i], in[i]);
   to_wire(r.out, out.initOut());
   out.setAccumulate(r.accumulate);
+  out.setTransposeA(r.transpose_a);
+  out.setTransposeB(r.transpose_b);
   out.setScalar(r.scalar);
   out.setAxis(static_cast<int8_t>(r.axis));
 }
@@ -98,6 +100,8 @@ op_record from_wire(wire::DataOp::Reader in) {
     r.inputs.push_back(from_wire(v));
   r.out = from_wire(in.getOut());
   r.accumulate = in.getAccumulate();
+  r.transpose_a = in.getTransposeA();
+  r.transpose_b = in.getTransposeB();
   r.scalar = in.getScalar();
   r.axis = in.getAxis();
   return r;
