@@ -106,6 +106,22 @@ TEST(KernelMasks, IndexTensorsHaveTheirDataInPhase1AndThePhase2ReplayAgrees) {
   EXPECT_EQ(arange->t_end_ps - arange->t_start_ps, 5000u);
 }
 
+TEST(KernelMasks, WhereTakesAMaskAsItsCondition) {
+  auto m = std::make_shared<memory_image>();
+  m->write(hbm(0), bytes_of(iota(1, 8)));
+  const auto r = run_kernel_on_pe0(
+    [](tl::context& tl) {
+      const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 8});
+      const tl::tensor keep = tl.logical_not(tl.ge(tl.arange(8), 3.0)); // columns 0..2
+      tl.store({hbm(4096), dtype::f32}, tl.where(keep, x, tl.full(1, 1, -2.0)));
+      tl.wait_all();
+    },
+    m);
+  ASSERT_EQ(r.run.error, "");
+  EXPECT_EQ(floats_at(r.final_image, hbm(4096), 8),
+            (std::vector<float>{1, 2, 3, -2, -2, -2, -2, -2}));
+}
+
 // -- masked loads ----------------------------------------------------------------------
 
 TEST(KernelMasks, AMaskedLoadMovesOnlyTheLiveRowAndTakesThe64ByteLoadsTime) {
