@@ -15,7 +15,10 @@ struct tensor::state {
   uint32_t rows = 0;
   uint32_t cols = 0;
   dtype type = dtype::f32;
-  uint64_t address = 0;        ///< global TCM address
+  uint64_t address = 0;        ///< global TCM address (a view's: of its first element)
+  /// Bytes from row to row in TCM; 0: packed (cols elements). Nonzero only
+  /// for a view of some columns of a wider tensor.
+  uint64_t row_stride = 0;
   bool ready = false;          ///< data holds its Phase 1 bytes
   std::vector<uint8_t> data;   ///< row-major, packed
   std::string owner;           ///< "kernel gemm on sip0.cube0.pe0", for errors
@@ -23,7 +26,17 @@ struct tensor::state {
   /// all done (Phase 2 must never see a later tensor's op overtake them).
   mutable std::vector<uint64_t> users;
   uint64_t writer = 0;         ///< the command that fills it (0: none yet)
-  std::function<void(std::vector<uint64_t>)> release; ///< frees the TCM block
+  /// A view's tensor (null: not a view), whose block it shares.
+  std::shared_ptr<const state> root;
+  /// Frees the TCM block (a view's hands its users to its tensor, whose
+  /// state it holds: the block lives as long as any view of it).
+  std::function<void(std::vector<uint64_t>)> release;
+
+  /// Its elements in TCM, as the op log names them.
+  tensor_view view() const {
+    const uint64_t packed = uint64_t{cols} * dtype_bytes(type);
+    return {address, rows, cols, row_stride != 0 ? row_stride : packed, type};
+  }
 
   state() = default;
   state(const state&) = delete;

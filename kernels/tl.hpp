@@ -88,6 +88,8 @@ public:
   std::span<const uint8_t> bytes() const;
 
   const state* raw() const { return s_.get(); }
+  /// The shared state (a view keeps its tensor's alive with it).
+  std::shared_ptr<const state> share() const { return s_; }
 
 private:
   const state& get() const;
@@ -192,6 +194,75 @@ public:
   tensor maximum(const tensor& a, const tensor& b) { return binary(math_fn::max, a, b); }
   tensor sum(const tensor& x, int axis = 1) { return reduce(math_fn::sum, x, axis); }
   tensor max(const tensor& x, int axis = 1) { return reduce(math_fn::row_max, x, axis); }
+
+  // -- index and mask tensors (docs/adr/0026) ---------------------------------------
+  // Each is a command on the PE's MATH unit, recorded in the op log; unlike
+  // other compute, its result has its data in Phase 1 ("eager") when all its
+  // inputs do (index tensors always; comparisons of loaded or index
+  // tensors), so it can steer a masked load or store. A mask is an i8 tensor
+  // of 1 (live) and 0; any tensor whose nonzero elements mean "live" works
+  // as a mask. Comparisons compare in f32 (integers exact up to 2^24).
+  /// 0, 1, ..., n-1 plus `start` (i32): a 1 x n row (axis 1) or an n x 1
+  /// column (axis 0).
+  virtual tensor arange(uint32_t n, int32_t start = 0, int axis = 1) = 0;
+  /// A rows x cols tensor of `type` holding `value` (as `type` rounds it).
+  virtual tensor full(uint32_t rows, uint32_t cols, double value, dtype type = dtype::f32) = 0;
+  tensor zeros(uint32_t rows, uint32_t cols, dtype type = dtype::f32) {
+    return full(rows, cols, 0, type);
+  }
+  /// A comparison (lt, le, gt, ge, eq, ne) or logical_and / logical_or of
+  /// two tensors broadcast like a binary op: an i8 mask.
+  virtual tensor compare(math_fn f, const tensor& a, const tensor& b) = 0;
+  /// 1 where x == 0, else 0 (i8).
+  virtual tensor logical_not(const tensor& x) = 0;
+  tensor lt(const tensor& a, const tensor& b) { return compare(math_fn::lt, a, b); }
+  tensor le(const tensor& a, const tensor& b) { return compare(math_fn::le, a, b); }
+  tensor gt(const tensor& a, const tensor& b) { return compare(math_fn::gt, a, b); }
+  tensor ge(const tensor& a, const tensor& b) { return compare(math_fn::ge, a, b); }
+  tensor eq(const tensor& a, const tensor& b) { return compare(math_fn::eq, a, b); }
+  tensor ne(const tensor& a, const tensor& b) { return compare(math_fn::ne, a, b); }
+  /// Against a scalar: a 1 x 1 f32 full(value) first (one more MATH command).
+  tensor lt(const tensor& a, double b) { return lt(a, full(1, 1, b)); }
+  tensor le(const tensor& a, double b) { return le(a, full(1, 1, b)); }
+  tensor gt(const tensor& a, double b) { return gt(a, full(1, 1, b)); }
+  tensor ge(const tensor& a, double b) { return ge(a, full(1, 1, b)); }
+  tensor eq(const tensor& a, double b) { return eq(a, full(1, 1, b)); }
+  tensor ne(const tensor& a, double b) { return ne(a, full(1, 1, b)); }
+  tensor logical_and(const tensor& a, const tensor& b) {
+    return compare(math_fn::logical_and, a, b);
+  }
+  tensor logical_or(const tensor& a, const tensor& b) {
+    return compare(math_fn::logical_or, a, b);
+  }
+
+  // -- masked memory (docs/adr/0026) -------------------------------------------------
+  // `mask` has its data in Phase 1 (a kernel_error otherwise) and broadcasts
+  // to the block like a binary operand. Only live elements are read or
+  // written, and only they count as bytes moved: the DMA moves the live runs
+  // of each row, one command per group of rows with the same runs (one for
+  // the usual ragged edge). A masked-off element is never checked against
+  // the memory's bounds.
+  /// A load whose masked-off elements hold `other` (written into TCM by a
+  /// MATH `full` beside the DMA).
+  virtual tensor load(ptr src, block b, const tensor& mask, double other = 0) = 0;
+  /// A store of the live elements only; waiting on the handle waits for
+  /// all of its DMA commands (a store with no live element issues nothing).
+  virtual handle store(ptr dst, const tensor& t, const tensor& mask, uint64_t row_stride = 0) = 0;
+
+  // -- views, index reductions and scans (docs/adr/0026) -----------------------------
+  /// Rows [row, row + rows) and columns [col, col + cols) of x, sharing its
+  /// TCM block (no copy, no command): keeps x's block alive while it lives.
+  virtual tensor slice(const tensor& x, uint32_t row, uint32_t col, uint32_t rows,
+                       uint32_t cols) = 0;
+  /// x seen as rows x cols (the same elements in row-major order), sharing
+  /// its block; x must be contiguous (a slice of whole rows, not columns).
+  virtual tensor reshape(const tensor& x, uint32_t rows, uint32_t cols) = 0;
+  /// argmax or argmin along `axis` (i32 indices, the first on ties).
+  virtual tensor arg_reduce(math_fn f, const tensor& x, int axis = 1) = 0;
+  /// The inclusive running sum along `axis` (f32, x's shape).
+  virtual tensor cumsum(const tensor& x, int axis = 1) = 0;
+  tensor argmax(const tensor& x, int axis = 1) { return arg_reduce(math_fn::argmax, x, axis); }
+  tensor argmin(const tensor& x, int axis = 1) { return arg_reduce(math_fn::argmin, x, axis); }
 
   // -- waiting ------------------------------------------------------------------------
   /// Suspends until the command is done (timing only: a compute result

@@ -16,6 +16,10 @@ enum MathFn {
   scale @16; addScalar @17;
   sum @18; rowMax @19; rowMin @20;
   cast @21;
+  arange @22; full @23;
+  lt @24; le @25; gt @26; ge @27; eq @28; ne @29;
+  logicalAnd @30; logicalOr @31; logicalNot @32;
+  argmax @33; argmin @34; cumsum @35;
 }
 
 struct TensorView {

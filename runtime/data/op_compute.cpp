@@ -59,6 +59,21 @@ float nan_min(float a, float b) {
   return b < a ? b : a;
 }
 
+/// A comparison or logical_and/or of two elements (NaN compares false).
+bool compare(math_fn f, float a, float b) {
+  switch (f) {
+  case math_fn::lt: return a < b;
+  case math_fn::le: return a <= b;
+  case math_fn::gt: return a > b;
+  case math_fn::ge: return a >= b;
+  case math_fn::eq: return a == b;
+  case math_fn::ne: return a != b;
+  case math_fn::logical_and: return a != 0.0f && b != 0.0f;
+  case math_fn::logical_or: return a != 0.0f || b != 0.0f;
+  default: throw std::logic_error("compare: not a comparison");
+  }
+}
+
 bool is_integer(dtype t) { return t == dtype::i8 || t == dtype::i32; }
 
 /// The elements of the integer view `v` (i8 or i32), exactly, as their two's
@@ -185,6 +200,10 @@ void run_unary(const op_record& r, memory_image& m, compute_scratch& s) {
   case math_fn::cast:
     y = x;
     break;
+  case math_fn::logical_not: // NaN != 0 is true, so not NaN is 0
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+      y[i] = x[i] != 0.0f ? 0.0f : 1.0f;
+    break;
   default:
     throw std::logic_error("run_unary: not a unary fn");
   }
@@ -229,7 +248,61 @@ void run_elementwise(const op_record& r, memory_image& m, compute_scratch& s) {
       y[i] = nan_min(a[i], b[i]);
     break;
   default:
-    throw std::logic_error("run_elementwise: not a binary fn");
+    if (!is_mask_op(r.fn))
+      throw std::logic_error("run_elementwise: not a binary fn");
+    for (Eigen::Index i = 0; i < y.size(); ++i)
+      y[i] = compare(r.fn, a[i], b[i]) ? 1.0f : 0.0f;
+  }
+  store(m, r.out, s.out, s);
+}
+
+/// arange and full: no input.
+void run_generate(const op_record& r, memory_image& m, compute_scratch& s) {
+  const uint32_t rows = r.out.rows, cols = r.out.cols;
+  s.out.resize(r.out.elements());
+  const auto k = static_cast<float>(r.scalar);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t j = 0; j < cols; ++j)
+      s.out[uint64_t{i} * cols + j] =
+        r.fn == math_fn::full ? k : k + static_cast<float>(r.axis == 1 ? j : i);
+  store(m, r.out, s.out, s);
+}
+
+/// Whether `x` beats the best so far for argmax (argmin with `is_max`
+/// false): strictly larger, or the first NaN.
+bool beats(bool is_max, float x, float best) {
+  if (std::isnan(best))
+    return false;
+  if (std::isnan(x))
+    return true;
+  return is_max ? x > best : x < best;
+}
+
+/// argmax / argmin along the axis (first index on ties), cumsum along it.
+void run_scan(const op_record& r, memory_image& m, compute_scratch& s) {
+  const auto& v = r.inputs[0];
+  load(m, v, s.in[0], s);
+  s.out.resize(r.out.elements());
+  const uint32_t lines = r.axis == 1 ? v.rows : v.cols; // reduced independently
+  const uint32_t len = r.axis == 1 ? v.cols : v.rows;
+  auto at = [&](uint32_t line, uint32_t i) {
+    return uint64_t{r.axis == 1 ? line : i} * v.cols + (r.axis == 1 ? i : line);
+  };
+  for (uint32_t line = 0; line < lines; ++line) {
+    if (r.fn == math_fn::cumsum) {
+      float acc = 0;
+      for (uint32_t i = 0; i < len; ++i) {
+        acc += s.in[0][at(line, i)];
+        s.out[at(line, i)] = acc;
+      }
+      continue;
+    }
+    const bool is_max = r.fn == math_fn::argmax;
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < len; ++i)
+      if (beats(is_max, s.in[0][at(line, i)], s.in[0][at(line, best)]))
+        best = i;
+    s.out[line] = static_cast<float>(best);
   }
   store(m, r.out, s.out, s);
 }
@@ -287,6 +360,10 @@ uint64_t execute(const op_record& r, memory_image& m, compute_scratch& scratch) 
   case op_kind::math:
     if (is_reduction(r.fn))
       run_reduction(r, m, scratch);
+    else if (is_arg_reduction(r.fn) || r.fn == math_fn::cumsum)
+      run_scan(r, m, scratch);
+    else if (arity(r.fn) == 0)
+      run_generate(r, m, scratch);
     else if (arity(r.fn) == 1)
       run_unary(r, m, scratch);
     else

@@ -17,6 +17,10 @@ constexpr std::array<std::string_view, math_fn_count> fn_names{
   "scale", "add_scalar",
   "sum", "row_max", "row_min",
   "cast",
+  "arange", "full",
+  "lt", "le", "gt", "ge", "eq", "ne",
+  "logical_and", "logical_or", "logical_not",
+  "argmax", "argmin", "cumsum",
 };
 
 std::string shape(const tensor_view& v) { return fmt::format("{}x{}", v.rows, v.cols); }
@@ -35,7 +39,15 @@ std::string check_math(const op_record& r) {
   if (in.size() != want)
     return fmt::format("math {} takes {} input{}, the record has {}", to_string(r.fn), want,
                        want == 1 ? "" : "s", in.size());
-  if (is_reduction(r.fn)) {
+  if (want == 0 || r.fn == math_fn::cumsum) {
+    if (r.axis != 0 && r.axis != 1)
+      return fmt::format("{} runs along axis 0 or 1, not {}", to_string(r.fn), r.axis);
+    if (want == 1 && (in[0].rows != r.out.rows || in[0].cols != r.out.cols))
+      return fmt::format("{}: input {} and out {} differ in shape", to_string(r.fn), shape(in[0]),
+                         shape(r.out));
+    return {};
+  }
+  if (is_reduction(r.fn) || is_arg_reduction(r.fn)) {
     if (r.axis != 0 && r.axis != 1)
       return fmt::format("{} reduces along axis 0 or 1, not {}", to_string(r.fn), r.axis);
     const uint32_t rows = r.axis == 1 ? in[0].rows : 1;
@@ -93,9 +105,20 @@ unsigned arity(math_fn f) {
   case math_fn::div:
   case math_fn::max:
   case math_fn::min:
+  case math_fn::lt:
+  case math_fn::le:
+  case math_fn::gt:
+  case math_fn::ge:
+  case math_fn::eq:
+  case math_fn::ne:
+  case math_fn::logical_and:
+  case math_fn::logical_or:
     return 2;
   case math_fn::where:
     return 3;
+  case math_fn::arange:
+  case math_fn::full:
+    return 0;
   default:
     return 1;
   }
@@ -103,6 +126,13 @@ unsigned arity(math_fn f) {
 
 bool is_reduction(math_fn f) {
   return f == math_fn::sum || f == math_fn::row_max || f == math_fn::row_min;
+}
+
+bool is_arg_reduction(math_fn f) { return f == math_fn::argmax || f == math_fn::argmin; }
+
+bool is_mask_op(math_fn f) {
+  return static_cast<unsigned>(f) >= static_cast<unsigned>(math_fn::lt) &&
+         static_cast<unsigned>(f) <= static_cast<unsigned>(math_fn::logical_not);
 }
 
 std::string check(const op_record& r) {
@@ -158,9 +188,9 @@ uint64_t flops(const op_record& r) {
     return 2 * r.out.elements() * (r.transpose_a ? r.inputs[0].rows : r.inputs[0].cols) +
            (r.accumulate ? r.out.elements() : 0);
   case op_kind::math:
-    if (r.fn == math_fn::cast)
+    if (r.fn == math_fn::cast || r.fn == math_fn::full || r.fn == math_fn::arange)
       return 0;
-    if (is_reduction(r.fn))
+    if (is_reduction(r.fn) || is_arg_reduction(r.fn) || r.fn == math_fn::cumsum)
       return r.inputs.empty() ? 0 : r.inputs[0].elements();
     return r.out.elements();
   }

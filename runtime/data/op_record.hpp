@@ -24,6 +24,18 @@
 //   sum / row_max / row_min reduce 1 input along `axis`: axis 1 gives
 //     out rows x 1, axis 0 gives out 1 x cols (row_max with axis 0 is the
 //     column maximum); NaN propagates.
+//   arange and full take no input: arange writes scalar + c (axis 1) or
+//     scalar + r (axis 0) at element (r, c); full writes scalar everywhere
+//     (out may be a strided view: the masked-off part of a masked load);
+//   lt le gt ge eq ne take 2 inputs broadcast like binary ops and write 1
+//     where the f32 comparison holds, else 0 (NaN compares false, ne true);
+//     logical_and / logical_or (2 inputs) and logical_not (1) treat != 0 as
+//     true and write 1 or 0;
+//   argmax / argmin reduce like sum along `axis` and write the index of the
+//     first largest (smallest) element; a NaN counts as larger (smaller)
+//     than every number, the first NaN wins;
+//   cumsum: the inclusive running sum along `axis` (axis 1 along a row),
+//     out of the input's shape, summed in f32 in index order.
 
 #include "runtime/data/tensor.hpp"
 
@@ -46,20 +58,30 @@ enum class math_fn : uint8_t {
   scale, add_scalar,
   sum, row_max, row_min,
   cast,
+  // index and mask tensors, scans (docs/adr/0026)
+  arange, full,
+  lt, le, gt, ge, eq, ne,
+  logical_and, logical_or, logical_not,
+  argmax, argmin, cumsum,
 };
 
-/// The number of math_fn enumerators (cast is the last).
-inline constexpr unsigned math_fn_count = static_cast<unsigned>(math_fn::cast) + 1;
+/// The number of math_fn enumerators (cumsum is the last).
+inline constexpr unsigned math_fn_count = static_cast<unsigned>(math_fn::cumsum) + 1;
 
 std::string_view to_string(op_kind k);
 std::optional<op_kind> parse_op_kind(std::string_view name);
 std::string_view to_string(math_fn f);
 std::optional<math_fn> parse_math_fn(std::string_view name);
 
-/// How many inputs `f` takes (1, 2 or 3).
+/// How many inputs `f` takes (0 for arange and full, else 1, 2 or 3).
 unsigned arity(math_fn f);
 /// True for sum, row_max, row_min.
 bool is_reduction(math_fn f);
+/// True for argmax, argmin (reduction-shaped, i32 indices).
+bool is_arg_reduction(math_fn f);
+/// True for the comparisons lt, le, gt, ge, eq, ne and logical_and/or/not
+/// (their results are masks: 1 or 0).
+bool is_mask_op(math_fn f);
 
 /// One data op (see the header comment for the semantics).
 struct op_record {
@@ -91,7 +113,8 @@ std::string describe(const op_record& r);
 
 /// Floating-point operations of `r` as Phase 2 counts them: 2*m*n*k for a
 /// gemm (plus m*n with accumulate), one per output element for element-wise
-/// math, one per input element for a reduction, 0 for memory ops and casts.
+/// math, one per input element for a reduction, argmax/argmin and cumsum, 0
+/// for memory ops, casts, arange and full.
 uint64_t flops(const op_record& r);
 
 /// The byte ranges `r` reads: its inputs, and `out` too for an accumulating gemm.

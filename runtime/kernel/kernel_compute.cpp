@@ -77,9 +77,7 @@ math_op cost_of(math_fn f) {
   }
 }
 
-tensor_view view_of(const tl::tensor::state& s) {
-  return packed_view(s.address, s.rows, s.cols, s.type);
-}
+tensor_view view_of(const tl::tensor::state& s) { return s.view(); }
 
 } // namespace
 

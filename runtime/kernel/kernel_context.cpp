@@ -171,7 +171,17 @@ std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint3
 }
 
 void kernel_context::wait(tl::handle h) {
-  suspend_until([this, id = h.command] { return port_.done(id); },
+  if (h.command == 0) // a masked store with no live element: nothing to wait for
+    return;
+  // A masked store of several DMA commands waits for them all (kernel_masked.cpp).
+  std::vector<uint64_t> ids{h.command};
+  for (const auto& [last, others] : joined_)
+    if (last == h.command)
+      ids.insert(ids.end(), others.begin(), others.end());
+  suspend_until([this, ids] {
+                  return std::all_of(ids.begin(), ids.end(),
+                                     [this](uint64_t id) { return port_.done(id); });
+                },
                 fmt::format("waits for command {}", h.command), wait_kind::handle, h.command);
 }
 

@@ -115,6 +115,21 @@ public:
   tl::tensor where(const tl::tensor& cond, const tl::tensor& a, const tl::tensor& b) override;
   tl::tensor reduce(math_fn f, const tl::tensor& x, int axis) override;
   tl::tensor cast(const tl::tensor& x, dtype to) override;
+  // index and mask tensors (kernel_index.cpp)
+  tl::tensor arange(uint32_t n, int32_t start, int axis) override;
+  tl::tensor full(uint32_t rows, uint32_t cols, double value, dtype type) override;
+  tl::tensor compare(math_fn f, const tl::tensor& a, const tl::tensor& b) override;
+  tl::tensor logical_not(const tl::tensor& x) override;
+  // masked memory (kernel_masked.cpp)
+  tl::tensor load(tl::ptr src, tl::block b, const tl::tensor& mask, double other) override;
+  tl::handle store(tl::ptr dst, const tl::tensor& t, const tl::tensor& mask,
+                   uint64_t row_stride) override;
+  // views, index reductions, scans (kernel_views.cpp)
+  tl::tensor slice(const tl::tensor& x, uint32_t row, uint32_t col, uint32_t rows,
+                   uint32_t cols) override;
+  tl::tensor reshape(const tl::tensor& x, uint32_t rows, uint32_t cols) override;
+  tl::tensor arg_reduce(math_fn f, const tl::tensor& x, int axis) override;
+  tl::tensor cumsum(const tl::tensor& x, int axis) override;
 
 private:
   [[noreturn]] void fail(const std::string& what) const;
@@ -141,6 +156,33 @@ private:
                      std::vector<uint64_t> deps);
   /// The op of op(a) x op(b) (inputs, transposes), its shapes checked.
   op_record dot_op(const tl::tensor::state& a, const tl::tensor::state& b, tl::dot_opts o) const;
+
+  /// Issues the MATH op `op` (fn, scalar, axis, inputs `in` set) into a new
+  /// TCM tensor of rows x cols `type`. With `eager` and every input's data
+  /// there, computes the result in Phase 1 with the Phase 2 kernel
+  /// (runtime/data/op_compute), so both passes agree (kernel_index.cpp).
+  tl::tensor math_command(op_record op, uint32_t rows, uint32_t cols, dtype type,
+                          std::vector<const tl::tensor::state*> in, bool eager);
+  /// Issues the MATH op `op`, whose out is set (a view in TCM), on PE_MATH.
+  uint64_t issue_math(op_record op, uint64_t elements, std::vector<uint64_t> deps);
+  /// Issues one DMA command between the global rows at `global` (`stride` B
+  /// apart) and the TCM view `local`, with exactly these views in its op
+  /// record; `payload`: a store's Phase 1 bytes (kernel_masked.cpp).
+  uint64_t issue_dma(bool read, uint64_t global, uint64_t stride, const tensor_view& local,
+                     std::span<const uint8_t> payload, std::vector<uint64_t> deps);
+  /// A store of a strided view (its rows are not back to back in TCM).
+  tl::handle store_view(tl::ptr dst, const tl::tensor& t, uint64_t row_stride);
+  /// Whether each element of a rows x cols block is live under `mask`
+  /// (row-major, 1 or 0); kernel_error if the mask is pending or does not
+  /// broadcast.
+  std::vector<uint8_t> live_elements(const tl::tensor& mask, uint32_t rows, uint32_t cols,
+                                     const std::string& what) const;
+  /// Stores the `live` elements (null: all) of `s` at dst, after `mask`'s
+  /// command (null: none); one DMA command per group of rows with the same
+  /// live runs.
+  tl::handle store_live(tl::ptr dst, const tl::tensor::state& s, uint64_t row_stride,
+                        const std::vector<uint8_t>* live, const tl::tensor::state* mask,
+                        const std::string& what);
 
   /// What the kernel wrote: rows of `row_bytes`, `stride` apart from `address`.
   struct written {
@@ -204,6 +246,8 @@ private:
   std::shared_ptr<tcm_pool> pool_;
   std::unique_ptr<kernel_fiber> fiber_;
   std::unique_ptr<kernel_watch> watch_; ///< what it does, for the stall watchdog
+  /// A store of several DMA commands: its handle's (the last) -> the others.
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> joined_;
   std::function<bool()> ready_; ///< set while suspended
   std::string why_;
 };

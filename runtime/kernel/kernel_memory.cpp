@@ -207,6 +207,8 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   const tl::tensor::state* s = t.raw();
   if (!s)
     fail("store of a tl::tensor that holds nothing");
+  if (s->row_stride != 0) // a view of some columns (kernel_masked.cpp)
+    return store_view(dst, t, row_stride);
   if (dst.type != s->type)
     fail(fmt::format("store of a {} tensor through a {} pointer (convert it first)",
                      to_string(s->type), to_string(dst.type)));
