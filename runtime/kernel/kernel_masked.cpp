@@ -187,8 +187,13 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
                           static_cast<ptrdiff_t>(((uint64_t{g.row} + r) * s.cols + g.col) * e);
         payload.insert(payload.end(), from, from + static_cast<ptrdiff_t>(row_bytes));
       }
-    const uint64_t id =
-      issue_dma(false, at(g), stride, tile.block(g.row, g.col, g.rows, g.cols), payload, deps);
+    // After the loads, stores and computes in flight on the same bytes (ADR-0025).
+    std::vector<uint64_t> run_deps = deps;
+    for (const uint64_t d : write_hazards(at(g), stride, g.rows, row_bytes))
+      if (std::find(run_deps.begin(), run_deps.end(), d) == run_deps.end())
+        run_deps.push_back(d);
+    const uint64_t id = issue_dma(false, at(g), stride, tile.block(g.row, g.col, g.rows, g.cols),
+                                  payload, run_deps);
     s.users.push_back(id);
     note_write({id, at(g), g.rows, row_bytes, stride, std::move(payload), what});
     ids.push_back(id);
