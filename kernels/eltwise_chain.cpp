@@ -50,7 +50,7 @@ kernel_def eltwise_chain_kernel() {
     l.tensors = {{"x", a.rows, a.cols, a.type},
                  {"y", a.rows, a.cols, a.type},
                  {"z", a.rows, a.cols, a.type, true}};
-    l.programs = x.u32("programs");
+    l.grid = {x.u32("programs"), 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { chain_body(tl, a, t); };
     l.reference = [](const tensor_values& in) {
       const auto& X = in.at("x");

@@ -71,7 +71,7 @@ kernel_def gemm_kernel() {
         l.tensors[i].lo = -128;
         l.tensors[i].hi = 128;
       }
-    l.programs = (a.m + a.block_m - 1) / a.block_m;
+    l.grid = {(a.m + a.block_m - 1) / a.block_m, 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { gemm_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
       const auto& A = in.at("a");

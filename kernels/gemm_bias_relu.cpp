@@ -96,7 +96,7 @@ kernel_def gemm_bias_relu_kernel() {
                  {"b", a.k, a.n, a.in},
                  {"bias", 1, a.n, a.in},
                  {"c", a.m, a.n, a.out, true}};
-    l.programs = x.u32("programs");
+    l.grid = {x.u32("programs"), 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { gbr_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
       using matd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -56,7 +56,7 @@ kernel_def layernorm_kernel() {
                  {"y", a.rows, a.cols, a.type, true}};
     l.tensors[0].lo = -3;
     l.tensors[0].hi = 5;
-    l.programs = a.programs;
+    l.grid = {a.programs, 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { layernorm_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
       const auto& X = in.at("x");

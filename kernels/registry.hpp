@@ -13,6 +13,7 @@
 #include "kernels/tl.hpp"
 
 #include <cstdint>
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -82,7 +83,10 @@ using tensor_values = std::map<std::string, std::vector<double>>;
 
 struct kernel_launch {
   std::vector<kernel_tensor> tensors;
-  uint32_t programs = 1; ///< the grid (axis 0); programs are dealt to PEs round robin
+  /// The grid: programs along axes 0, 1 and 2 (each at least 1). Program
+  /// (x, y, z) is number x + X (y + Y z) (axis 0 fastest); the numbers are
+  /// dealt to the PEs round robin, a PE runs its programs in turn.
+  std::array<uint32_t, 3> grid{1, 1, 1};
   std::function<void(tl::context&, const tensor_table&)> body;
   /// The expected outputs from the deployed inputs (the D11 reference),
   /// in f64 (or exact integers); the verifier rounds them to each output's

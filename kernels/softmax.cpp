@@ -55,7 +55,7 @@ kernel_def softmax_kernel() {
         std::fill_n(v.begin() + static_cast<ptrdiff_t>(size_t{r} * a.cols), a.cols, 0.0);
     };
     l.tensors = {in, {"y", a.rows, a.cols, a.type, true}};
-    l.programs = a.programs;
+    l.grid = {a.programs, 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { softmax_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
       const auto& X = in.at("x");

@@ -56,7 +56,7 @@ kernel_def scaled_add_kernel() {
     l.tensors = {{"x", a.rows, a.cols, a.type},
                  {"y", a.rows, a.cols, a.type},
                  {"z", a.rows, a.cols, a.type, true}}; // the output: verified
-    l.programs = x.u32("programs");
+    l.grid = {x.u32("programs"), 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { scaled_add_body(tl, a, t); };
     // The reference Phase 2's result is checked against, from the inputs
     // as deployed, in f64: the verifier rounds it to z's dtype as a store

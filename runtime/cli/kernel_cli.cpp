@@ -119,6 +119,7 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
   k.name = def.name;
   k.args = args.values();
   k.programs = r.programs;
+  k.grid = r.grid;
   k.pes = r.pes.size();
   for (size_t i = 0; i < r.specs.size() && i < r.tensors.size(); ++i) {
     const kernel_tensor& t = r.specs[i];

@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <unistd.h>
@@ -73,8 +75,14 @@ std::pair<std::vector<uint8_t>, std::vector<double>> file_input(const kernel_ten
 kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
                              const kernel_run_options& o) {
   kernel_launch l = call_prepare(def, args);
-  if (l.programs == 0)
-    throw std::invalid_argument(fmt::format("kernel {}: a grid of 0 programs", def.name));
+  uint64_t total = 1;
+  for (const uint32_t n : l.grid)
+    total *= n;
+  if (total == 0 || total > std::numeric_limits<uint32_t>::max())
+    throw std::invalid_argument(fmt::format("kernel {}: a grid of {}x{}x{} programs (each axis "
+                                            "needs 1 or more, and at most 2^32 - 1 in all)",
+                                            def.name, l.grid[0], l.grid[1], l.grid[2]));
+  const auto programs_n = static_cast<uint32_t>(total);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (pes.empty())
     throw std::invalid_argument(fmt::format("{}: the topology has no PE", topo.file));
@@ -99,8 +107,9 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   kernel_run_result r;
   r.kernel = def.name;
   r.specs = l.tensors;
-  r.programs = l.programs;
-  for (size_t pe = 0; pe < pes.size() && pe < l.programs; ++pe)
+  r.programs = programs_n;
+  r.grid = l.grid;
+  for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe)
     r.pes.push_back(pes[pe]);
   // Every tensor in the HBM of the first PE's cube, 4 KiB aligned.
   unsigned sip = 0, cube = 0;
@@ -131,15 +140,15 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
 
   // The grid, dealt to the PEs round robin; a PE runs its programs in turn.
   std::map<std::string, std::shared_ptr<const driver_program>> programs;
-  for (size_t pe = 0; pe < pes.size() && pe < l.programs; ++pe) {
+  for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe) {
     std::vector<uint32_t> ids;
-    for (uint32_t id = static_cast<uint32_t>(pe); id < l.programs;
-         id += static_cast<uint32_t>(pes.size()))
-      ids.push_back(id);
+    for (uint64_t id = pe; id < programs_n; id += pes.size())
+      ids.push_back(static_cast<uint32_t>(id));
     auto prog = std::make_shared<driver_program>();
     prog->kernel = def.name;
-    prog->program_id = {ids.front(), 0, 0};
-    prog->num_programs = {l.programs, 1, 1};
+    const auto& g = l.grid;
+    prog->program_id = {ids.front() % g[0], ids.front() / g[0] % g[1], ids.front() / g[0] / g[1]};
+    prog->num_programs = g;
     prog->fn = [body = l.body, table, ids](tl::context& tl) {
       auto& k = static_cast<kernel_context&>(tl);
       for (uint32_t id : ids) {

@@ -36,7 +36,8 @@ struct kernel_run_result {
   std::vector<std::pair<std::string, tl::ptr>> tensors; ///< where the host put them
   std::vector<kernel_tensor> specs; ///< the tensors as prepare declared them (same order)
   std::vector<std::string> pes;     ///< the PEs the grid was dealt to, in order
-  uint32_t programs = 0;            ///< the grid
+  uint32_t programs = 0;            ///< programs in the grid
+  std::array<uint32_t, 3> grid{1, 1, 1}; ///< along axes 0, 1, 2
   data_result data;          ///< Phase 2 and the verdicts (one per output, with verify)
 };
 

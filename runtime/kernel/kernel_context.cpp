@@ -90,6 +90,11 @@ void kernel_context::suspend_until(std::function<bool()> ready, std::string why,
   port_.resumed();
 }
 
+void kernel_context::set_program(uint32_t linear) {
+  const auto& n = site_.num_programs;
+  site_.program_id = {linear % n[0], linear / n[0] % n[1], linear / n[0] / n[1]};
+}
+
 uint32_t kernel_context::program_id(unsigned axis) const {
   if (axis > 2)
     fail(fmt::format("program_id({}): the grid has axes 0, 1 and 2", axis));

@@ -89,7 +89,8 @@ public:
 
   /// The program the kernel runs as from now on (a PE dealt several
   /// programs of the grid runs them one after the other).
-  void set_program(uint32_t id) { site_.program_id[0] = id; }
+  /// `linear` numbers the grid axis 0 fastest (kernels/registry.hpp).
+  void set_program(uint32_t linear);
   /// Any command as it is (the built-in driver's).
   tl::handle issue_command(const pe_command& c);
 

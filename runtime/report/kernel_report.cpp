@@ -151,7 +151,8 @@ void write_kernel_info_json(json_writer& j, const kernel_info& k) {
   for (const auto& [name, v] : k.args)
     j.field(name, v);
   j.end_object();
-  j.key("grid").begin_array().value(uint64_t{k.programs}).value(uint64_t{1}).value(uint64_t{1});
+  j.key("grid").begin_array().value(uint64_t{k.grid[0]}).value(uint64_t{k.grid[1]}).value(
+    uint64_t{k.grid[2]});
   j.end_array();
   j.field("pes", k.pes);
   j.key("tensors").begin_array();

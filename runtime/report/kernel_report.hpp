@@ -9,6 +9,7 @@
 #include "runtime/report/json_writer.hpp"
 #include "runtime/report/pe_commands.hpp"
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -31,7 +32,8 @@ struct output_verdict {
 struct kernel_info {
   std::string name;
   std::map<std::string, std::string> args; ///< every argument, defaults filled in
-  uint32_t programs = 0;                   ///< the grid (one axis)
+  uint32_t programs = 0;                   ///< programs in the grid
+  std::array<uint32_t, 3> grid{1, 1, 1};   ///< along axes 0, 1, 2
   uint64_t pes = 0;                        ///< PEs the grid was dealt to
   struct tensor {
     std::string name;

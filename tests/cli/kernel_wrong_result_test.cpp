@@ -41,7 +41,7 @@ kernel_def gemm_fixture(std::function<void(uint32_t program, gemm_plan_args&, bo
     l.tensors = {{"a", M, K, dtype::f32, false, 1, 2},
                  {"b", K, N, dtype::f32, false, 1, 2},
                  {"c", M, N, dtype::f32, true}};
-    l.programs = M / block_m;
+    l.grid = {M / block_m, 1, 1};
     l.body = [wrong](tl::context& tl, const tensor_table& t) {
       const uint32_t p = tl.program_id();
       gemm_plan_args g;

@@ -30,7 +30,7 @@ kernel_def misuse_kernel() {
       throw std::invalid_argument("--arg how=" + how + ": not a misuse this kernel knows");
     constexpr uint32_t cols = 64;
     kernel_launch l;
-    l.programs = a.u32("programs");
+    l.grid = {a.u32("programs"), 1, 1};
     l.tensors = {{"x", 1, cols, dtype::f32},
                  {"flag", 1, 1, dtype::f32, false, 0, 0},
                  {"y", 1, cols, dtype::f32, true}};

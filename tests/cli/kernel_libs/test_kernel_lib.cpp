@@ -24,7 +24,7 @@ kernel_def twice_kernel(const char* name) {
     const uint32_t rows = x.u32("rows"), cols = x.u32("cols");
     kernel_launch l;
     l.tensors = {{"x", rows, cols, dtype::f32}, {"z", rows, cols, dtype::f32, true}};
-    l.programs = 2;
+    l.grid = {2, 1, 1};
     l.body = [rows, cols](tl::context& tl, const tensor_table& t) {
       const uint32_t half = (rows + 1) / 2;
       const uint32_t r0 = tl.program_id() * half;
