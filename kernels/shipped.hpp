@@ -8,6 +8,7 @@
 namespace kb {
 
 kernel_def gemm_kernel();
+kernel_def gemm_pipelined_kernel();
 kernel_def gemm_bias_relu_kernel();
 kernel_def softmax_kernel();
 kernel_def layernorm_kernel();

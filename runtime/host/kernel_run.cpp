@@ -155,6 +155,9 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
         k.set_program(id);
         body(tl, table);
       }
+      // A launch completes when its commands have: a program need not wait
+      // for its last stores (the next one's loads overlap them).
+      tl.wait_all();
     };
     programs[pes[pe]] = std::move(prog);
   }

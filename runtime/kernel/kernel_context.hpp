@@ -8,6 +8,7 @@
 #include "kernels/tl.hpp"
 #include "runtime/kernel/kernel_fiber.hpp"
 #include "runtime/kernel/kernel_watch.hpp"
+#include "runtime/kernel/mask_runs.hpp"
 #include "runtime/kernel/tcm_allocator.hpp"
 #include "runtime/pipeline/command.hpp"
 
@@ -152,6 +153,9 @@ private:
   tl::tensor where_like(math_fn f, std::vector<const tl::tensor*> in);
   tl::tensor compute(op_record op, uint32_t rows, uint32_t cols, dtype type, math_op cost,
                      uint64_t elements, std::vector<uint64_t> deps);
+  /// A masked access's live runs stay within the row stride (elements).
+  void check_live_stride(const std::vector<mask_run>& runs, uint32_t rows, uint64_t row_stride,
+                         const std::string& what) const;
   /// Issues `op` (inputs and out set) writing the tensor `out`.
   void issue_compute(op_record op, tl::tensor::state& out, math_op cost, uint64_t elements,
                      std::vector<uint64_t> deps);

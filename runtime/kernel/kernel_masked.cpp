@@ -81,14 +81,24 @@ uint64_t kernel_context::issue_dma(bool read, uint64_t global, uint64_t stride,
   return port_.issue(simple_command{st, std::move(op)}, payload, deps);
 }
 
+void kernel_context::check_live_stride(const std::vector<mask_run>& runs, uint32_t rows,
+                                       uint64_t row_stride, const std::string& what) const {
+  // Rows may be closer than the block is wide (a block hanging off a
+  // matrix's last column), as long as no live element reaches the next row.
+  if (row_stride == 0 || rows < 2)
+    return;
+  for (const mask_run& g : runs)
+    if (g.col + uint64_t{g.cols} > row_stride)
+      fail(fmt::format("{}: live element ({}, {}) lies beyond the row stride of {} elements "
+                       "(it would alias the next row)",
+                       what, g.row, g.col + g.cols - 1, row_stride));
+}
+
 tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask, double other) {
   const uint32_t e = dtype_bytes(src.type);
   if (b.rows == 0 || b.cols == 0)
     fail(fmt::format("masked load of a {}x{} block: rows and cols must be at least 1", b.rows,
                      b.cols));
-  if (b.row_stride != 0 && b.row_stride < b.cols)
-    fail(fmt::format("masked load: a row stride of {} elements is below the {} columns",
-                     b.row_stride, b.cols));
   const uint64_t stride = (b.row_stride ? b.row_stride : b.cols) * uint64_t{e};
   const std::string what =
     fmt::format("masked load of {}x{} {}", b.rows, b.cols, to_string(src.type));
@@ -97,6 +107,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
     return load(src, b);
   const auto runs = mask_runs(live, b.rows, b.cols, 1);
   const auto dead = mask_runs(live, b.rows, b.cols, 0);
+  check_live_stride(runs, b.rows, b.row_stride, what);
   auto at = [&](const mask_run& g) { return src.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs) { // only live elements must lie in one memory
     check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, what);
@@ -163,7 +174,7 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
                                       const tl::tensor::state* mask, const std::string& what) {
   if (dst.type != s.type)
     fail(fmt::format("{} through a {} pointer (convert it first)", what, to_string(dst.type)));
-  if (row_stride != 0 && row_stride < s.cols)
+  if (!live && row_stride != 0 && row_stride < s.cols)
     fail(fmt::format("{}: a row stride of {} elements is below the {} columns", what, row_stride,
                      s.cols));
   const uint32_t e = dtype_bytes(dst.type);
@@ -172,6 +183,8 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
     live ? mask_runs(*live, s.rows, s.cols, 1) : std::vector<mask_run>{{0, s.rows, 0, s.cols}};
   if (runs.empty())
     return {0}; // nothing live: nothing moves
+  if (live)
+    check_live_stride(runs, s.rows, row_stride, what);
   auto at = [&](const mask_run& g) { return dst.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs)
     check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, dst.type, what);
