@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(KernelRun, AnUnknownKernelIsRefusedNamingTheKnownOnes) {
   const auto r = run_kernbench("run --kernel gemv");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--kernel gemv: no such kernel (kernbench ships eltwise_chain, gemm, gemm_bias_relu, layernorm, softmax; no --kernel-lib adds more)"));
+  EXPECT_THAT(r.err, HasSubstr("--kernel gemv: no such kernel (kernbench ships eltwise_chain, gemm, gemm_bias_relu, gemm_pipelined, layernorm, softmax; no --kernel-lib adds more)"));
 }
 
 TEST(KernelRun, AnUnknownArgumentIsRefusedNamingTheKnownOnes) {
@@ -189,10 +189,20 @@ TEST(KernelRun, TheSeedChoosesTheInputs) {
   EXPECT_NE(slurp(dir + "/s1/a.npy"), slurp(dir + "/s1/b.npy"));
 }
 
-TEST(KernelRun, OpLogAndTensorsAreTheSameForOneTwoAndFourThreads) {
+// Also gemm_pipelined: out-of-order dispatch, load_async, accumulating
+// dots, masked edges and a 2-D grid (issue 29).
+class KernelThreads : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(
+  Kernels, KernelThreads,
+  ::testing::Values("gemm --arg M=200 --arg K=96 --arg N=80 --arg tile=32 --arg block_m=32 "
+                    "--arg dtype=bf16",
+                    "gemm_pipelined --arg M=200 --arg K=96 --arg N=80 --arg block_m=32 "
+                    "--arg block_n=48 --arg block_k=40 --arg dtype=bf16"));
+
+TEST_P(KernelThreads, OpLogAndTensorsAreTheSameForOneTwoAndFourThreads) {
   const std::string dir = test::temp_dir("threads");
-  const std::string base = "run --kernel gemm --pes all --verify --arg M=200 --arg K=96 "
-                           "--arg N=80 --arg tile=32 --arg block_m=32 --arg dtype=bf16 ";
+  const std::string base = std::string("run --pes all --verify --kernel ") + GetParam() + " ";
   for (const char* t : {"1", "2", "4"}) {
     const std::string d = dir + "/t" + t;
     const auto r = run_kernbench(base + "--threads " + t + " --dump-tensors " + d +
@@ -286,7 +296,9 @@ TEST(KernelSplit, ASplitKernelRunWritesTheSameOpLogAndOutput) {
     return std::regex_replace(b, std::regex(R"(each, [0-9]+ thread\(s\))"), "each, T thread(s)");
   };
   for (const std::string kernel : {"gemm --arg M=256 --arg K=128 --arg N=192",
-                                   "eltwise_chain --arg rows=100 --arg cols=96"}) {
+                                   "eltwise_chain --arg rows=100 --arg cols=96",
+                                   "gemm_pipelined --arg M=100 --arg K=72 --arg N=90 "
+                                   "--arg block_m=32 --arg block_n=32 --arg block_k=32"}) {
     const std::string base = "run --topology " + test::source_dir() +
                              "/config/scale/2sip_2cube_4pe.yaml --kernel " + kernel + " --verify";
     const auto one = run_kernbench(base + " --oplog " + dir + "/one.oplog");
