@@ -17,7 +17,7 @@ namespace kb {
 
 /// `schema_version` of the JSON results (docs/results-schema.md): raised on
 /// any change a reader would notice.
-inline constexpr uint64_t report_schema_version = 2;
+inline constexpr uint64_t report_schema_version = 3;
 
 struct report_input {
   std::string topology_file;

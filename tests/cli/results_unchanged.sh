@@ -21,7 +21,10 @@
 # docs/adr/0024-one-report-for-every-run.md): every value of version 1 kept,
 # checked field by field; added: each command's what/call/start/held...,
 # kernel_time and critical_path; cmd<i>.* left `units[].figures` (they are in
-# pes[].commands) and unused stage types left `stages`.
+# pes[].commands) and unused stage types left `stages`. Schema_version 3
+# (out-of-order dispatch, docs/adr/0025-out-of-order-dispatch.md) changed
+# only the version and gemm_ragged_epilogue_4pe's `held`/`joined_by` value
+# `feeder` to `engine`: every time is the same to the picosecond.
 # Regenerate a file only for a change that is meant to change results, and
 # say so in the commit.
 #
