@@ -107,7 +107,7 @@ kernel_def gemm_kernel() {
 
 std::vector<kernel_def> shipped_kernel_list() {
   return {gemm_kernel(), gemm_bias_relu_kernel(), softmax_kernel(), layernorm_kernel(),
-          eltwise_chain_kernel()};
+          eltwise_chain_kernel(), gemm_splitk_kernel()};
 }
 
 } // namespace kb
