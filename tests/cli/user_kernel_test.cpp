@@ -106,7 +106,7 @@ TEST(kernel_lib, needs_kernel_and_an_unknown_kernel_names_the_loaded_ones) {
   r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_good " --kernel thrice");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--kernel thrice: no such kernel (kernbench ships eltwise_chain, gemm, "
-                       "gemm_bias_relu, layernorm, softmax; the --kernel-lib libraries add "
+                       "gemm_bias_relu, gemm_splitk, layernorm, softmax; the --kernel-lib libraries add "
                        "twice)\n"),
             std::string::npos)
     << r.err;
