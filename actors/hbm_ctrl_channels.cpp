@@ -79,6 +79,26 @@ detail::memory_reply hbm_ctrl_channels::serve_write(SimTime head, SimTime tail,
   return {ack, ack};
 }
 
+detail::memory_rmw hbm_ctrl_channels::serve_atomic(SimTime head, SimTime tail,
+                                                   uint64_t address, uint64_t length) {
+  const uint64_t offset = global_address::decode(address).offset;
+  detail::memory_rmw out{SimTime::infinity(), SimTime::zero()};
+  for (uint32_t c = 0; c < cfg_.channels; ++c) {
+    const uint64_t b = bytes_on(offset, length, c, cfg_.channels, cfg_.granule);
+    if (b == 0)
+      continue;
+    const detail::memory_rmw r = ch_[c].atomic(head, tail, b);
+    out.start = std::min(out.start, r.start);
+    out.ack = std::max(out.ack, r.ack);
+  }
+  if (length == 0)
+    out = ch_[offset / cfg_.granule % cfg_.channels].atomic(head, tail, 0);
+  read_bytes_ += length;
+  write_bytes_ += length;
+  ++requests_;
+  return out;
+}
+
 void hbm_ctrl_channels::on_finish() {
   uint64_t busy = 0;
   for (uint32_t c = 0; c < cfg_.channels; ++c) {

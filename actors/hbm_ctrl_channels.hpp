@@ -42,6 +42,10 @@ protected:
   detail::memory_reply serve_read(SimTime head, uint64_t address, uint64_t length) override;
   detail::memory_reply serve_write(SimTime head, SimTime tail, uint64_t address,
                                    uint64_t length) override;
+  /// Each channel's part as an atomic of its own (read then write of its
+  /// bytes); starts at the earliest part's start, acked with the latest part.
+  detail::memory_rmw serve_atomic(SimTime head, SimTime tail, uint64_t address,
+                                  uint64_t length) override;
   void on_finish() override;
 
 private:

@@ -3,6 +3,7 @@
 #include "actors/detail/names.hpp"
 #include "messages/memory.capnp.h"
 #include "runtime/address.hpp"
+#include "runtime/data/op_record.hpp"
 #include "runtime/pipeline/token.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +19,12 @@ constexpr unit_node::lane_id read_lane = 0;
 constexpr unit_node::lane_id write_lane = 1;
 constexpr uint16_t setup_timer = kind_of(pipe_kind::timer);
 constexpr uint16_t tail_timer = kind_of(pipe_kind::timer) + 1;
+
+/// Whether a DMA write stage is an atomic (docs/adr/0027): its data op says so.
+bool is_atomic_stage(wire::Stage::Reader s) {
+  return s.hasDataOp() && static_cast<op_kind>(s.getDataOp().getKind()) == op_kind::math &&
+         is_atomic(static_cast<math_fn>(s.getDataOp().getFn()));
+}
 } // namespace
 
 kind_doc pe_dma::doc() {
@@ -93,7 +100,7 @@ void pe_dma::send_request(lane_id lane) {
   m.arg1 = mem_tag{id(), static_cast<uint32_t>(bytes)}.pack();
   auto t = token(lane);
   // A kernel's load or store, or a kernel's write of a compute result.
-  if (lane == read_lane ? s.getWantData() : t.hasData() || t.hasWho())
+  if (lane == read_lane ? s.getWantData() : t.hasData() || t.hasWho() || is_atomic_stage(s))
     m.body = data_request(lane, s, t);
   waiting_[lane] = true;
   send_on(l, std::move(m));
@@ -109,6 +116,11 @@ message_body pe_dma::data_request(lane_id lane, wire::Stage::Reader s,
   a.setStride(s.getRowStride());
   a.setWho(t.getWho());
   a.setCommand(t.getCommand());
+  if (lane == write_lane && is_atomic_stage(s)) { // applied at the memory
+    a.setAtomic(true);
+    a.setAtomicFn(s.getDataOp().getFn());
+    a.setAtomicType(s.getOutDtype());
+  }
   if (lane == read_lane)
     a.setWantData(true);
   else if (t.hasData())
@@ -133,6 +145,14 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
       lane == read_lane ? "read" : "write",
       detail::describe_address(stage(lane).getAddress())));
   waiting_[lane] = false;
+  if (lane == write_lane && is_atomic_stage(stage(lane))) {
+    // Recorded when the memory applied it, so the replay orders it as the
+    // memory did (docs/adr/0027).
+    if (ev.body.empty() || !ev.body.root<wire::MemAccess>().getAtomic())
+      throw std::runtime_error(fmt::format("{}: the atomic at {} was acked without its time",
+                                           node_name(), detail::describe_address(ev.arg0)));
+    record_start(lane, SimTime{ev.body.root<wire::MemAccess>().getApplied()});
+  }
   if (lane == read_lane && stage(lane).getWantData()) {
     if (ev.body.empty())
       throw std::runtime_error(fmt::format("{}: a kernel load from {} got no data back",

@@ -81,8 +81,9 @@ kernel_def gemm_kernel() {
 }
 
 std::vector<kernel_def> shipped_kernel_list() {
-  return {gemm_kernel(),    gemm_pipelined_kernel(), gemm_bias_relu_kernel(), softmax_kernel(),
-          layernorm_kernel(), eltwise_chain_kernel(),  flash_attention_kernel()};
+  return {gemm_kernel(),      gemm_pipelined_kernel(), gemm_splitk_kernel(),
+          gemm_bias_relu_kernel(), softmax_kernel(), layernorm_kernel(),
+          eltwise_chain_kernel(),  flash_attention_kernel()};
 }
 
 } // namespace kb

@@ -14,6 +14,7 @@ kernel_def softmax_kernel();
 kernel_def layernorm_kernel();
 kernel_def eltwise_chain_kernel();
 kernel_def flash_attention_kernel();
+kernel_def gemm_splitk_kernel();
 
 std::vector<kernel_def> shipped_kernel_list();
 

@@ -270,6 +270,33 @@ public:
   virtual void wait(handle h) = 0;
   /// Suspends until every command issued so far is done.
   virtual void wait_all() = 0;
+
+  // -- atomics on global memory (docs/adr/0027) ----------------------------------------
+  // A read-modify-write of the block at `dst` (rows of t's shape, `row_stride`
+  // elements apart, 0: packed) that the memory owning it applies, element by
+  // element: atomic_add adds t, atomic_max keeps the larger. f32 or i32
+  // elements, t's dtype that of `dst`. It is a DMA write whose memory reads
+  // and writes the bytes (its timing: docs/kernels.md); returns a handle
+  // like a store. Atomics of any PEs on the same bytes take effect in the
+  // order they reach the memory, and the Phase 2 replay applies them in that
+  // order. A loaded t updates the memory's Phase 1 bytes; a compute result
+  // (pending) makes them pending until Phase 2, as its store would. This
+  // kernel's later loads of those bytes wait for it. With a mask (known in
+  // Phase 1), only the live elements are updated (as a masked store).
+  virtual handle atomic(math_fn f, ptr dst, const tensor& t, const tensor* mask,
+                        uint64_t row_stride) = 0;
+  handle atomic_add(ptr dst, const tensor& t, uint64_t row_stride = 0) {
+    return atomic(math_fn::atomic_add, dst, t, nullptr, row_stride);
+  }
+  handle atomic_max(ptr dst, const tensor& t, uint64_t row_stride = 0) {
+    return atomic(math_fn::atomic_max, dst, t, nullptr, row_stride);
+  }
+  handle atomic_add(ptr dst, const tensor& t, const tensor& mask, uint64_t row_stride = 0) {
+    return atomic(math_fn::atomic_add, dst, t, &mask, row_stride);
+  }
+  handle atomic_max(ptr dst, const tensor& t, const tensor& mask, uint64_t row_stride = 0) {
+    return atomic(math_fn::atomic_max, dst, t, &mask, row_stride);
+  }
 };
 
 } // namespace kb::tl

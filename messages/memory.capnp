@@ -24,4 +24,14 @@ struct MemAccess {
                         # result will fill these bytes of its TCM (a tl.dot,
                         # tl.exp, ... on TCM tensors); the memory marks them
                         # and does not serve it (no time, no reply)
+  # Atomics (docs/adr/0027): a mem_write with `atomic` is a read-modify-write
+  # the memory applies: its bytes become f(bytes, data) element by element
+  # (atomicFn: kb::math_fn atomic_add or atomic_max; atomicType: kb::dtype
+  # f32 or i32); with `pending` the operand is a compute result and the
+  # memory marks the bytes. Its mem_ack carries `applied`: the time (ps) the
+  # memory applied it, strictly increasing over one memory's atomics.
+  atomic     @9 :Bool;
+  atomicFn   @10 :UInt8;
+  atomicType @11 :UInt8;
+  applied    @12 :UInt64;
 }

@@ -20,6 +20,7 @@ enum MathFn {
   lt @24; le @25; gt @26; ge @27; eq @28; ne @29;
   logicalAnd @30; logicalOr @31; logicalNot @32;
   argmax @33; argmin @34; cumsum @35;
+  atomicAdd @36; atomicMax @37;
 }
 
 struct TensorView {

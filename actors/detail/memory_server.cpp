@@ -37,6 +37,14 @@ memory_reply memory_server::write(SimTime head, SimTime tail, uint64_t length) {
   return {ack, ack};
 }
 
+memory_rmw memory_server::atomic(SimTime head, SimTime tail, uint64_t length) {
+  const SimTime x = xfer(length, timing_.bandwidth);
+  const SimTime s = start(head, tail, x + x);
+  read_bytes_ += length;
+  write_bytes_ += length;
+  return {s, free_ + timing_.latency};
+}
+
 service_time_fn memory_service_time(memory_timing t) {
   return [t](const service_request& r) {
     memory_server idle(t);
@@ -96,6 +104,10 @@ void memory_server_node::on_message(sim_event& ev) {
   }
   const uint32_t back =
     port_.link_toward(id(), tag.requester, [this](node_id n) { return find_link_to(n); });
+  if (!is_read && !ev.body.empty() && ev.body.root<wire::MemAccess>().getAtomic()) {
+    serve_atomic_request(ev, back);
+    return;
+  }
   outgoing m;
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
@@ -190,6 +202,11 @@ memory_reply memory_server_node::serve_write(SimTime head, SimTime tail, uint64_
   return server_.write(head, tail, length);
 }
 
+memory_rmw memory_server_node::serve_atomic(SimTime head, SimTime tail, uint64_t,
+                                            uint64_t length) {
+  return server_.atomic(head, tail, length);
+}
+
 void memory_server_node::on_finish() {
   add_figure(prefix_ + "busy_ps", server_.busy_ps());
   add_figure(prefix_ + "read_bytes", server_.read_bytes());
@@ -199,6 +216,8 @@ void memory_server_node::on_finish() {
     add_figure(prefix_ + "data_reads", data_reads_);
     add_figure(prefix_ + "data_writes", data_writes_);
   }
+  if (atomics_ > 0)
+    add_figure(prefix_ + "atomics", atomics_);
 }
 
 } // namespace kb::detail

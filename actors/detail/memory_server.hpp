@@ -13,6 +13,7 @@
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/service_time.hpp"
 
+#include <optional>
 #include <string>
 
 namespace kb::detail {
@@ -27,6 +28,13 @@ struct memory_timing {
 struct memory_reply {
   SimTime head;
   SimTime tail;
+};
+
+/// An atomic's read-modify-write (docs/adr/0027): when the server started
+/// it (the read of the old bytes) and when its ack leaves.
+struct memory_rmw {
+  SimTime start;
+  SimTime ack;
 };
 
 /// The declared service of an idle memory server (ADR-0007): a fresh
@@ -46,6 +54,13 @@ public:
   /// Serves a write of `length` bytes whose head arrives at `head` and tail
   /// at `tail` (it may start before its tail arrives).
   memory_reply write(SimTime head, SimTime tail, uint64_t length);
+  /// Serves an atomic of `length` bytes (docs/adr/0027): the read service of
+  /// the bytes, then at once the write service of the same bytes, the server
+  /// held throughout: s = max(h, free), free = max(s + 2 xfer, tau), the ack
+  /// leaves at free + lat (the same latency as a write's ack: the operation
+  /// sits in the memory's data path). Counts one request, `length` bytes
+  /// read and `length` written.
+  memory_rmw atomic(SimTime head, SimTime tail, uint64_t length);
 
   /// Time the server is busy until.
   SimTime free_at() const { return free_; }
@@ -73,8 +88,10 @@ private:
 /// deployed bytes at the start; a request that carries a MemAccess body
 /// (a kernel's load or store) reads or writes them, and a load's reply
 /// carries the bytes. Bodiless traffic (composite commands) only takes time.
+/// Atomics (docs/adr/0027) are applied here, in arrival order.
 /// Figures: <prefix>busy_ps, read_bytes, write_bytes, requests, and
-/// data_reads / data_writes when kernels touched the contents.
+/// data_reads / data_writes when kernels touched the contents, atomics when
+/// kernels issued some.
 class memory_server_node : public node {
 public:
   /// `deploy`: the host's initial image of the whole machine (may be null);
@@ -99,9 +116,15 @@ protected:
   virtual memory_reply serve_read(SimTime head, uint64_t address, uint64_t length);
   virtual memory_reply serve_write(SimTime head, SimTime tail, uint64_t address,
                                    uint64_t length);
+  /// Serves an atomic (memory_server::atomic); a per-channel model overrides it.
+  virtual memory_rmw serve_atomic(SimTime head, SimTime tail, uint64_t address,
+                                  uint64_t length);
 
 private:
   void check_address(uint64_t address);
+  /// Serves an atomic (a mem_write whose MemAccess says `atomic`, docs/adr/0027)
+  /// and sends its ack on `back` (memory_atomics.cpp).
+  void serve_atomic_request(const sim_event& ev, uint32_t back);
   /// Serves the data of a kernel's load or store (a request with a body);
   /// sets the reply's body for a load.
   void serve_data(const sim_event& ev, bool is_read, outgoing& reply);
@@ -116,6 +139,8 @@ private:
   pending_writes pending_; ///< bytes of compute results (no Phase 1 data)
   uint64_t data_reads_ = 0;
   uint64_t data_writes_ = 0;
+  uint64_t atomics_ = 0;
+  std::optional<SimTime> last_applied_; ///< when the latest atomic was applied
   fabric_port port_;
   std::string prefix_;
 };

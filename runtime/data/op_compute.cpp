@@ -1,6 +1,7 @@
 #include "runtime/data/op_compute.hpp"
 
 #include "runtime/data/dtype_convert.hpp"
+#include "runtime/data/op_atomic.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -358,7 +359,9 @@ uint64_t execute(const op_record& r, memory_image& m, compute_scratch& scratch) 
     run_gemm(r, m, scratch);
     break;
   case op_kind::math:
-    if (is_reduction(r.fn))
+    if (is_atomic(r.fn))
+      run_atomic(r, m, scratch.bytes);
+    else if (is_reduction(r.fn))
       run_reduction(r, m, scratch);
     else if (is_arg_reduction(r.fn) || r.fn == math_fn::cumsum)
       run_scan(r, m, scratch);

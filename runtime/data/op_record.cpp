@@ -21,6 +21,7 @@ constexpr std::array<std::string_view, math_fn_count> fn_names{
   "lt", "le", "gt", "ge", "eq", "ne",
   "logical_and", "logical_or", "logical_not",
   "argmax", "argmin", "cumsum",
+  "atomic_add", "atomic_max",
 };
 
 std::string shape(const tensor_view& v) { return fmt::format("{}x{}", v.rows, v.cols); }
@@ -39,6 +40,17 @@ std::string check_math(const op_record& r) {
   if (in.size() != want)
     return fmt::format("math {} takes {} input{}, the record has {}", to_string(r.fn), want,
                        want == 1 ? "" : "s", in.size());
+  if (is_atomic(r.fn)) {
+    if (!(in[0] == r.out))
+      return fmt::format("{}: input 0 must be out itself (the bytes it updates)", to_string(r.fn));
+    if (in[1].rows != r.out.rows || in[1].cols != r.out.cols || in[1].type != r.out.type)
+      return fmt::format("{}: the operand {} {} differs from out {} {}", to_string(r.fn),
+                         shape(in[1]), to_string(in[1].type), shape(r.out), to_string(r.out.type));
+    if (r.out.type != dtype::f32 && r.out.type != dtype::i32)
+      return fmt::format("{} works on f32 or i32 elements, not {}", to_string(r.fn),
+                         to_string(r.out.type));
+    return {};
+  }
   if (want == 0 || r.fn == math_fn::cumsum) {
     if (r.axis != 0 && r.axis != 1)
       return fmt::format("{} runs along axis 0 or 1, not {}", to_string(r.fn), r.axis);
@@ -113,6 +125,8 @@ unsigned arity(math_fn f) {
   case math_fn::ne:
   case math_fn::logical_and:
   case math_fn::logical_or:
+  case math_fn::atomic_add:
+  case math_fn::atomic_max:
     return 2;
   case math_fn::where:
     return 3;
@@ -127,6 +141,8 @@ unsigned arity(math_fn f) {
 bool is_reduction(math_fn f) {
   return f == math_fn::sum || f == math_fn::row_max || f == math_fn::row_min;
 }
+
+bool is_atomic(math_fn f) { return f == math_fn::atomic_add || f == math_fn::atomic_max; }
 
 bool is_arg_reduction(math_fn f) { return f == math_fn::argmax || f == math_fn::argmin; }
 

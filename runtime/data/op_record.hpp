@@ -35,7 +35,14 @@
 //     first largest (smallest) element; a NaN counts as larger (smaller)
 //     than every number, the first NaN wins;
 //   cumsum: the inclusive running sum along `axis` (axis 1 along a row),
-//     out of the input's shape, summed in f32 in index order.
+//     out of the input's shape, summed in f32 in index order;
+//   atomic_add / atomic_max (docs/adr/0027) take 2 inputs: inputs[0] is out
+//     itself (the memory's bytes before the atomic), inputs[1] the operand of
+//     out's shape and dtype (f32 or i32); out = inputs[0] + inputs[1] (or
+//     max) element by element in out's dtype: f32 adds in f32 (one rounding),
+//     i32 adds exactly and wraps, max of i32 is exact, max of f32 propagates
+//     NaN (runtime/data/op_atomic). Atomics on the same bytes replay in log
+//     order, which is the order the memory applied them in Phase 1.
 
 #include "runtime/data/tensor.hpp"
 
@@ -63,10 +70,12 @@ enum class math_fn : uint8_t {
   lt, le, gt, ge, eq, ne,
   logical_and, logical_or, logical_not,
   argmax, argmin, cumsum,
+  // atomics on global memory (docs/adr/0027)
+  atomic_add, atomic_max,
 };
 
-/// The number of math_fn enumerators (cumsum is the last).
-inline constexpr unsigned math_fn_count = static_cast<unsigned>(math_fn::cumsum) + 1;
+/// The number of math_fn enumerators (atomic_max is the last).
+inline constexpr unsigned math_fn_count = static_cast<unsigned>(math_fn::atomic_max) + 1;
 
 std::string_view to_string(op_kind k);
 std::optional<op_kind> parse_op_kind(std::string_view name);
@@ -79,6 +88,8 @@ unsigned arity(math_fn f);
 bool is_reduction(math_fn f);
 /// True for argmax, argmin (reduction-shaped, i32 indices).
 bool is_arg_reduction(math_fn f);
+/// True for atomic_add, atomic_max (read-modify-writes at a memory).
+bool is_atomic(math_fn f);
 /// True for the comparisons lt, le, gt, ge, eq, ne and logical_and/or/not
 /// (their results are masks: 1 or 0).
 bool is_mask_op(math_fn f);

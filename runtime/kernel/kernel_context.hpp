@@ -132,6 +132,9 @@ public:
   tl::tensor reshape(const tl::tensor& x, uint32_t rows, uint32_t cols) override;
   tl::tensor arg_reduce(math_fn f, const tl::tensor& x, int axis) override;
   tl::tensor cumsum(const tl::tensor& x, int axis) override;
+  // atomics (kernel_atomic.cpp)
+  tl::handle atomic(math_fn f, tl::ptr dst, const tl::tensor& t, const tl::tensor* mask,
+                    uint64_t row_stride) override;
 
 private:
   [[noreturn]] void fail(const std::string& what) const;
@@ -173,8 +176,10 @@ private:
   /// Issues one DMA command between the global rows at `global` (`stride` B
   /// apart) and the TCM view `local`, with exactly these views in its op
   /// record; `payload`: a store's Phase 1 bytes (kernel_masked.cpp).
+  /// `atomic`: a write that is that atomic (docs/adr/0027), recorded as it.
   uint64_t issue_dma(bool read, uint64_t global, uint64_t stride, const tensor_view& local,
-                     std::span<const uint8_t> payload, std::vector<uint64_t> deps);
+                     std::span<const uint8_t> payload, std::vector<uint64_t> deps,
+                     std::optional<math_fn> atomic = std::nullopt);
   /// A store of a strided view (its rows are not back to back in TCM).
   tl::handle store_view(tl::ptr dst, const tl::tensor& t, uint64_t row_stride);
   /// Whether each element of a rows x cols block is live under `mask`
@@ -184,10 +189,10 @@ private:
                                      const std::string& what) const;
   /// Stores the `live` elements (null: all) of `s` at dst, after `mask`'s
   /// command (null: none); one DMA command per group of rows with the same
-  /// live runs.
+  /// live runs. With `atomic`, each is that atomic instead of a plain write.
   tl::handle store_live(tl::ptr dst, const tl::tensor::state& s, uint64_t row_stride,
                         const std::vector<uint8_t>* live, const tl::tensor::state* mask,
-                        const std::string& what);
+                        const std::string& what, std::optional<math_fn> atomic = std::nullopt);
 
   /// What the kernel wrote: rows of `row_bytes`, `stride` apart from `address`.
   struct written {
@@ -195,6 +200,9 @@ private:
     uint64_t address = 0, rows = 0, row_bytes = 0, stride = 0;
     std::vector<uint8_t> data; ///< empty: a compute result (pending in Phase 1)
     std::string what;
+    /// An atomic (its bytes are what the memory computes): later loads wait
+    /// for it but take nothing from it, nor from the writes before it.
+    bool atomic = false;
   };
   /// Store-to-load forwarding: bytes of this kernel's stores still in flight
   /// when a load was issued are laid over what the load read, so a store is

@@ -57,7 +57,7 @@ std::vector<uint8_t> kernel_context::live_elements(const tl::tensor& mask, uint3
 
 uint64_t kernel_context::issue_dma(bool read, uint64_t global, uint64_t stride,
                                    const tensor_view& local, std::span<const uint8_t> payload,
-                                   std::vector<uint64_t> deps) {
+                                   std::vector<uint64_t> deps, std::optional<math_fn> atomic) {
   stage st;
   st.type = read ? stage_type::dma_read : stage_type::dma_write;
   st.component = site_.pe + ".pe_dma";
@@ -78,6 +78,12 @@ uint64_t kernel_context::issue_dma(bool read, uint64_t global, uint64_t stride,
   const tensor_view g{global, local.rows, local.cols, stride, local.type};
   op.inputs = {read ? g : local};
   op.out = read ? local : g;
+  if (atomic) { // out = f(out, local), at the memory (docs/adr/0027)
+    op.kind = op_kind::math;
+    op.fn = *atomic;
+    op.op_name = std::string(to_string(*atomic));
+    op.inputs = {g, local};
+  }
   return port_.issue(simple_command{st, std::move(op)}, payload, deps);
 }
 
@@ -171,7 +177,8 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
 
 tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
                                       uint64_t row_stride, const std::vector<uint8_t>* live,
-                                      const tl::tensor::state* mask, const std::string& what) {
+                                      const tl::tensor::state* mask, const std::string& what,
+                                      std::optional<math_fn> atomic) {
   if (dst.type != s.type)
     fail(fmt::format("{} through a {} pointer (convert it first)", what, to_string(dst.type)));
   if (!live && row_stride != 0 && row_stride < s.cols)
@@ -206,9 +213,10 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
       if (std::find(run_deps.begin(), run_deps.end(), d) == run_deps.end())
         run_deps.push_back(d);
     const uint64_t id = issue_dma(false, at(g), stride, tile.block(g.row, g.col, g.rows, g.cols),
-                                  payload, run_deps);
+                                  payload, run_deps, atomic);
     s.users.push_back(id);
-    note_write({id, at(g), g.rows, row_bytes, stride, std::move(payload), what});
+    note_write(
+      {id, at(g), g.rows, row_bytes, stride, std::move(payload), what, atomic.has_value()});
     ids.push_back(id);
   }
   std::erase_if(joined_, [this](const auto& j) {

@@ -78,8 +78,17 @@ void kernel_context::note_write(written w) {
 void kernel_context::forward_stores(uint64_t address, uint64_t stride, uint64_t rows,
                                     uint64_t row_bytes, const std::vector<written>& stores,
                                     std::vector<uint8_t>& data) const {
-  for (const written& w : stores) {
-    if (!rows_overlap(address, stride, rows, row_bytes, w.address, w.stride, w.rows, w.row_bytes))
+  // Only the stores after the last atomic on these bytes: the memory
+  // computed what the atomic left there, and the load waited for it.
+  size_t first = 0;
+  for (size_t i = 0; i < stores.size(); ++i)
+    if (stores[i].atomic && rows_overlap(address, stride, rows, row_bytes, stores[i].address,
+                                         stores[i].stride, stores[i].rows, stores[i].row_bytes))
+      first = i + 1;
+  for (size_t i = first; i < stores.size(); ++i) {
+    const written& w = stores[i];
+    if (w.atomic ||
+        !rows_overlap(address, stride, rows, row_bytes, w.address, w.stride, w.rows, w.row_bytes))
       continue;
     // Copy every byte both cover, row by row of the store.
     for (uint64_t r = 0; r < w.rows; ++r) {

@@ -37,7 +37,11 @@ std::string describe(const pe_command& c) {
   switch (sc.s.type) {
     case stage_type::dma_read:
     case stage_type::dma_write:
-      return fmt::format("{} {}x{} {} ({} B) {} {}", to_string(facts_of(c).call), p.tm, p.tn,
+      return fmt::format("{} {}x{} {} ({} B) {} {}",
+                         sc.op && is_atomic(sc.op->fn) && sc.op->kind == op_kind::math
+                           ? std::string_view(sc.op->op_name) // docs/adr/0027
+                           : to_string(facts_of(c).call),
+                         p.tm, p.tn,
                          to_string(p.in_dtype), p.bytes,
                          sc.s.type == stage_type::dma_read ? "from" : "to", memory_of(p.address));
     case stage_type::gemm: {

@@ -73,6 +73,7 @@ void unit_node::start(lane_id lane) {
       ls.spec.name, to_string(ls.spec.serves),
       to_string(to_stage_type(s.getType()))));
   ls.stage_start = now();
+  ls.record_start.reset();
   if (rec())
     hook_service_start(tag(lane));
   begin_stage(lane, s);
@@ -91,8 +92,8 @@ void unit_node::end_stage(lane_id lane) {
   if (op_sink* s = ops()) { // the op log (ADR-0020 D2): only here
     if (!pe_key_)
       pe_key_ = stage_ops::pe_key(node_name());
-    if (auto op = stage_ops::op_of(token(lane), ls.stage, node_name(), *pe_key_, ls.stage_start,
-                                   now(), next_op_id()))
+    if (auto op = stage_ops::op_of(token(lane), ls.stage, node_name(), *pe_key_,
+                                   ls.record_start.value_or(ls.stage_start), now(), next_op_id()))
       s->append(std::move(*op));
   }
   ls.busy_ps += (now() - ls.stage_start).ps();

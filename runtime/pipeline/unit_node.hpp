@@ -42,6 +42,11 @@ protected:
   /// The lane's current stage is over (now).
   void end_stage(lane_id lane);
 
+  /// The lane's current stage's op record starts at `t` rather than when the
+  /// lane began it: an atomic is recorded when its memory applied it, so
+  /// the replay orders atomics of any PEs as the memory did (docs/adr/0027).
+  void record_start(lane_id lane, SimTime t) { lanes_.at(lane).record_start = t; }
+
   /// The token a lane is serving.
   wire::TileToken::Reader token(lane_id lane) const;
   /// The same, to write into (a kernel load's bytes).
@@ -65,6 +70,7 @@ private:
     wire::TileToken::Builder root{nullptr}; ///< of `token`, found once per take
     wire::Stage::Reader stage;              ///< its current stage
     SimTime stage_start;
+    std::optional<SimTime> record_start; ///< set by record_start()
     SimTime blocked_since;
     uint64_t busy_ps = 0;
     uint64_t stall_ps = 0;

@@ -70,7 +70,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(KernelRun, AnUnknownKernelIsRefusedNamingTheKnownOnes) {
   const auto r = run_kernbench("run --kernel gemv");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--kernel gemv: no such kernel (kernbench ships eltwise_chain, flash_attention, gemm, gemm_bias_relu, gemm_pipelined, layernorm, softmax; no --kernel-lib adds more)"));
+  EXPECT_THAT(r.err, HasSubstr("--kernel gemv: no such kernel (kernbench ships eltwise_chain, "
+                               "flash_attention, gemm, gemm_bias_relu, gemm_pipelined, "
+                               "gemm_splitk, layernorm, softmax; no --kernel-lib adds more)"));
 }
 
 TEST(KernelRun, AnUnknownArgumentIsRefusedNamingTheKnownOnes) {

@@ -105,8 +105,9 @@ TEST(kernel_lib, needs_kernel_and_an_unknown_kernel_names_the_loaded_ones) {
                    "to run)\n");
   r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_good " --kernel thrice");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--kernel thrice: no such kernel (kernbench ships eltwise_chain, flash_attention, gemm, "
-                       "gemm_bias_relu, gemm_pipelined, layernorm, softmax; the --kernel-lib libraries add "
+  EXPECT_NE(r.err.find("--kernel thrice: no such kernel (kernbench ships eltwise_chain, "
+                       "flash_attention, gemm, gemm_bias_relu, gemm_pipelined, gemm_splitk, "
+                       "layernorm, softmax; the --kernel-lib libraries add "
                        "twice)\n"),
             std::string::npos)
     << r.err;

@@ -6,6 +6,8 @@
 //   wrong_softmax   writes 1/cols to every element of a row that is not masked
 //   wrong_layernorm subtracts mean + shift instead of the mean
 //   wrong_gemm      computes C tile (0,1) from the blocks of tile (1,0)
+//   wrong_gemm_splitk stores each program's partial C tile instead of
+//                   atomically adding it (the last store wins)
 // and:
 //   copy            Z = X for any dtype (an --input file deployed as is)
 //   throws          throws `what` (int, string, runtime_error,
@@ -82,6 +84,30 @@ kernel_def wrong_layernorm() {
         const tl::tensor y = tl.add(tl.mul(norm, gamma), beta);
         tl.store(t.at("y") + uint64_t{r} * cols, tl.cast(y, type));
       }
+      tl.wait_all();
+    };
+  });
+}
+
+kernel_def wrong_gemm_splitk() {
+  return wrong("wrong_gemm_splitk", "gemm_splitk", {}, [](const kernel_args& x) {
+    const uint32_t m = x.u32("M"), k = x.u32("K"), n = x.u32("N"), tile = x.u32("tile");
+    const uint32_t split = x.u32("split");
+    return [=](tl::context& tl, const tensor_table& t) {
+      const uint32_t tiles_k = (k + tile - 1) / tile;
+      const uint32_t slice = (tiles_k + split - 1) / split * tile;
+      const uint32_t k0 = tl.program_id() * slice, k1 = std::min(k, k0 + slice);
+      for (uint32_t i0 = 0; i0 < m && k0 < k1; i0 += tile)
+        for (uint32_t j0 = 0; j0 < n; j0 += tile) {
+          const uint32_t tm = std::min(tile, m - i0), tn = std::min(tile, n - j0);
+          tl::tensor acc = tl.zeros(tm, tn);
+          for (uint32_t kk = k0; kk < k1; kk += tile) {
+            const uint32_t tk = std::min(tile, k1 - kk);
+            acc = tl.dot(tl.load(t.at("a") + (uint64_t{i0} * k + kk), {tm, tk, k}),
+                         tl.load(t.at("b") + (uint64_t{kk} * n + j0), {tk, tn, n}), acc);
+          }
+          tl.store(t.at("c") + (uint64_t{i0} * n + j0), acc, n); // not atomic_add
+        }
       tl.wait_all();
     };
   });
@@ -172,6 +198,7 @@ extern "C" void kernbench_register_kernels(kb::kernel_catalog& catalog) {
   catalog.add(wrong_softmax());
   catalog.add(wrong_layernorm());
   catalog.add(wrong_gemm());
+  catalog.add(wrong_gemm_splitk());
   catalog.add(copy_kernel());
   catalog.add(throws_kernel());
 }
