@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <stdexcept>
 
 namespace kb {
@@ -107,6 +108,44 @@ const kernel_def& find_kernel(const std::string& name) {
   throw std::invalid_argument(fmt::format(
     "--kernel {}: no such kernel (kernbench ships {}; {})", name, known,
     more.empty() ? "no --kernel-lib adds more" : "the --kernel-lib libraries add " + more));
+}
+
+} // namespace kb
+
+namespace kb {
+
+std::optional<tensor_place> parse_tensor_place(std::string_view text) {
+  tensor_place p;
+  if (text == "hbm")
+    return p;
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos)
+    return std::nullopt;
+  const std::string_view memory = text.substr(0, colon);
+  if (memory == "hbm")
+    p.in = tensor_place::memory::hbm;
+  else if (memory == "sram")
+    p.in = tensor_place::memory::sram;
+  else
+    return std::nullopt;
+  const std::string cube(text.substr(colon + 1));
+  unsigned s = 0, c = 0;
+  int used = 0;
+  if (std::sscanf(cube.c_str(), "sip%u.cube%u%n", &s, &c, &used) != 2 ||
+      static_cast<size_t>(used) != cube.size())
+    return std::nullopt;
+  p.sip = s;
+  p.cube = c;
+  return p;
+}
+
+std::string to_string(const tensor_place& p) {
+  switch (p.in) {
+  case tensor_place::memory::first_cube_hbm: return "hbm";
+  case tensor_place::memory::hbm: return fmt::format("hbm:sip{}.cube{}", p.sip, p.cube);
+  case tensor_place::memory::sram: return fmt::format("sram:sip{}.cube{}", p.sip, p.cube);
+  }
+  return "?";
 }
 
 } // namespace kb

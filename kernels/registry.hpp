@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb {
@@ -59,6 +60,21 @@ struct verify_tolerance {
   double atol_factor = 0;
 };
 
+/// Where the host places a tensor (docs/kernels.md "Where tensors live").
+struct tensor_place {
+  enum class memory : uint8_t {
+    first_cube_hbm, ///< the HBM of the cube of the first PE the grid is dealt to
+    hbm,            ///< the HBM of cube `cube` of SIP `sip`
+    sram,           ///< the shared SRAM of cube `cube` of SIP `sip`
+  };
+  memory in = memory::first_cube_hbm;
+  uint32_t sip = 0, cube = 0;
+};
+
+/// "hbm", "hbm:sip0.cube1", "sram:sip1.cube0" (and back); nullopt if not one.
+std::optional<tensor_place> parse_tensor_place(std::string_view text);
+std::string to_string(const tensor_place& p);
+
 /// A tensor the host places in memory before the launch.
 struct kernel_tensor {
   std::string name;   ///< also the .npy file's name
@@ -72,6 +88,11 @@ struct kernel_tensor {
   std::function<void(std::vector<double>&)> adjust = {};
   /// An output verified with this tolerance instead of its dtype's.
   std::optional<verify_tolerance> tolerance = {};
+  /// Where it lives (`--place NAME=...` overrides it).
+  tensor_place place = {};
+  /// A scratch tensor: allocated, not initialised (it reads as zeros), not
+  /// verified; `--dump-tensors` writes what the kernel left in it.
+  bool scratch = false;
 };
 
 /// Where the host put the tensors: name -> pointer.

@@ -43,7 +43,7 @@ void check_run_options(const run_cli& c) {
     return;
   auto given = [&](const char* o) { return c.given.count(o) > 0; };
   if (c.kernel.empty()) {
-    for (const char* o : {"--arg", "--input", "--input-cast"})
+    for (const char* o : {"--arg", "--input", "--input-cast", "--place"})
       if (given(o))
         throw std::invalid_argument(fmt::format(
           "{}: only with --kernel (it is a kernel's; the built-in driver takes --M, --K, "
@@ -124,7 +124,8 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
   for (size_t i = 0; i < r.specs.size() && i < r.tensors.size(); ++i) {
     const kernel_tensor& t = r.specs[i];
     const tl::ptr p = r.tensors[i].second;
-    k.tensors.push_back({t.name, t.rows, t.cols, t.type, t.output, p.address, memory_of(p.address)});
+    k.tensors.push_back(
+      {t.name, t.rows, t.cols, t.type, t.output, t.scratch, p.address, memory_of(p.address)});
   }
   k.verified = verified && r.data.replayed;
   for (const auto& v : r.data.verdicts)
@@ -168,6 +169,13 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
     o.input_files[name] = path;
   o.input_cast = c.input_cast;
+  for (const auto& [name, where] : parse_kernel_args(c.places, "--place")) {
+    const auto place = parse_tensor_place(where);
+    if (!place)
+      throw std::invalid_argument(fmt::format(
+        "--place {}={}: expected hbm, hbm:sipS.cubeC or sram:sipS.cubeC", name, where));
+    o.places[name] = *place;
+  }
   // A grid is dealt to every PE unless --pes says otherwise.
   const std::string pes_opt = c.pes_given ? c.pes : "all";
   if (pes_opt != "all") {
@@ -228,7 +236,8 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   fmt::print("  TCM             {} B at most allocated by one kernel\n", tcm_peak);
   for (const auto& t : info.tensors)
     fmt::print("  tensor {:<8} {}x{} {} at 0x{:x} ({}){}\n", t.name, t.rows, t.cols,
-               to_string(t.type), t.address, t.where, t.output ? ", output" : "");
+               to_string(t.type), t.address, t.where,
+               t.output ? ", output" : t.scratch ? ", scratch" : "");
   const int status = print_data_result(c, r.data);
   write_outputs(c, rep, o.driver);
   return status;

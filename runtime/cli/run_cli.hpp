@@ -47,6 +47,7 @@ struct run_cli {
   std::string kernel;                ///< set: run this kernel instead of --op
   std::vector<std::string> args;     ///< --arg KEY=VALUE
   std::vector<std::string> inputs;   ///< --input TENSOR=FILE.npy
+  std::vector<std::string> places;   ///< --place TENSOR=WHERE
   bool input_cast = false;           ///< --input-cast: convert --input files even if values change
   std::vector<std::string> kernel_libs; ///< --kernel-lib PATH: kernel libraries to load
   // -- data (kernel and driver runs) --

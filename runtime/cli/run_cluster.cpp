@@ -73,6 +73,8 @@ std::vector<std::string> part_args(const run_cli& c) {
       add("--arg", x);
     for (const auto& x : c.inputs)
       add("--input", x);
+    for (const auto& x : c.places)
+      add("--place", x);
     if (c.input_cast)
       a.emplace_back("--input-cast");
     for (const auto& x : c.kernel_libs)

@@ -389,6 +389,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "values (repeatable); a conversion to the tensor's dtype that changes a value "
                   "is refused")
     ->group("Kernels");
+  cmd->add_option("--place", c->places,
+                  "where the host places a kernel tensor, TENSOR=WHERE (repeatable): hbm (the "
+                  "first PE's cube, the default), hbm:sipS.cubeC or sram:sipS.cubeC")
+    ->group("Kernels");
   cmd->add_flag("--input-cast", c->input_cast,
                 "convert --input files to the tensors' dtypes even where values change, as a "
                 "store does (round to nearest even, floats overflow to inf, integers saturate, "

@@ -128,7 +128,7 @@ data_result data_session::finish(
                                            request_.dump_dir, ec.message()));
     for (const data_tensor& t : tensors)
       write_npy((std::filesystem::path(request_.dump_dir) / (t.name + ".npy")).string(),
-                t.output ? final_image : *initial_, t.view);
+                t.output || t.scratch ? final_image : *initial_, t.view);
   }
   return d;
 }

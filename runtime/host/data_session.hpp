@@ -49,6 +49,7 @@ struct data_tensor {
   tensor_view view;
   bool output = false;
   std::optional<tolerance> tol = {}; ///< set: verified with this instead of its dtype's
+  bool scratch = false; ///< not verified; dumped as the kernel left it
 };
 
 struct data_result {

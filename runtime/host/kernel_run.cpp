@@ -6,6 +6,7 @@
 #include "runtime/data/npy_convert.hpp"
 #include "runtime/host/kernel_calls.hpp"
 #include "runtime/kernel/kernel_context.hpp"
+#include "runtime/pipeline/command.hpp"
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -89,16 +91,35 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   if (o.pes > pes.size())
     throw std::invalid_argument(
       fmt::format("--pes {}: the topology has {} PEs", o.pes, pes.size()));
+  std::set<std::pair<uint32_t, uint32_t>> cubes; // (sip, cube) of every PE of the machine
+  for (const std::string& pe : pes) {
+    unsigned s = 0, c = 0;
+    if (std::sscanf(pe.c_str(), "sip%u.cube%u", &s, &c) == 2)
+      cubes.emplace(s, c);
+  }
   if (o.pes > 0)
     pes.resize(o.pes);
+  for (const auto& [name, place] : o.places) {
+    const auto it = std::find_if(l.tensors.begin(), l.tensors.end(),
+                                 [&](const kernel_tensor& t) { return t.name == name; });
+    if (it == l.tensors.end()) {
+      std::string names;
+      for (const auto& t : l.tensors)
+        names += (names.empty() ? "" : ", ") + t.name;
+      throw std::invalid_argument(fmt::format("--place {}={}: kernel {} has no tensor '{}' (its "
+                                              "tensors: {})",
+                                              name, to_string(place), def.name, name, names));
+    }
+    it->place = place;
+  }
 
   for (const auto& [name, path] : o.input_files) {
     const auto it = std::find_if(l.tensors.begin(), l.tensors.end(),
                                  [&](const kernel_tensor& t) { return t.name == name; });
-    if (it == l.tensors.end() || it->output) {
+    if (it == l.tensors.end() || it->output || it->scratch) {
       std::string inputs;
       for (const auto& t : l.tensors)
-        if (!t.output)
+        if (!t.output && !t.scratch)
           inputs += (inputs.empty() ? "" : ", ") + t.name;
       throw std::invalid_argument(fmt::format("--input {}={}: kernel {} has no input '{}' (its inputs: {})",
                                               name, path, def.name, name, inputs));
@@ -111,31 +132,45 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   r.grid = l.grid;
   for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe)
     r.pes.push_back(pes[pe]);
-  // Every tensor in the HBM of the first PE's cube, 4 KiB aligned.
+  // Each tensor in its memory (by default the HBM of the first PE's cube),
+  // 4 KiB aligned, in the order the kernel lists them.
   unsigned sip = 0, cube = 0;
   if (std::sscanf(pes[0].c_str(), "sip%u.cube%u", &sip, &cube) != 2)
     throw std::invalid_argument(fmt::format("PE '{}' is not named sipS.cubeC.peP", pes[0]));
   auto image = std::make_shared<memory_image>();
   tensor_values inputs;
   tensor_table table;
-  uint64_t offset = 0;
+  std::map<uint64_t, uint64_t> next_free; // a memory's base address -> its next free offset
   for (size_t i = 0; i < l.tensors.size(); ++i) {
     const kernel_tensor& t = l.tensors[i];
     const uint64_t bytes = uint64_t{t.rows} * t.cols * dtype_bytes(t.type);
-    if (offset + bytes > global_address::max_offset)
-      throw std::invalid_argument(
-        fmt::format("kernel {}: the tensors need more than the 64 GiB of one HBM", def.name));
-    const tl::ptr p{global_address{mem_space::hbm, sip, cube, 0, offset}.encode(), t.type};
+    global_address at{mem_space::hbm, sip, cube, 0, 0};
+    if (t.place.in != tensor_place::memory::first_cube_hbm) {
+      if (!cubes.count({t.place.sip, t.place.cube}))
+        throw std::invalid_argument(fmt::format("kernel {}: tensor {} is placed in {}, a cube "
+                                                "the machine does not have",
+                                                def.name, t.name, to_string(t.place)));
+      at = {t.place.in == tensor_place::memory::sram ? mem_space::sram : mem_space::hbm,
+            t.place.sip, t.place.cube, 0, 0};
+    }
+    uint64_t& offset = next_free[at.encode()];
+    if (offset + bytes > global_address::max_offset + 1)
+      throw std::invalid_argument(fmt::format(
+        "kernel {}: tensor {} ({} B) does not fit in the 64 GiB address range of {} ({} B are "
+        "taken)",
+        def.name, t.name, bytes, memory_of(at.encode()), offset));
+    at.offset = offset;
+    const tl::ptr p{at.encode(), t.type};
+    offset += (bytes + tensor_alignment - 1) / tensor_alignment * tensor_alignment;
     table[t.name] = p;
     r.tensors.emplace_back(t.name, p);
-    if (!t.output) {
+    if (!t.output && !t.scratch) {
       const auto file = o.input_files.find(t.name);
       auto [b, v] = file != o.input_files.end() ? file_input(t, file->second, o.input_cast)
                                                 : random_input(t, o.seed, i);
       image->write(p.address, b);
       inputs[t.name] = std::move(v);
     }
-    offset += (bytes + tensor_alignment - 1) / tensor_alignment * tensor_alignment;
   }
 
   // The grid, dealt to the PEs round robin; a PE runs its programs in turn.
@@ -179,8 +214,8 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     std::optional<tolerance> tol;
     if (t.tolerance)
       tol = tolerance{t.tolerance->rtol, t.tolerance->atol_factor, false};
-    tensors.push_back(
-      {t.name, packed_view(table.at(t.name).address, t.rows, t.cols, t.type), t.output, tol});
+    tensors.push_back({t.name, packed_view(table.at(t.name).address, t.rows, t.cols, t.type),
+                       t.output, tol, t.scratch});
   }
   tensor_values expected;
   if (o.data.verify)

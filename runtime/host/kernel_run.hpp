@@ -28,6 +28,8 @@ struct kernel_run_options {
   /// refused (std::invalid_argument naming the first) unless `input_cast`.
   std::map<std::string, std::string> input_files;
   bool input_cast = false; ///< --input-cast: convert as a store does, values may change
+  /// --place NAME=WHERE: overrides where the kernel places these tensors.
+  std::map<std::string, tensor_place> places;
 };
 
 struct kernel_run_result {

@@ -165,6 +165,7 @@ void write_kernel_info_json(json_writer& j, const kernel_info& k) {
       .field("output", t.output)
       .field("address", t.address)
       .field("where", t.where)
+      .field("scratch", t.scratch)
       .end_object();
   j.end_array();
   j.field("verified", k.verified);

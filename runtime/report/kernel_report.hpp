@@ -40,6 +40,7 @@ struct kernel_info {
     uint32_t rows = 0, cols = 0;
     dtype type = dtype::f32;
     bool output = false;
+    bool scratch = false; ///< allocated, not initialised, not verified
     uint64_t address = 0;
     std::string where; ///< "hbm of sip0.cube0"
   };
