@@ -79,6 +79,16 @@ math_op cost_of(math_fn f) {
 
 tensor_view view_of(const tl::tensor::state& s) { return s.view(); }
 
+/// The math op `f` of one input, `s`.
+op_record one_input(math_fn f, const tl::tensor::state& s) {
+  op_record op;
+  op.kind = op_kind::math;
+  op.fn = f;
+  op.op_name = std::string(to_string(f));
+  op.inputs = {view_of(s)};
+  return op;
+}
+
 } // namespace
 
 tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, dtype out) {
@@ -153,12 +163,8 @@ tl::tensor kernel_context::unary(math_fn f, const tl::tensor& x, double scalar) 
   const auto& s = operand(x, std::string(to_string(f)));
   if (arity(f) != 1 || is_reduction(f) || f == math_fn::cast)
     fail(fmt::format("{} is not a unary op (use binary, reduce or cast)", to_string(f)));
-  op_record op;
-  op.kind = op_kind::math;
-  op.fn = f;
-  op.op_name = std::string(to_string(f));
+  op_record op = one_input(f, s);
   op.scalar = scalar;
-  op.inputs = {view_of(s)};
   auto t = compute(std::move(op), s.rows, s.cols, dtype::f32, cost_of(f), uint64_t{s.rows} * s.cols,
                    producers({&s}));
   s.users.push_back(t.raw()->users.back());
@@ -212,12 +218,8 @@ tl::tensor kernel_context::reduce(math_fn f, const tl::tensor& x, int axis) {
     fail(fmt::format("{} is not a reduction (sum, row_max, row_min)", to_string(f)));
   if (axis != 0 && axis != 1)
     fail(fmt::format("{} along axis {}: a 2-D tensor has axes 0 and 1", to_string(f), axis));
-  op_record op;
-  op.kind = op_kind::math;
-  op.fn = f;
-  op.op_name = std::string(to_string(f));
+  op_record op = one_input(f, s);
   op.axis = axis;
-  op.inputs = {view_of(s)};
   auto t = compute(std::move(op), axis == 1 ? s.rows : 1, axis == 1 ? 1 : s.cols, dtype::f32,
                    cost_of(f), uint64_t{s.rows} * s.cols, producers({&s}));
   s.users.push_back(t.raw()->users.back());
@@ -226,12 +228,7 @@ tl::tensor kernel_context::reduce(math_fn f, const tl::tensor& x, int axis) {
 
 tl::tensor kernel_context::cast(const tl::tensor& x, dtype to) {
   const auto& s = operand(x, "cast");
-  op_record op;
-  op.kind = op_kind::math;
-  op.fn = math_fn::cast;
-  op.op_name = "cast";
-  op.inputs = {view_of(s)};
-  auto t = compute(std::move(op), s.rows, s.cols, to, math_op::add, uint64_t{s.rows} * s.cols,
+  auto t = compute(one_input(math_fn::cast, s), s.rows, s.cols, to, math_op::add, uint64_t{s.rows} * s.cols,
                    producers({&s}));
   s.users.push_back(t.raw()->users.back());
   return t;

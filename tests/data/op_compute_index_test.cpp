@@ -3,6 +3,7 @@
 
 #include "runtime/data/op_compute.hpp"
 
+#include "op_bench.hpp"
 #include "op_builders.hpp"
 
 #include <gtest/gtest.h>
@@ -12,27 +13,12 @@
 namespace kb {
 namespace {
 
+using test::bench;
+using test::f32;
+
 using test::math_op;
 
 const float nan = std::numeric_limits<float>::quiet_NaN();
-
-tensor_view f32(uint64_t at, uint32_t rows, uint32_t cols) {
-  return packed_view(at, rows, cols, dtype::f32);
-}
-
-struct bench {
-  memory_image m;
-  compute_scratch s;
-  tensor_view put(tensor_view v, std::vector<float> x) {
-    store_f32(m, v, x);
-    return v;
-  }
-  std::vector<float> run(const op_record& r) {
-    EXPECT_EQ(check(r), "");
-    execute(r, m, s);
-    return load_f32(m, r.out);
-  }
-};
 
 TEST(op_compute_index, arange_counts_along_its_axis_from_the_scalar) {
   bench b;

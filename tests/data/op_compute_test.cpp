@@ -2,6 +2,7 @@
 
 #include "runtime/data/op_compute.hpp"
 
+#include "op_bench.hpp"
 #include "op_builders.hpp"
 
 #include <gtest/gtest.h>
@@ -13,30 +14,15 @@
 namespace kb {
 namespace {
 
+using test::bench;
+using test::f32;
+
 using test::gemm_op;
 using test::math_op;
 using test::memory_op;
 
 constexpr float inf = std::numeric_limits<float>::infinity();
 const float nan = std::numeric_limits<float>::quiet_NaN();
-
-tensor_view f32(uint64_t at, uint32_t rows, uint32_t cols) {
-  return packed_view(at, rows, cols, dtype::f32);
-}
-
-struct bench {
-  memory_image m;
-  compute_scratch s;
-  tensor_view put(tensor_view v, std::vector<float> x) {
-    store_f32(m, v, x);
-    return v;
-  }
-  std::vector<float> run(const op_record& r) {
-    EXPECT_EQ(check(r), "");
-    execute(r, m, s);
-    return load_f32(m, r.out);
-  }
-};
 
 /// Element-wise equality that treats NaN as equal to NaN.
 void expect_same(const std::vector<float>& got, const std::vector<float>& want) {

@@ -13,6 +13,7 @@
 namespace kb {
 namespace {
 
+using test::iota;
 using test::launch_ps;
 using test::bytes_of;
 using test::hbm;
@@ -22,13 +23,6 @@ using test::tcm;
 
 /// AllocatableTCM starts after the 512 KiB SchedulerReservedTCM (default pe_tcm).
 constexpr uint64_t tcm0 = 512 * 1024;
-
-std::vector<float> iota(float first, size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = first + static_cast<float>(i);
-  return v;
-}
 
 /// Row 0 at hbm 0 starts positive (1..16), row 1 at hbm 64 negative (-1..14).
 std::shared_ptr<memory_image> two_rows() {

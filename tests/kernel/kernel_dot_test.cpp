@@ -11,6 +11,7 @@
 namespace kb {
 namespace {
 
+using test::floats_at;
 using test::bytes_of;
 using test::hbm;
 using test::run_kernel_on_pe0;
@@ -26,13 +27,6 @@ std::shared_ptr<memory_image> operands() {
   m->write(hbm(768), bytes_of(std::vector<float>{1, 0, 1, 0, 1, 1}));
   m->write(hbm(1024), bytes_of(std::vector<float>{10, 20, 30, 40}));
   return m;
-}
-
-std::vector<float> floats(const memory_image& m, uint64_t at, size_t n) {
-  std::vector<float> v(n);
-  const auto b = m.read(at, n * 4);
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
 }
 
 // Five loads (blocking), then at T: acc = dot(a, b, acc) (cmd 6),
@@ -65,8 +59,8 @@ TEST(KernelDot, AccumulatesInPlaceAndTakesTransposedOperands) {
     operands());
   ASSERT_EQ(r.run.error, "");
   ASSERT_TRUE(r.replayed);
-  EXPECT_EQ(floats(r.final_image, hbm(2048), 4), (std::vector<float>{18, 30, 50, 62}));
-  EXPECT_EQ(floats(r.final_image, hbm(3072), 4), (std::vector<float>{4, 5, 10, 11}));
+  EXPECT_EQ(floats_at(r.final_image, hbm(2048), 4), (std::vector<float>{18, 30, 50, 62}));
+  EXPECT_EQ(floats_at(r.final_image, hbm(3072), 4), (std::vector<float>{4, 5, 10, 11}));
 
   const auto pes = commands_of(r.run.result, {"sip0.cube0.pe0"});
   const auto& rows = pes[0].rows;

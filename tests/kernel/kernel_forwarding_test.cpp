@@ -12,16 +12,10 @@
 namespace kb {
 namespace {
 
+using test::iota;
 using test::bytes_of;
 using test::hbm;
 using test::run_kernel_on_pe0;
-
-std::vector<float> iota(float first, size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = first + static_cast<float>(i);
-  return v;
-}
 
 std::vector<float> row(const tl::tensor& t, uint32_t r) {
   std::vector<float> v;

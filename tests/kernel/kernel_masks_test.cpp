@@ -14,6 +14,8 @@
 namespace kb {
 namespace {
 
+using test::floats_at;
+using test::iota;
 using test::bytes_of;
 using test::figure;
 using test::hbm;
@@ -21,20 +23,6 @@ using test::launch_ps;
 using test::run_kernel_on_pe0;
 
 const std::string cpu = "sip0.cube0.pe0.pe_cpu";
-
-std::vector<float> iota(float from, size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = from + static_cast<float>(i);
-  return v;
-}
-
-std::vector<float> floats_at(const memory_image& m, uint64_t at, size_t n) {
-  std::vector<float> v(n);
-  const auto b = m.read(at, n * 4);
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
 
 // -- grouping -------------------------------------------------------------------------
 

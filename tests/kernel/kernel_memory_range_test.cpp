@@ -12,6 +12,7 @@
 namespace kb {
 namespace {
 
+using test::iota;
 using ::testing::HasSubstr;
 using test::bytes_of;
 using test::hbm;
@@ -20,13 +21,6 @@ using test::run_kernels;
 using test::tcm;
 
 constexpr uint64_t tcm0 = 512 * 1024; // start of AllocatableTCM
-
-std::vector<float> iota(float first, size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = first + static_cast<float>(i);
-  return v;
-}
 
 std::vector<float> row(const tl::tensor& t) {
   std::vector<float> v;

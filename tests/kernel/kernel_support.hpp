@@ -58,6 +58,28 @@ inline uint64_t tcm(uint32_t pe, uint64_t offset) {
   return global_address{mem_space::tcm, 0, 0, pe, offset}.encode();
 }
 
+/// first, first + 1, ..., n values.
+inline std::vector<float> iota(float first, size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = first + static_cast<float>(i);
+  return v;
+}
+
+/// n f32 (or i32) values of `m` from `at`.
+inline std::vector<float> floats_at(const memory_image& m, uint64_t at, size_t n) {
+  std::vector<float> v(n);
+  const auto b = m.read(at, n * 4);
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+inline std::vector<int32_t> ints_at(const memory_image& m, uint64_t at, size_t n) {
+  std::vector<int32_t> v(n);
+  const auto b = m.read(at, n * 4);
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
 /// Raw bytes of `values`.
 template <class T>
 std::vector<uint8_t> bytes_of(const std::vector<T>& values) {

@@ -16,24 +16,11 @@
 namespace kb {
 namespace {
 
+using test::floats_at;
+using test::iota;
 using test::bytes_of;
 using test::hbm;
 using test::run_kernel_on_pe0;
-
-/// `n` f32 values of `m` at `address`.
-std::vector<float> floats_at(const memory_image& m, uint64_t address, size_t n) {
-  const auto b = m.read(address, n * 4);
-  std::vector<float> v(n);
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
-
-std::vector<float> iota(float first, size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = first + static_cast<float>(i);
-  return v;
-}
 
 // A 32 KiB store (its DMA write is served 250..494 ns) followed at once by
 // a 64 B load from the shared SRAM (over the NOC, so it does not queue

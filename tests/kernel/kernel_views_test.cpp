@@ -9,30 +9,12 @@
 namespace kb {
 namespace {
 
+using test::floats_at;
+using test::ints_at;
+using test::iota;
 using test::bytes_of;
 using test::hbm;
 using test::run_kernel_on_pe0;
-
-std::vector<float> iota(float from, size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = from + static_cast<float>(i);
-  return v;
-}
-
-std::vector<float> floats_at(const memory_image& m, uint64_t at, size_t n) {
-  std::vector<float> v(n);
-  const auto b = m.read(at, n * 4);
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
-
-std::vector<int32_t> ints_at(const memory_image& m, uint64_t at, size_t n) {
-  std::vector<int32_t> v(n);
-  const auto b = m.read(at, n * 4);
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
 
 const op_record* find(const std::vector<op_record>& ops, math_fn fn) {
   for (const auto& op : ops)
