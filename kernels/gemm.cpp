@@ -56,20 +56,8 @@ kernel_def gemm_kernel() {
                 x.type("dtype"), x.type("out_dtype")};
     if (a.m == 0 || a.k == 0 || a.n == 0 || a.block_m == 0 || a.tile == 0)
       throw std::invalid_argument("--arg: kernel gemm needs M, K, N, block_m and tile above 0");
-    const bool integer = a.in == dtype::i8;
-    if (integer != (a.out == dtype::i32))
-      throw std::invalid_argument(fmt::format(
-        "--arg dtype={} with out_dtype={}: kernel gemm accumulates {} (give --arg out_dtype={})",
-        to_string(a.in), to_string(a.out),
-        integer ? "i8 in i32, exactly" : "f16, bf16 and f32 in f32",
-        integer ? "i32" : "f16, bf16 or f32"));
     kernel_launch l;
-    l.tensors = {{"a", a.m, a.k, a.in}, {"b", a.k, a.n, a.in}, {"c", a.m, a.n, a.out, true}};
-    if (integer) // the whole i8 range (random values round to nearest and saturate)
-      for (int i : {0, 1}) {
-        l.tensors[i].lo = -128;
-        l.tensors[i].hi = 128;
-      }
+    l.tensors = gemm_tensors("gemm", a.m, a.k, a.n, a.in, a.out);
     l.grid = {(a.m + a.block_m - 1) / a.block_m, 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { gemm_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {

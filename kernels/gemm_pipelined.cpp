@@ -98,21 +98,8 @@ kernel_def gemm_pipelined_kernel() {
     if (a.m == 0 || a.k == 0 || a.n == 0 || a.bm == 0 || a.bn == 0 || a.bk == 0)
       throw std::invalid_argument(
         "--arg: kernel gemm_pipelined needs M, K, N, block_m, block_n and block_k above 0");
-    const bool integer = a.in == dtype::i8;
-    if (integer != (a.out == dtype::i32))
-      throw std::invalid_argument(fmt::format(
-        "--arg dtype={} with out_dtype={}: kernel gemm_pipelined accumulates {} (give --arg "
-        "out_dtype={})",
-        to_string(a.in), to_string(a.out),
-        integer ? "i8 in i32, exactly" : "f16, bf16 and f32 in f32",
-        integer ? "i32" : "f16, bf16 or f32"));
     kernel_launch l;
-    l.tensors = {{"a", a.m, a.k, a.in}, {"b", a.k, a.n, a.in}, {"c", a.m, a.n, a.out, true}};
-    if (integer)
-      for (int i : {0, 1}) {
-        l.tensors[i].lo = -128;
-        l.tensors[i].hi = 128;
-      }
+    l.tensors = gemm_tensors("gemm_pipelined", a.m, a.k, a.n, a.in, a.out);
     l.grid = {(a.n + a.bn - 1) / a.bn, (a.m + a.bm - 1) / a.bm, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { pipelined_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {

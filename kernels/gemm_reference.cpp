@@ -2,9 +2,30 @@
 
 #include <Eigen/Dense>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 namespace kb {
+
+std::vector<kernel_tensor> gemm_tensors(const std::string& kernel, uint32_t m, uint32_t k,
+                                        uint32_t n, dtype in, dtype out) {
+  const bool integer = in == dtype::i8;
+  if (integer != (out == dtype::i32))
+    throw std::invalid_argument(fmt::format(
+      "--arg dtype={} with out_dtype={}: kernel {} accumulates {} (give --arg out_dtype={})",
+      to_string(in), to_string(out), kernel,
+      integer ? "i8 in i32, exactly" : "f16, bf16 and f32 in f32",
+      integer ? "i32" : "f16, bf16 or f32"));
+  std::vector<kernel_tensor> t = {{"a", m, k, in}, {"b", k, n, in}, {"c", m, n, out, true}};
+  if (integer)
+    for (int i : {0, 1}) {
+      t[i].lo = -128;
+      t[i].hi = 128;
+    }
+  return t;
+}
 
 std::vector<double> gemm_reference(uint32_t m, uint32_t k, uint32_t n, dtype in,
                                    const std::vector<double>& a, const std::vector<double>& b) {
