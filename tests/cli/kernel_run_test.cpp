@@ -180,6 +180,21 @@ TEST(KernelRun, DumpedTensorsAreTheDeployedInputsAndTheProduct) {
   EXPECT_EQ(bad, 0u);
 }
 
+// Without --verify a random input goes straight into the image a chunk at a
+// time (no values kept for a reference): the same bytes as with it.
+TEST(KernelRun, InputsAreTheSameBytesWithAndWithoutVerify) {
+  const std::string dir = test::temp_dir("inputs_verify");
+  // 3 Mi + 5 elements: more than one chunk of 1 Mi, and a partial one.
+  const std::string base = "run --kernel gemm --arg M=3 --arg K=1048577 --arg N=1 --arg tile=64 "
+                           "--arg block_m=3 --seed 7 --pes 1 --quiet ";
+  ASSERT_EQ(run_kernbench(base + "--dump-tensors " + dir + "/plain").exit_code, 0);
+  ASSERT_EQ(run_kernbench(base + "--verify --dump-tensors " + dir + "/verified").exit_code, 0);
+  const std::string a = slurp(dir + "/plain/a.npy");
+  EXPECT_GT(a.size(), 3u * 1048577 * 2);
+  EXPECT_TRUE(a == slurp(dir + "/verified/a.npy"));
+  EXPECT_TRUE(slurp(dir + "/plain/b.npy") == slurp(dir + "/verified/b.npy"));
+}
+
 TEST(KernelRun, TheSeedChoosesTheInputs) {
   const std::string dir = test::temp_dir("seeds");
   const std::string base = "run --kernel gemm --arg M=16 --arg K=16 --arg N=16 --arg tile=16 ";
