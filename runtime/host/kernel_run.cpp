@@ -55,14 +55,24 @@ void deploy_random_input(const kernel_tensor& t, uint64_t seed, size_t index,
   std::uniform_real_distribution<float> dist(t.lo, t.hi);
   const uint64_t n = uint64_t{t.rows} * t.cols;
   const uint32_t e = dtype_bytes(t.type);
-  std::vector<double> chunk(std::min<uint64_t>(n, uint64_t{1} << 20));
+  // The values are floats: a float type encodes them straight from f32
+  // (round to nearest even, as encode_f64 of the same values does).
+  const bool integer = t.type == dtype::i8 || t.type == dtype::i32;
+  std::vector<float> chunk(std::min<uint64_t>(n, uint64_t{1} << 20));
+  std::vector<double> wide(integer ? chunk.size() : 0);
   std::vector<uint8_t> bytes(chunk.size() * e);
   for (uint64_t i = 0; i < n; i += chunk.size()) {
     const size_t m = static_cast<size_t>(std::min<uint64_t>(chunk.size(), n - i));
     for (size_t j = 0; j < m; ++j)
       chunk[j] = dist(rng);
-    encode_f64(t.type, std::span<const double>(chunk.data(), m), std::span(bytes.data(), m * e));
-    image.write(address + i * e, std::span<const uint8_t>(bytes.data(), m * e));
+    const std::span<uint8_t> out(bytes.data(), m * e);
+    if (integer) {
+      std::copy_n(chunk.begin(), m, wide.begin());
+      encode_f64(t.type, std::span<const double>(wide.data(), m), out);
+    } else {
+      encode_f32(t.type, std::span<const float>(chunk.data(), m), out);
+    }
+    image.write(address + i * e, out);
   }
 }
 

@@ -185,14 +185,19 @@ TEST(KernelRun, DumpedTensorsAreTheDeployedInputsAndTheProduct) {
 TEST(KernelRun, InputsAreTheSameBytesWithAndWithoutVerify) {
   const std::string dir = test::temp_dir("inputs_verify");
   // 3 Mi + 5 elements: more than one chunk of 1 Mi, and a partial one.
-  const std::string base = "run --kernel gemm --arg M=3 --arg K=1048577 --arg N=1 --arg tile=64 "
+  const std::string base = "run --kernel gemm --arg M=3 --arg K=1048577 --arg N=1 --arg tile=4096 "
                            "--arg block_m=3 --seed 7 --pes 1 --quiet ";
-  ASSERT_EQ(run_kernbench(base + "--dump-tensors " + dir + "/plain").exit_code, 0);
-  ASSERT_EQ(run_kernbench(base + "--verify --dump-tensors " + dir + "/verified").exit_code, 0);
-  const std::string a = slurp(dir + "/plain/a.npy");
-  EXPECT_GT(a.size(), 3u * 1048577 * 2);
-  EXPECT_TRUE(a == slurp(dir + "/verified/a.npy"));
-  EXPECT_TRUE(slurp(dir + "/plain/b.npy") == slurp(dir + "/verified/b.npy"));
+  for (const std::string types : {"--arg dtype=f16", "--arg dtype=bf16", "--arg dtype=f32",
+                                  "--arg dtype=i8 --arg out_dtype=i32"}) {
+    const std::string d = dir + "/" + types.substr(12, types.find(' ', 12) - 12);
+    ASSERT_EQ(run_kernbench(base + types + " --dump-tensors " + d + "/plain").exit_code, 0);
+    ASSERT_EQ(run_kernbench(base + types + " --verify --dump-tensors " + d + "/verified").exit_code,
+              0);
+    const std::string a = slurp(d + "/plain/a.npy");
+    EXPECT_GT(a.size(), 3u * 1048577) << types;
+    EXPECT_TRUE(a == slurp(d + "/verified/a.npy")) << types;
+    EXPECT_TRUE(slurp(d + "/plain/b.npy") == slurp(d + "/verified/b.npy")) << types;
+  }
 }
 
 TEST(KernelRun, TheSeedChoosesTheInputs) {
