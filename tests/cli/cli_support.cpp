@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <regex>
+
 namespace kb::test {
 
 std::string slurp(const std::string& path) {
@@ -46,6 +48,14 @@ cli_result run_kernbench(const std::string& args, const std::string& env,
   r.err = slurp(err);
   std::filesystem::remove_all(dir);
   return r;
+}
+
+std::string without_wall(const std::string& out) {
+  const std::string a =
+    std::regex_replace(out, std::regex(R"(in [0-9]+ batches, ([0-9.]+) GFLOP, [0-9.]+ s)"),
+                       "in B batches, $1 GFLOP, W s");
+  const std::string b = std::regex_replace(a, std::regex(R"(\nengine: [^\n]*\n)"), "\nengine: E\n");
+  return std::regex_replace(b, std::regex(R"(each, [0-9]+ thread\(s\))"), "each, T thread(s)");
 }
 
 } // namespace kb::test

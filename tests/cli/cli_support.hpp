@@ -21,6 +21,11 @@ std::string temp_dir(const std::string& name);
 
 /// The whole file (empty if it cannot be read).
 std::string slurp(const std::string& path);
+/// A run's standard output without what the thread or process count may
+/// change: Phase 2's batch count and wall time, the engine's line (its
+/// windows and sync messages differ when split) and the first line's
+/// thread count.
+std::string without_wall(const std::string& out);
 
 /// The source tree ($KB_SOURCE_DIR, set by CTest).
 std::string source_dir();

@@ -15,16 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 using test::run_kernbench;
 using test::slurp;
-
-/// The run's output without what a thread or process count may change
-/// (Phase 2's wall time and batches, the engine's line, the thread count).
-std::string without_wall(const std::string& out) {
-  const std::string a =
-    std::regex_replace(out, std::regex(R"(in [0-9]+ batches, ([0-9.]+) GFLOP, [0-9.]+ s)"),
-                       "in B batches, $1 GFLOP, W s");
-  const std::string b = std::regex_replace(a, std::regex(R"(\nengine: [^\n]*\n)"), "\nengine: E\n");
-  return std::regex_replace(b, std::regex(R"(each, [0-9]+ thread\(s\))"), "each, T thread(s)");
-}
+using test::without_wall;
 
 TEST(KernelAtomics, GemmSplitKIsTheSameForAnyThreadAndProcessCount) {
   const std::string dir = test::temp_dir("gemm_splitk");

@@ -306,17 +306,8 @@ TEST(KernelRun, InputsFromNpyFilesAreCheckedAndGiveTheSameOutputs) {
 // Standard output is the one-process output but for Phase 2's wall time
 // and batch count.
 TEST(KernelSplit, ASplitKernelRunWritesTheSameOpLogAndOutput) {
+  using test::without_wall;
   const std::string dir = test::temp_dir("kernel_split");
-  auto without_wall = [](const std::string& out) {
-    // (and the batch count, a statistic of the parallel replay)
-    // and the engine's line (its windows and sync messages differ when
-    // split) and the thread count in the first line
-    const std::string a = std::regex_replace(
-      out, std::regex(R"(in [0-9]+ batches, ([0-9.]+) GFLOP, [0-9.]+ s)"),
-      "in B batches, $1 GFLOP, W s");
-    const std::string b = std::regex_replace(a, std::regex(R"(\nengine: [^\n]*\n)"), "\nengine: E\n");
-    return std::regex_replace(b, std::regex(R"(each, [0-9]+ thread\(s\))"), "each, T thread(s)");
-  };
   for (const std::string kernel : {"gemm --arg M=256 --arg K=128 --arg N=192",
                                    "eltwise_chain --arg rows=100 --arg cols=96",
                                    "gemm_pipelined --arg M=100 --arg K=72 --arg N=90 "
