@@ -107,6 +107,8 @@ void pe_cpu::start_kernel() {
   site.tcm_bytes = cfg_.tcm_bytes;
   site.tcm_reserved = cfg_.tcm_reserved;
   site.fabric = cfg_.fabric;
+  site.placed = cfg_.program->placed;
+  site.host_tcm_bytes = cfg_.program->host_tcm_bytes;
   if (const topology_spec* topo = cfg_.topology)
     site.tcm_size = [topo](const std::string& tcm) -> uint64_t {
       const node_spec* n = topo->find_node(tcm);

@@ -118,21 +118,49 @@ std::optional<tensor_place> parse_tensor_place(std::string_view text) {
   tensor_place p;
   if (text == "hbm")
     return p;
+  if (text == "replicated") {
+    p.in = tensor_place::memory::replicated;
+    return p;
+  }
+  if (text == "spread") {
+    p.in = tensor_place::memory::spread;
+    return p;
+  }
   const auto colon = text.find(':');
   if (colon == std::string_view::npos)
     return std::nullopt;
   const std::string_view memory = text.substr(0, colon);
+  const std::string rest(text.substr(colon + 1));
+  int used = 0;
+  if (memory == "spread") {
+    unsigned rows = 0;
+    if (std::sscanf(rest.c_str(), "%u%n", &rows, &used) != 1 ||
+        static_cast<size_t>(used) != rest.size() || rows == 0 || rest[0] == '-' ||
+        rest[0] == '+' || rest.size() > 10)
+      return std::nullopt;
+    p.in = tensor_place::memory::spread;
+    p.block_rows = rows;
+    return p;
+  }
+  unsigned s = 0, c = 0, pe = 0;
+  if (memory == "tcm") {
+    if (std::sscanf(rest.c_str(), "sip%u.cube%u.pe%u%n", &s, &c, &pe, &used) != 3 ||
+        static_cast<size_t>(used) != rest.size())
+      return std::nullopt;
+    p.in = tensor_place::memory::tcm;
+    p.sip = s;
+    p.cube = c;
+    p.pe = pe;
+    return p;
+  }
   if (memory == "hbm")
     p.in = tensor_place::memory::hbm;
   else if (memory == "sram")
     p.in = tensor_place::memory::sram;
   else
     return std::nullopt;
-  const std::string cube(text.substr(colon + 1));
-  unsigned s = 0, c = 0;
-  int used = 0;
-  if (std::sscanf(cube.c_str(), "sip%u.cube%u%n", &s, &c, &used) != 2 ||
-      static_cast<size_t>(used) != cube.size())
+  if (std::sscanf(rest.c_str(), "sip%u.cube%u%n", &s, &c, &used) != 2 ||
+      static_cast<size_t>(used) != rest.size())
     return std::nullopt;
   p.sip = s;
   p.cube = c;
@@ -144,6 +172,10 @@ std::string to_string(const tensor_place& p) {
   case tensor_place::memory::first_cube_hbm: return "hbm";
   case tensor_place::memory::hbm: return fmt::format("hbm:sip{}.cube{}", p.sip, p.cube);
   case tensor_place::memory::sram: return fmt::format("sram:sip{}.cube{}", p.sip, p.cube);
+  case tensor_place::memory::spread:
+    return p.block_rows ? fmt::format("spread:{}", p.block_rows) : std::string("spread");
+  case tensor_place::memory::replicated: return "replicated";
+  case tensor_place::memory::tcm: return fmt::format("tcm:sip{}.cube{}.pe{}", p.sip, p.cube, p.pe);
   }
   return "?";
 }

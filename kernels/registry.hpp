@@ -66,12 +66,24 @@ struct tensor_place {
     first_cube_hbm, ///< the HBM of the cube of the first PE the grid is dealt to
     hbm,            ///< the HBM of cube `cube` of SIP `sip`
     sram,           ///< the shared SRAM of cube `cube` of SIP `sip`
+    /// Blocks of `block_rows` rows (0: the rows over the grid's PEs, evenly),
+    /// block i in the HBM of the cube of the i-th PE the grid is dealt to
+    /// (modulo their number): the PE that runs program i of a 1-D grid.
+    spread,
+    /// An input copied into the HBM of every cube the grid's PEs are in;
+    /// each PE's pointer is its own cube's copy. Read-only.
+    replicated,
+    /// The AllocatableTCM of PE `pe` of cube `cube` of SIP `sip`, taken
+    /// from the kernels' pool there before the launch.
+    tcm,
   };
   memory in = memory::first_cube_hbm;
-  uint32_t sip = 0, cube = 0;
+  uint32_t sip = 0, cube = 0, pe = 0;
+  uint32_t block_rows = 0; ///< spread: rows per block (0: even over the PEs)
 };
 
-/// "hbm", "hbm:sip0.cube1", "sram:sip1.cube0" (and back); nullopt if not one.
+/// "hbm", "hbm:sip0.cube1", "sram:sip1.cube0", "spread", "spread:ROWS",
+/// "replicated", "tcm:sip0.cube1.pe3" (and back); nullopt if not one.
 std::optional<tensor_place> parse_tensor_place(std::string_view text);
 std::string to_string(const tensor_place& p);
 
@@ -125,7 +137,7 @@ struct kernel_def {
 /// The version of the kernel library interface: this header, kernels/tl.hpp
 /// and what they include. A library built against another version is
 /// refused when it is loaded.
-inline constexpr int kernel_abi_version = 3;
+inline constexpr int kernel_abi_version = 4;
 
 /// What a kernel library's `kernbench_register_kernels` adds its kernels to.
 class kernel_catalog {

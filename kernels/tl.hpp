@@ -24,11 +24,13 @@
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/plan/math_plan.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kb::tl {
 
@@ -40,12 +42,34 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// Where the blocks of a spread tensor lie (docs/kernels.md "Where tensors
+/// live"): element i is in block i / block_elements, which starts at the
+/// global address blocks[i / block_elements]. The host owns it for the run.
+struct spread_layout {
+  uint64_t block_elements = 0;
+  std::vector<uint64_t> blocks;
+};
+
 /// A typed pointer into global memory (HBM, SRAM or another PE's TCM).
+/// `address` is always where the element it points at lies; for a spread
+/// tensor `spread` and `index` (the element's number in the tensor) let
+/// `+` step from block to block, so a kernel indexes a spread tensor as it
+/// does any other. An access that runs from one block into the next is a
+/// kernel_error.
 struct ptr {
   uint64_t address = 0;
   dtype type = dtype::f32;
+  const spread_layout* spread = nullptr; ///< null: the tensor is contiguous
+  uint64_t index = 0;                    ///< with `spread`: the element's number
   /// `elements` further on.
-  ptr operator+(uint64_t elements) const { return {address + elements * dtype_bytes(type), type}; }
+  ptr operator+(uint64_t elements) const {
+    if (spread == nullptr || spread->blocks.empty() || spread->block_elements == 0)
+      return {address + elements * dtype_bytes(type), type, spread, index + elements};
+    const uint64_t i = index + elements;
+    const uint64_t b = std::min<uint64_t>(i / spread->block_elements, spread->blocks.size() - 1);
+    return {spread->blocks[b] + (i - b * spread->block_elements) * dtype_bytes(type), type,
+            spread, i};
+  }
 };
 
 /// The shape of a 2-D block in global memory: `rows` rows of `cols`

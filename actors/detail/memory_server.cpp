@@ -65,8 +65,13 @@ memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,
     prefix_(std::move(figure_prefix)) {
   if (!deploy)
     return;
-  // Keep the deployed pages this node owns (memories are laid out in ranges
+  // Keep the generated ranges (inputs made when read, docs/adr/0028) and
+  // the deployed pages this node owns (memories are laid out in ranges
   // far larger than a page, so a page belongs to the owner of its ends).
+  deploy->for_each_range([&](uint64_t at, uint64_t length, const auto& source, uint64_t first) {
+    if (port_.map().memory_of(at) == id())
+      image_.generate(at, length, source, first);
+  });
   deploy->for_each_page([&](uint64_t at, std::span<const uint8_t> page) {
     const uint64_t last = at + (page.size() - 1);
     if (port_.map().memory_of(at) == id() || port_.map().memory_of(last) == id())

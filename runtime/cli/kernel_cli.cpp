@@ -125,7 +125,8 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
     const kernel_tensor& t = r.specs[i];
     const tl::ptr p = r.tensors[i].second;
     k.tensors.push_back(
-      {t.name, t.rows, t.cols, t.type, t.output, t.scratch, p.address, memory_of(p.address)});
+      {t.name, t.rows, t.cols, t.type, t.output, t.scratch, p.address,
+       i < r.where.size() ? r.where[i] : memory_of(p.address)});
   }
   k.verified = verified && r.data.replayed;
   for (const auto& v : r.data.verdicts)
@@ -173,7 +174,9 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
     const auto place = parse_tensor_place(where);
     if (!place)
       throw std::invalid_argument(fmt::format(
-        "--place {}={}: expected hbm, hbm:sipS.cubeC or sram:sipS.cubeC", name, where));
+        "--place {}={}: expected hbm, hbm:sipS.cubeC, sram:sipS.cubeC, spread, spread:ROWS, "
+        "replicated or tcm:sipS.cubeC.peP",
+        name, where));
     o.places[name] = *place;
   }
   // A grid is dealt to every PE unless --pes says otherwise.

@@ -391,7 +391,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->group("Kernels");
   cmd->add_option("--place", c->places,
                   "where the host places a kernel tensor, TENSOR=WHERE (repeatable): hbm (the "
-                  "first PE's cube, the default), hbm:sipS.cubeC or sram:sipS.cubeC")
+                  "first PE's cube, the default), hbm:sipS.cubeC, sram:sipS.cubeC, spread[:ROWS] "
+                  "(row blocks over the HBM of the grid's cubes), replicated (an input, a "
+                  "copy per cube) or tcm:sipS.cubeC.peP")
     ->group("Kernels");
   cmd->add_flag("--input-cast", c->input_cast,
                 "convert --input files to the tensors' dtypes even where values change, as a "

@@ -19,6 +19,7 @@ memory_image& memory_image::operator=(const memory_image& other) {
   if (this == &other)
     return *this;
   pages_.clear();
+  ranges_ = other.ranges_;
   for (const auto& [index, page] : other.pages_) {
     auto copy = std::make_unique<uint8_t[]>(page_bytes);
     std::memcpy(copy.get(), page.get(), page_bytes);
@@ -29,9 +30,63 @@ memory_image& memory_image::operator=(const memory_image& other) {
 
 uint8_t* memory_image::page_for_write(uint64_t index) {
   auto it = pages_.find(index);
-  if (it == pages_.end())
+  if (it == pages_.end()) {
     it = pages_.emplace(index, std::make_unique<uint8_t[]>(page_bytes)).first; // zeroed
+    if (!ranges_.empty())
+      fill_unwritten(index * page_bytes, std::span<uint8_t>(it->second.get(), page_bytes));
+  }
   return it->second.get();
+}
+
+void memory_image::fill_unwritten(uint64_t address, std::span<uint8_t> out) const {
+  std::memset(out.data(), 0, out.size());
+  if (ranges_.empty() || out.empty())
+    return;
+  const uint64_t end = address + out.size();
+  // The first range that may reach `address`, then every one before `end`.
+  auto it = ranges_.upper_bound(address);
+  if (it != ranges_.begin())
+    --it;
+  for (; it != ranges_.end() && it->first < end; ++it) {
+    const uint64_t lo = std::max(address, it->first);
+    const uint64_t hi = std::min(end, it->first + it->second.length);
+    if (lo < hi)
+      (*it->second.source)(it->second.first + (lo - it->first),
+                           out.subspan(lo - address, hi - lo));
+  }
+}
+
+void memory_image::generate(uint64_t address, uint64_t length,
+                            std::shared_ptr<const byte_source> source, uint64_t source_first) {
+  check_end(address, length);
+  if (length == 0)
+    return;
+  if (!source)
+    throw std::invalid_argument("memory_image::generate: no source");
+  auto next = ranges_.lower_bound(address);
+  if ((next != ranges_.end() && next->first < address + length) ||
+      (next != ranges_.begin() &&
+       std::prev(next)->first + std::prev(next)->second.length > address))
+    throw std::invalid_argument("memory_image::generate: the range overlaps another");
+  ranges_.emplace_hint(next, address, range{length, source, source_first});
+  // Pages already made (other bytes of them were written) get the range's
+  // bytes now, as a write would.
+  const uint64_t end = address + length;
+  for (auto it = pages_.lower_bound(address / page_bytes);
+       it != pages_.end() && it->first * page_bytes < end; ++it) {
+    const uint64_t lo = std::max(address, it->first * page_bytes);
+    const uint64_t hi = std::min(end, (it->first + 1) * page_bytes);
+    (*source)(source_first + (lo - address),
+              std::span<uint8_t>(it->second.get() + (lo - it->first * page_bytes), hi - lo));
+  }
+}
+
+void memory_image::materialize() {
+  for (const auto& [at, r] : ranges_) {
+    const uint64_t last = (at + (r.length - 1)) / page_bytes;
+    for (uint64_t i = at / page_bytes; i <= last; ++i)
+      page_for_write(i);
+  }
 }
 
 const uint8_t* memory_image::page_for_read(uint64_t index) const {
@@ -61,7 +116,7 @@ void memory_image::read(uint64_t address, std::span<uint8_t> out) const {
     if (const uint8_t* p = page_for_read(a / page_bytes))
       std::memcpy(out.data() + done, p + off, n);
     else
-      std::memset(out.data() + done, 0, n);
+      fill_unwritten(a, out.subspan(done, n));
     done += n;
   }
 }
@@ -98,17 +153,25 @@ void memory_image::read_rows(uint64_t address, uint64_t stride, uint64_t rows,
 }
 
 bool operator==(const memory_image& a, const memory_image& b) {
-  // Equal contents: a page present in one and absent in the other must be zero.
-  static const std::vector<uint8_t> zero(memory_image::page_bytes, 0);
-  auto page_eq = [](const uint8_t* x, const uint8_t* y) {
-    return std::memcmp(x ? x : zero.data(), y ? y : zero.data(), memory_image::page_bytes) == 0;
-  };
-  for (const auto& [i, p] : a.pages_)
-    if (!page_eq(p.get(), b.page_for_read(i)))
+  // Equal contents: every page either holds (or reads, absent) the same.
+  std::vector<uint64_t> pages;
+  for (const memory_image* m : {&a, &b}) {
+    for (const auto& [i, p] : m->pages_)
+      pages.push_back(i);
+    for (const auto& [at, r] : m->ranges_)
+      for (uint64_t i = at / memory_image::page_bytes;
+           i <= (at + (r.length - 1)) / memory_image::page_bytes; ++i)
+        pages.push_back(i);
+  }
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  std::vector<uint8_t> x(memory_image::page_bytes), y(memory_image::page_bytes);
+  for (const uint64_t i : pages) {
+    a.read(i * memory_image::page_bytes, x);
+    b.read(i * memory_image::page_bytes, y);
+    if (x != y)
       return false;
-  for (const auto& [i, p] : b.pages_)
-    if (!a.page_for_read(i) && !page_eq(nullptr, p.get()))
-      return false;
+  }
   return true;
 }
 

@@ -1,10 +1,14 @@
 #pragma once
 // The contents of a memory (ADR-0020 D7): byte-addressable, sparse, paged.
-// Bytes never written read as zero. A memory actor owns one image for the
-// addresses it serves; the host keeps one of everything it deployed (the
-// initial image Phase 2 replays on). Plain data, no engine state.
+// Bytes never written read as zero, or, inside a generated range, as its
+// source makes them (a seeded random input, deployed without being made:
+// docs/adr/0028); a page is made from its ranges when first written. A
+// memory actor owns one image for the addresses it serves; the host keeps
+// one of everything it deployed (the initial image Phase 2 replays on).
+// Plain data, no engine state.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -42,6 +46,25 @@ public:
   /// it concurrently (the Phase 2 workers rely on this).
   void touch(uint64_t address, uint64_t length);
 
+  /// Makes bytes [first, first + out.size()) of a generated range; must be
+  /// pure (the same bytes every call) and safe to call from several threads.
+  using byte_source = std::function<void(uint64_t first, std::span<uint8_t> out)>;
+  /// Bytes of [address, address + length) never written read as byte
+  /// `source_first + (a - address)` of `source`. Ranges may not overlap
+  /// (std::invalid_argument). Reads never make pages; writes (and `touch`)
+  /// make a page from its ranges first.
+  void generate(uint64_t address, uint64_t length, std::shared_ptr<const byte_source> source,
+                uint64_t source_first = 0);
+  /// Makes every page of every generated range (before threads write the
+  /// image: Phase 2), so that later reads cost no generation.
+  void materialize();
+  /// Visits every generated range: f(address, length, source, source_first).
+  template <class F>
+  void for_each_range(F&& f) const {
+    for (const auto& [at, r] : ranges_)
+      f(at, r.length, r.source, r.first);
+  }
+
   /// Pages ever written, and the bytes they hold (for reports and tests).
   size_t pages() const { return pages_.size(); }
   uint64_t resident_bytes() const { return pages_.size() * page_bytes; }
@@ -58,8 +81,17 @@ public:
 private:
   uint8_t* page_for_write(uint64_t index);
   const uint8_t* page_for_read(uint64_t index) const;
+  /// What [address, address + out.size()) holds where no page exists:
+  /// zeros, or what the generated ranges make.
+  void fill_unwritten(uint64_t address, std::span<uint8_t> out) const;
 
+  struct range {
+    uint64_t length = 0;
+    std::shared_ptr<const byte_source> source;
+    uint64_t first = 0;
+  };
   std::map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  std::map<uint64_t, range> ranges_; ///< by address, disjoint
 };
 
 } // namespace kb

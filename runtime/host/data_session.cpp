@@ -2,6 +2,7 @@
 
 #include "runtime/data/npy.hpp"
 #include "runtime/data/oplog_stream.hpp"
+#include "runtime/data/tensor.hpp"
 #include "runtime/kernel/op_log.hpp"
 #include "runtime/report/atomic_file.hpp"
 
@@ -24,6 +25,36 @@ bool data_result::ok() const {
 }
 
 namespace {
+
+/// A tensor's bytes as one packed view: its own view in `source`, or (a
+/// tensor in blocks) its blocks copied one after the other into an image
+/// of its own, so that verdicts and dumps count rows from the tensor's first.
+class gathered {
+public:
+  gathered(const memory_image& source, const data_tensor& t)
+    : image(t.blocks.empty() ? source : own_), view(t.view) {
+    if (t.blocks.empty())
+      return;
+    uint64_t at = 0;
+    uint32_t rows = 0;
+    for (const tensor_view& b : t.blocks) {
+      const std::vector<uint8_t> bytes = load_bytes(source, b);
+      own_.write(at, bytes);
+      at += bytes.size();
+      rows += b.rows;
+    }
+    view = packed_view(0, rows, t.view.cols, t.view.type);
+  }
+  gathered(const gathered&) = delete;
+  gathered& operator=(const gathered&) = delete;
+
+private:
+  memory_image own_; // declared before `image`, which may refer to it
+
+public:
+  const memory_image& image;
+  tensor_view view;
+};
 
 /// A temporary op log path (removed after the run).
 std::string temp_oplog() {
@@ -105,6 +136,7 @@ data_result data_session::finish(
     return d;
 
   memory_image final_image = *initial_;
+  final_image.materialize(); // inputs made when read: made once, before the workers
   replay_options ro;
   ro.workers = request_.phase2_workers;
   std::string digests;
@@ -118,17 +150,21 @@ data_result data_session::finish(
     write_file_atomically(request_.op_digests, "--op-digests file", digests);
   if (request_.verify)
     for (const data_tensor& t : tensors)
-      if (t.output)
-        d.verdicts.push_back(verify(final_image, t.view, expected(t.name), t.name, t.tol));
+      if (t.output) {
+        const gathered g(final_image, t);
+        d.verdicts.push_back(verify(g.image, g.view, expected(t.name), t.name, t.tol));
+      }
   if (!request_.dump_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(request_.dump_dir, ec);
     if (ec)
       throw std::runtime_error(fmt::format("--dump-tensors {}: cannot create it: {}",
                                            request_.dump_dir, ec.message()));
-    for (const data_tensor& t : tensors)
-      write_npy((std::filesystem::path(request_.dump_dir) / (t.name + ".npy")).string(),
-                t.output || t.scratch ? final_image : *initial_, t.view);
+    for (const data_tensor& t : tensors) {
+      const gathered g(t.output || t.scratch ? final_image : *initial_, t);
+      write_npy((std::filesystem::path(request_.dump_dir) / (t.name + ".npy")).string(), g.image,
+                g.view);
+    }
   }
   return d;
 }

@@ -50,6 +50,9 @@ struct data_tensor {
   bool output = false;
   std::optional<tolerance> tol = {}; ///< set: verified with this instead of its dtype's
   bool scratch = false; ///< not verified; dumped as the kernel left it
+  /// A tensor in several parts (a spread tensor's row blocks, in order):
+  /// read back by gathering them; empty: `view` holds it all.
+  std::vector<tensor_view> blocks = {};
 };
 
 struct data_result {

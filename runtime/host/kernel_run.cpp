@@ -4,7 +4,9 @@
 #include "runtime/data/dtype_convert.hpp"
 #include "runtime/data/npy.hpp"
 #include "runtime/data/npy_convert.hpp"
+#include "runtime/data/random_input.hpp"
 #include "runtime/host/kernel_calls.hpp"
+#include "runtime/host/tensor_placement.hpp"
 #include "runtime/kernel/kernel_context.hpp"
 #include "runtime/pipeline/command.hpp"
 
@@ -17,7 +19,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <random>
 #include <set>
 #include <stdexcept>
 #include <unistd.h>
@@ -26,17 +27,14 @@ namespace kb {
 
 namespace {
 
-constexpr uint64_t tensor_alignment = 4096;
-
-/// The random values of input `index`, quantized to its dtype: the bytes
-/// deployed and the values they hold.
+/// The random values of input `index` (runtime/data/random_input.hpp),
+/// quantized to its dtype: the bytes deployed and the values they hold.
 std::pair<std::vector<uint8_t>, std::vector<double>> random_input(const kernel_tensor& t,
                                                                   uint64_t seed, size_t index) {
-  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index + 1);
-  std::uniform_real_distribution<float> dist(t.lo, t.hi);
+  const random_input_stream stream(seed, index, t.lo, t.hi);
   std::vector<double> v(size_t{t.rows} * t.cols);
-  for (double& x : v)
-    x = dist(rng);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = stream.at(i);
   if (t.adjust)
     t.adjust(v);
   std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
@@ -45,35 +43,18 @@ std::pair<std::vector<uint8_t>, std::vector<double>> random_input(const kernel_t
   return {std::move(bytes), std::move(v)};
 }
 
-/// The same random values as random_input, written into `image` at
-/// `address` a chunk at a time: for an input without `adjust` whose values
-/// nothing needs (no --verify), so that a 512 MiB input costs its image
-/// pages and a 1 Mi-element chunk, not 2 GiB of doubles beside them.
+/// The same bytes as random_input, made only when something reads them
+/// (a load in Phase 1, the replay, a dump): for an input without `adjust`
+/// whose values nothing needs up front (no --verify). A kernel that never
+/// loads an input (a composite GEMM) never makes it (docs/adr/0028).
 void deploy_random_input(const kernel_tensor& t, uint64_t seed, size_t index,
-                         memory_image& image, uint64_t address) {
-  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index + 1);
-  std::uniform_real_distribution<float> dist(t.lo, t.hi);
-  const uint64_t n = uint64_t{t.rows} * t.cols;
-  const uint32_t e = dtype_bytes(t.type);
-  // The values are floats: a float type encodes them straight from f32
-  // (round to nearest even, as encode_f64 of the same values does).
-  const bool integer = t.type == dtype::i8 || t.type == dtype::i32;
-  std::vector<float> chunk(std::min<uint64_t>(n, uint64_t{1} << 20));
-  std::vector<double> wide(integer ? chunk.size() : 0);
-  std::vector<uint8_t> bytes(chunk.size() * e);
-  for (uint64_t i = 0; i < n; i += chunk.size()) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(chunk.size(), n - i));
-    for (size_t j = 0; j < m; ++j)
-      chunk[j] = dist(rng);
-    const std::span<uint8_t> out(bytes.data(), m * e);
-    if (integer) {
-      std::copy_n(chunk.begin(), m, wide.begin());
-      encode_f64(t.type, std::span<const double>(wide.data(), m), out);
-    } else {
-      encode_f32(t.type, std::span<const float>(chunk.data(), m), out);
-    }
-    image.write(address + i * e, out);
-  }
+                         memory_image& image, const placed_tensor& at) {
+  generate_placed(image, at,
+                  std::make_shared<const memory_image::byte_source>(
+                    [stream = random_input_stream(seed, index, t.lo, t.hi),
+                     type = t.type](uint64_t first, std::span<uint8_t> out) {
+                      stream.fill_bytes(type, first, out);
+                    }));
 }
 
 /// Input `t` from the .npy file `path`: the bytes deployed and their values.
@@ -122,12 +103,6 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   if (o.pes > pes.size())
     throw std::invalid_argument(
       fmt::format("--pes {}: the topology has {} PEs", o.pes, pes.size()));
-  std::set<std::pair<uint32_t, uint32_t>> cubes; // (sip, cube) of every PE of the machine
-  for (const std::string& pe : pes) {
-    unsigned s = 0, c = 0;
-    if (std::sscanf(pe.c_str(), "sip%u.cube%u", &s, &c) == 2)
-      cubes.emplace(s, c);
-  }
   if (o.pes > 0)
     pes.resize(o.pes);
   for (const auto& [name, place] : o.places) {
@@ -163,49 +138,27 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   r.grid = l.grid;
   for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe)
     r.pes.push_back(pes[pe]);
-  // Each tensor in its memory (by default the HBM of the first PE's cube),
-  // 4 KiB aligned, in the order the kernel lists them.
-  unsigned sip = 0, cube = 0;
-  if (std::sscanf(pes[0].c_str(), "sip%u.cube%u", &sip, &cube) != 2)
-    throw std::invalid_argument(fmt::format("PE '{}' is not named sipS.cubeC.peP", pes[0]));
+  // Each tensor in its memory (by default the HBM of the first PE's cube).
+  auto placement = std::make_shared<const tensor_placement>(
+    place_tensors(def.name, l.tensors, r.pes, topo));
   auto image = std::make_shared<memory_image>();
   tensor_values inputs;
-  tensor_table table;
-  std::map<uint64_t, uint64_t> next_free; // a memory's base address -> its next free offset
   for (size_t i = 0; i < l.tensors.size(); ++i) {
     const kernel_tensor& t = l.tensors[i];
-    const uint64_t bytes = uint64_t{t.rows} * t.cols * dtype_bytes(t.type);
-    global_address at{mem_space::hbm, sip, cube, 0, 0};
-    if (t.place.in != tensor_place::memory::first_cube_hbm) {
-      if (!cubes.count({t.place.sip, t.place.cube}))
-        throw std::invalid_argument(fmt::format("kernel {}: tensor {} is placed in {}, a cube "
-                                                "the machine does not have",
-                                                def.name, t.name, to_string(t.place)));
-      at = {t.place.in == tensor_place::memory::sram ? mem_space::sram : mem_space::hbm,
-            t.place.sip, t.place.cube, 0, 0};
-    }
-    uint64_t& offset = next_free[at.encode()];
-    if (offset + bytes > global_address::max_offset + 1)
-      throw std::invalid_argument(fmt::format(
-        "kernel {}: tensor {} ({} B) does not fit in the 64 GiB address range of {} ({} B are "
-        "taken)",
-        def.name, t.name, bytes, memory_of(at.encode()), offset));
-    at.offset = offset;
-    const tl::ptr p{at.encode(), t.type};
-    offset += (bytes + tensor_alignment - 1) / tensor_alignment * tensor_alignment;
-    table[t.name] = p;
-    r.tensors.emplace_back(t.name, p);
+    const placed_tensor& p = placement->tensors[i];
+    r.tensors.emplace_back(t.name, p.ptr);
+    r.where.push_back(p.where);
     if (!t.output && !t.scratch) {
       const auto file = o.input_files.find(t.name);
-      // Without --verify nothing reads the values: a random input goes
-      // straight into the image.
+      // Without --verify nothing needs the values up front: a random
+      // input is made when read.
       if (!o.data.verify && file == o.input_files.end() && !t.adjust) {
-        deploy_random_input(t, o.seed, i, *image, p.address);
+        deploy_random_input(t, o.seed, i, *image, p);
         continue;
       }
       auto [b, v] = file != o.input_files.end() ? file_input(t, file->second, o.input_cast)
                                                 : random_input(t, o.seed, i);
-      image->write(p.address, b);
+      write_placed(*image, p, 0, b);
       if (o.data.verify) // the reference's only reader
         inputs[t.name] = std::move(v);
     }
@@ -219,10 +172,17 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
       ids.push_back(static_cast<uint32_t>(id));
     auto prog = std::make_shared<driver_program>();
     prog->kernel = def.name;
+    if (!placement->guarded->empty())
+      prog->placed = placement->guarded;
+    if (const auto it = placement->host_tcm.find(pes[pe]); it != placement->host_tcm.end())
+      prog->host_tcm_bytes = it->second;
     const auto& g = l.grid;
     prog->program_id = {ids.front() % g[0], ids.front() / g[0] % g[1], ids.front() / g[0] / g[1]};
     prog->num_programs = g;
-    prog->fn = [body = l.body, table, ids](tl::context& tl) {
+    // The pointers this PE gets (its own cube's copies); the lambda keeps
+    // the placement, which owns the spread layouts they point into.
+    prog->fn = [body = l.body, table = placement->table_for(pes[pe], l.tensors), placement,
+                ids](tl::context& tl) {
       auto& k = static_cast<kernel_context&>(tl);
       for (uint32_t id : ids) {
         k.set_program(id);
@@ -248,12 +208,14 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
     return r; // nothing to replay: the run failed, or rank 0 replays
   data.absorb(r.run.result.nodes);
   std::vector<data_tensor> tensors;
-  for (const kernel_tensor& t : l.tensors) {
+  for (size_t i = 0; i < l.tensors.size(); ++i) {
+    const kernel_tensor& t = l.tensors[i];
     std::optional<tolerance> tol;
     if (t.tolerance)
       tol = tolerance{t.tolerance->rtol, t.tolerance->atol_factor, false};
-    tensors.push_back({t.name, packed_view(table.at(t.name).address, t.rows, t.cols, t.type),
-                       t.output, tol, t.scratch});
+    const std::vector<tensor_view>& parts = placement->tensors[i].parts;
+    tensors.push_back({t.name, parts.front(), t.output, tol, t.scratch,
+                       parts.size() > 1 ? parts : std::vector<tensor_view>{}});
   }
   tensor_values expected;
   if (o.data.verify)

@@ -36,6 +36,7 @@ struct kernel_run_result {
   driver_run run;
   std::string kernel;
   std::vector<std::pair<std::string, tl::ptr>> tensors; ///< where the host put them
+  std::vector<std::string> where; ///< each tensor's memory, in words (same order)
   std::vector<kernel_tensor> specs; ///< the tensors as prepare declared them (same order)
   std::vector<std::string> pes;     ///< the PEs the grid was dealt to, in order
   uint32_t programs = 0;            ///< programs in the grid

@@ -3,6 +3,7 @@
 #include "actors/detail/names.hpp"
 #include "kernels/tensor_state.hpp"
 #include "runtime/address.hpp"
+#include "runtime/kernel/placed_ranges.hpp"
 #include "runtime/machine/fabric_map.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +19,12 @@ kernel_context::kernel_context(kernel_site site, kernel_port& port)
     pool_(std::make_shared<tcm_pool>()) {
   pool_->tcm = tcm_;
   pool_->port = &port_;
+  // The host's TCM tensors hold the start of AllocatableTCM (the host laid
+  // them out as this first allocation of a fresh pool falls).
+  if (site_.host_tcm_bytes > 0 && !tcm_->allocate(site_.host_tcm_bytes))
+    throw std::invalid_argument(fmt::format(
+      "{}: the host's tensors take {} B of its TCM, but {}", site_.pe, site_.host_tcm_bytes,
+      tcm_->describe_free()));
 }
 
 void kernel_context::tcm_pool::release(uint64_t offset, std::vector<uint64_t> users) {
@@ -107,7 +114,7 @@ uint32_t kernel_context::num_programs(unsigned axis) const {
   return site_.num_programs[axis];
 }
 
-void kernel_context::check_range(uint64_t address, uint64_t span, dtype type,
+void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bool write,
                                  const std::string& what) const {
   const uint32_t e = dtype_bytes(type);
   if (address % e != 0)
@@ -140,6 +147,9 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type,
                        ? "in " + site_.fabric->name(*last_owner)
                        : std::string("in no memory")));
   }
+  if (site_.placed)
+    if (std::string why = site_.placed->check(address, span, write); !why.empty())
+      fail(fmt::format("{}: {}", what, why));
 }
 
 std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint32_t cols,

@@ -25,6 +25,7 @@
 namespace kb {
 
 class fabric_map;
+class placed_ranges;
 
 /// What a suspended kernel waits for: the split of its time in the report.
 enum class wait_kind : uint8_t {
@@ -70,6 +71,11 @@ struct kernel_site {
   std::shared_ptr<const fabric_map> fabric; ///< who owns which address
   /// The size in bytes of the TCM node named so (null: unchecked).
   std::function<uint64_t(const std::string&)> tcm_size;
+  /// Spread tensors' blocks and replicated tensors' copies (null: none).
+  std::shared_ptr<const placed_ranges> placed;
+  /// Bytes at the start of this PE's AllocatableTCM that the host's
+  /// tensors hold (`--place T=tcm:...`): the kernel allocates after them.
+  uint64_t host_tcm_bytes = 0;
 };
 
 using kernel_fn = std::function<void(tl::context&)>;
@@ -138,9 +144,15 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string& what) const;
-  /// Checks that [address, address + span) is aligned for `type` and owned
-  /// by one memory; `what` names the access in errors.
-  void check_range(uint64_t address, uint64_t span, dtype type, const std::string& what) const;
+  /// Checks that [address, address + span) is aligned for `type`, owned
+  /// by one memory and (placed_ranges) inside one block of a spread tensor,
+  /// and not a replicated tensor when `write`; `what` names the access.
+  void check_range(uint64_t address, uint64_t span, dtype type, bool write,
+                   const std::string& what) const;
+  /// The same for a composite command's reads and its write of m x n `out`
+  /// elements at `dst` (only the placed ranges: PE_SCHEDULER's plans check
+  /// the rest).
+  void check_composite(const pe_command& c, uint64_t dst, uint64_t bytes) const;
   /// A new TCM tensor (no data yet).
   std::shared_ptr<tl::tensor::state> allocate(uint32_t rows, uint32_t cols, dtype type);
   void suspend_until(std::function<bool()> ready, std::string why, wait_kind kind,

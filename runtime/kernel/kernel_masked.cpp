@@ -116,7 +116,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
   check_live_stride(runs, b.rows, b.row_stride, what);
   auto at = [&](const mask_run& g) { return src.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs) { // only live elements must lie in one memory
-    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, what);
+    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, false, what);
     check_not_pending(at(g), stride, g.rows, uint64_t{g.cols} * e, what);
   }
   auto s = allocate(b.rows, b.cols, src.type);
@@ -194,7 +194,7 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
     check_live_stride(runs, s.rows, row_stride, what);
   auto at = [&](const mask_run& g) { return dst.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs)
-    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, dst.type, what);
+    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, dst.type, true, what);
   const tensor_view tile = s.view();
   std::vector<uint64_t> deps = producers({&s, mask}); // after the mask it is programmed from
   std::vector<uint64_t> ids;

@@ -6,6 +6,7 @@
 
 #include "actors/detail/names.hpp"
 #include "kernels/tensor_state.hpp"
+#include "runtime/kernel/placed_ranges.hpp"
 
 #include <fmt/format.h>
 
@@ -125,7 +126,7 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
     fail(fmt::format("load: a row stride of {} elements is below the {} columns", b.row_stride,
                      b.cols));
   const std::string what = fmt::format("load of {}x{} {}", b.rows, b.cols, to_string(src.type));
-  check_range(src.address, (b.rows - 1) * stride + row_bytes, src.type, what);
+  check_range(src.address, (b.rows - 1) * stride + row_bytes, src.type, false, what);
   check_not_pending(src.address, stride, b.rows, row_bytes, what);
   auto s = allocate(b.rows, b.cols, src.type);
   stage st;
@@ -228,7 +229,7 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   const uint64_t stride = (row_stride ? row_stride : s->cols) * uint64_t{e};
   const uint64_t row_bytes = uint64_t{s->cols} * e;
   const std::string what = fmt::format("store of {}x{} {}", s->rows, s->cols, to_string(dst.type));
-  check_range(dst.address, (s->rows - 1) * stride + row_bytes, dst.type, what);
+  check_range(dst.address, (s->rows - 1) * stride + row_bytes, dst.type, true, what);
   stage st;
   st.type = stage_type::dma_write;
   st.component = site_.pe + ".pe_dma";
@@ -281,12 +282,25 @@ std::vector<std::pair<uint64_t, uint64_t>> kernel_context::reads_of(const pe_com
   return out;
 }
 
+void kernel_context::check_composite(const pe_command& c, uint64_t dst, uint64_t bytes) const {
+  if (!site_.placed || site_.placed->empty())
+    return;
+  const std::string what = describe(c);
+  for (const auto& [at, length] : reads_of(c))
+    if (std::string why = site_.placed->check(at, length, false); !why.empty())
+      fail(fmt::format("{}: its read of {}", what, why));
+  if (bytes > 0)
+    if (std::string why = site_.placed->check(dst, bytes, true); !why.empty())
+      fail(fmt::format("{}: its write of {}", what, why));
+}
+
 tl::handle kernel_context::composite(const pe_command& c, uint64_t dst, uint32_t m, uint32_t n,
                                      dtype out) {
   // After this kernel's stores in flight (it may read what they write) and
   // its loads in flight of what it writes; its output is a compute result,
   // pending in Phase 1.
   const uint64_t row = uint64_t{n} * dtype_bytes(out);
+  check_composite(c, dst, uint64_t{m} * row);
   // (Composites among themselves keep their order in PE_SCHEDULER.)
   std::vector<uint64_t> deps = stores_in_flight();
   if (m > 0 && row > 0)

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace kb {
 namespace tl {
 class context; // kernels/tl.hpp
 }
+class placed_ranges; // runtime/kernel/placed_ranges.hpp
 
 struct driver_program {
   std::vector<pe_command> commands; ///< the built-in driver's
@@ -23,6 +25,10 @@ struct driver_program {
   std::function<void(tl::context&)> fn; ///< set: run this kernel instead
   std::array<uint32_t, 3> program_id{0, 0, 0};
   std::array<uint32_t, 3> num_programs{1, 1, 1};
+  /// Spread and replicated tensors' memory, checked on every access (null: none).
+  std::shared_ptr<const placed_ranges> placed;
+  /// Bytes of this PE's AllocatableTCM the host's tensors hold (from its start).
+  uint64_t host_tcm_bytes = 0;
 };
 
 } // namespace kb

@@ -96,8 +96,8 @@ TEST(KernelPlace, BadPlacesAreRefusedNamingTheTensor) {
                           "the machine does not have")));
   auto c = run_kernbench("run --kernel gemm --place a=dram");
   EXPECT_EQ(c.exit_code, 2);
-  EXPECT_EQ(c.err, "kernbench: error: --place a=dram: expected hbm, hbm:sipS.cubeC or "
-                   "sram:sipS.cubeC\n");
+  EXPECT_EQ(c.err, "kernbench: error: --place a=dram: expected hbm, hbm:sipS.cubeC, "
+                   "sram:sipS.cubeC, spread, spread:ROWS, replicated or tcm:sipS.cubeC.peP\n");
   c = run_kernbench("run --place a=hbm");
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_THAT(c.err, HasSubstr("--place: only with --kernel"));
