@@ -27,7 +27,8 @@ TOPOLOGY=${TOPOLOGY:-config/scale/4sip_4cube_64pe.yaml}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-PES=$("$EXE" run --topology "$TOPOLOGY" --pes all --M 64 --K 64 --N 64 --quiet | grep -m1 -oE 'on [0-9]+ PE' | grep -oE '[0-9]+')
+probe=$("$EXE" run --topology "$TOPOLOGY" --pes all --M 64 --K 64 --N 64 --quiet)
+PES=$(grep -m1 -oE 'on [0-9]+ PE' <<<"$probe" | grep -oE '[0-9]+')
 M=$((PES * 512))
 driver=(run --topology "$TOPOLOGY" --threads "$THREADS" --quiet --pes all --M 512 --K 512 --N 512)
 kernel=(run --topology "$TOPOLOGY" --threads "$THREADS" --quiet --kernel gemm --arg M="$M"

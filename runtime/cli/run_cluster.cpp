@@ -59,8 +59,10 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.emplace_back("--b-pinned");
   if (c.trace_hops)
     a.emplace_back("--trace-hops");
-  if (!c.json.empty() || !c.trace.empty() || c.record)
+  if (!c.trace.empty() || c.record)
     a.emplace_back("--record");
+  else if (!c.json.empty() || c.record_stages)
+    a.emplace_back("--record-stages");
   if (data_request_of(c).wants_results())
     a.emplace_back("--ship-ops");
   a.emplace_back("--seed");

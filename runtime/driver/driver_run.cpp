@@ -116,10 +116,11 @@ driver_run run_driver(topology_spec topology,
   }
   if (o.record || o.trace_hops || o.progress || o.stream)
     sim.set_recorder_factory([hops = o.trace_hops, record = o.record,
+                              stages = o.record_stages_only && !o.trace_hops,
                               progress = o.progress, stream = o.stream](const std::string&) {
       std::shared_ptr<recorder> rec;
       if (record || (hops && !stream))
-        rec = std::make_shared<trace_recorder>(hops);
+        rec = std::make_shared<trace_recorder>(hops, stages);
       if (stream)
         rec = std::make_shared<stream_recorder>(stream, std::move(rec));
       if (progress)
