@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace kb {
 namespace {
@@ -72,6 +75,49 @@ TEST(limits, a_stage_longer_than_the_time_limit_is_refused_before_the_run) {
                      "ps on this machine (" + topo + "), which exceeds " + k_limit + "\n")
       << threads;
   }
+}
+
+// Ten ops in a recurrence of 2^31 - 1 cycles each: its MII, 21,474,836,470
+// cycles, wrapped to 32 bits and crashed the modulo generator.
+const std::string k_long_recurrence = R"({
+  "resources": {"alu": 1},
+  "ops": [
+    {"name": "o0", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o1", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o2", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o3", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o4", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o5", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o6", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o7", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o8", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o9", "latency": 2147483647, "reservation": [{"alu": 1}]}
+  ],
+  "edges": [
+    {"from": "o0", "to": "o1"}, {"from": "o1", "to": "o2"}, {"from": "o2", "to": "o3"},
+    {"from": "o3", "to": "o4"}, {"from": "o4", "to": "o5"}, {"from": "o5", "to": "o6"},
+    {"from": "o6", "to": "o7"}, {"from": "o7", "to": "o8"}, {"from": "o8", "to": "o9"},
+    {"from": "o9", "to": "o0", "distance": 1}
+  ]
+}
+)";
+
+TEST(limits, a_schedule_whose_ii_cannot_be_represented_is_refused_by_every_strategy) {
+  const std::string dir = test::temp_dir("long_recurrence");
+  const std::string file = dir + "/loop.json";
+  std::ofstream(file) << k_long_recurrence;
+  for (const char* strategy : {"auto", "serial", "cost"}) {
+    const auto r = run_kernbench("schedule " + file + " --strategy " + strategy + " --json " +
+                                 dir + "/s.json");
+    EXPECT_EQ(r.exit_code, 2) << strategy;
+    EXPECT_EQ(r.err, "kernbench schedule: " + file + ": the loop body takes 21474836470 cycles "
+                     "run op after op (each op for the longest of 1, its reservation and its "
+                     "outgoing latencies), over the limit of 2147483647 cycles (2^31 - 1) for an "
+                     "II or a schedule length\n")
+      << strategy;
+    EXPECT_EQ(r.out, "") << strategy;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s.json"));
 }
 
 // -- NaN and infinities --------------------------------------------------------
