@@ -77,6 +77,38 @@ TEST(limits, a_stage_longer_than_the_time_limit_is_refused_before_the_run) {
   }
 }
 
+TEST(limits, a_stage_past_the_predictors_cycle_limit_is_refused_naming_the_set_key) {
+  // Each value fits in 2^48 ps, but the II predictor schedules in 32-bit
+  // cycles: these ran the whole simulation, then failed with "no schedule
+  // found for II 4224..5766" and no summary.
+  const std::string topo = test::source_dir() + "/config/topology.yaml";
+  const std::vector<std::pair<std::string, std::string>> cases{
+    {"cube.xbar.latency_ns=2147483648", "dma_read stage takes 4294967536"},
+    {"cube.pe_template.pe_gemm.mac_cols=4294967295", "gemm stage takes 4294967839"}};
+  for (const auto& [set, stage] : cases)
+    for (const char* threads : {"1", "2"}) {
+      const auto r = run_kernbench("run --M 128 --K 128 --N 128 --threads " +
+                                   std::string(threads) + " --set " + set);
+      EXPECT_EQ(r.exit_code, 2) << set << " " << threads;
+      EXPECT_EQ(r.err, "kernbench: error: --tile 128 128 128: one " + stage + " cycles on this "
+                       "machine (" + topo + " with --set " + set + "), which exceeds the limit "
+                       "of 2147483647 cycles (2^31 - 1) for a stage of the II predictor's "
+                       "schedule\n")
+        << set << " " << threads;
+      EXPECT_EQ(r.out, "") << set << " " << threads;
+    }
+}
+
+TEST(limits, a_body_past_the_predictors_cycle_limit_is_not_predicted_and_the_run_ends) {
+  // Each stage fits (about 2 * 10^9 cycles), eight tiles of them do not.
+  const auto r = run_kernbench(
+    "run --M 256 --K 1024 --N 256 --set cube.xbar.latency_ns=1000000000");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("body   8 tiles  II   not modelled  simulated 32000003840 ns"),
+            std::string::npos)
+    << r.out;
+}
+
 // Ten ops in a recurrence of 2^31 - 1 cycles each: its MII, 21,474,836,470
 // cycles, wrapped to 32 bits and crashed the modulo generator.
 const std::string k_long_recurrence = R"({
