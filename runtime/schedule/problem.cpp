@@ -155,7 +155,8 @@ uint64_t serial_length(const problem& p) {
     width[v] = std::max<uint64_t>(1, p.ops[v].span());
   for (const auto& e : p.edges)
     if (e.from < width.size())
-      width[e.from] = std::max(width[e.from], static_cast<uint64_t>(std::max<int64_t>(e.latency, 0)));
+      width[e.from] =
+        std::max(width[e.from], static_cast<uint64_t>(std::max<int64_t>(e.latency, 0)));
   uint64_t sum = 0;
   for (uint64_t w : width)
     if (__builtin_add_overflow(sum, w, &sum))
