@@ -4,6 +4,7 @@
 #include "runtime/address.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/predict/service_model.hpp"
+#include "runtime/schedule/problem.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -209,6 +210,9 @@ void check_stage_times(const run_cli& c, const topology_spec& topo, const std::s
   } catch (const std::exception&) {
     return; // a machine the unloaded model does not cover
   }
+  const std::string machine =
+    c.set.empty() ? topo.file
+                  : fmt::format("{} with --set {}", topo.file, fmt::join(c.set, " --set "));
   // The first tile has every stage type at its full tile size: build it
   // alone (a plan of every tile would grow with the problem).
   for (const stage& s : tiles.tile(0).stages) {
@@ -223,7 +227,15 @@ void check_stage_times(const run_cli& c, const topology_spec& topo, const std::s
         "--tile {}: one {} stage takes {} on this machine ({}), which exceeds {}",
         fmt::join(c.tile, " "), to_string(s.type),
         t.is_infinite() ? std::string("more than 2^64 ps") : fmt::format("{} ps", t.ps()),
-        topo.file, max_time_reason));
+        machine, max_time_reason));
+    // The II predictor schedules the body in cycles of the clock.
+    const uint64_t cycles = timing->clock().to_cycles_ceil(t).count();
+    if (cycles > sched::max_schedule_cycles)
+      throw std::invalid_argument(fmt::format(
+        "--tile {}: one {} stage takes {} cycles on this machine ({}), which exceeds the "
+        "limit of {} cycles (2^31 - 1) for a stage of the II predictor's schedule",
+        fmt::join(c.tile, " "), to_string(s.type), cycles, machine,
+        sched::max_schedule_cycles));
   }
 }
 

@@ -47,9 +47,10 @@ void check_run_memory(const run_cli& c, size_t pes);
 /// each C's expected values (f32), one PE's reference in f64.
 uint64_t data_bytes_estimate(const run_cli& c, const operand_sizes& sizes, size_t pes);
 
-/// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps
-/// on the machine whose routes are `fabric` (null: a machine whose routes
-/// could not be built, which its build reports).
+/// Refuses a first tile one of whose stages alone exceeds kb::max_time_ps,
+/// or sched::max_schedule_cycles cycles of the clock (the II predictor's
+/// limit), on the machine whose routes are `fabric` (null: a machine whose
+/// routes could not be built, which its build reports).
 void check_stage_times(const run_cli& c, const topology_spec& topo, const std::string& pe,
                        const tile_source& tiles, std::shared_ptr<const fabric_map> fabric);
 

@@ -57,7 +57,7 @@ CLI::App* add_schedule_command(CLI::App& app, int& exit_code) {
         write_file_atomically(args->json_out, "--json file", sched::render_json(p, a, v));
       } catch (const output_error& e) {
         fmt::print(stderr, "kernbench schedule: {}\n", e.what());
-        exit_code = 2;
+        exit_code = 1; // a failed output, as for every command
         return;
       }
     }

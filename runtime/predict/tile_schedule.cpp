@@ -84,6 +84,11 @@ sched::problem build_body(uint32_t limit, TileAt&& tile_at, const service_model&
       sched::op_spec op;
       op.name = op_name(k, s);
       op.latency = cycles_of(timing.service(s), timing.clock());
+      if (static_cast<uint64_t>(op.latency) > sched::max_schedule_cycles)
+        throw std::domain_error(fmt::format(
+          "one {} stage takes {} cycles, over the schedule's limit of {} cycles (2^31 - 1); "
+          "its II is not predicted",
+          to_string(s.type), op.latency, sched::max_schedule_cycles));
       const auto lane = static_cast<uint32_t>(s.type);
       // The lane is held for the whole service: one hold, not a row per cycle.
       op.holds = {{lane, 1, static_cast<uint32_t>(std::max<int64_t>(op.latency, 1))}};
@@ -170,6 +175,11 @@ tile_schedule schedule_body(sched::problem body, uint32_t body_tiles, const sim_
   tile_schedule out;
   out.body_tiles = body_tiles;
   out.body_ops = body.ops.size();
+  if (const uint64_t n = sched::serial_length(body); n > sched::max_schedule_cycles)
+    throw std::domain_error(fmt::format(
+      "the body of {} tiles takes {} cycles op after op, over the schedule's limit of {} "
+      "cycles (2^31 - 1); its II is not predicted",
+      body_tiles, n, sched::max_schedule_cycles));
   auto& s = out.scheduled.emplace();
   s.problem = std::move(body);
   sched::schedule_options o;

@@ -56,8 +56,10 @@ sched::problem body_problem(const tile_source& tiles, uint32_t body_tiles,
                             const service_model& timing);
 
 /// Builds and modulo-schedules the body of `plan`. Throws std::domain_error
-/// when the plan has a stage the unloaded model does not cover, and
-/// std::runtime_error when the schedule fails. No size limit: the schedule's
+/// when the plan has a stage the unloaded model does not cover or when a
+/// stage, or the body op after op, takes more than
+/// sched::max_schedule_cycles (no II or schedule length that long is
+/// represented), and std::runtime_error when the schedule fails. No size limit: the schedule's
 /// cost grows with the ops, not with the cycles (ADR-0007).
 tile_schedule schedule_body(const pipeline_plan& plan, const service_model& timing);
 /// The same from a body problem already built by `body_problem`.

@@ -4,10 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
 #include <fstream>
-#include <sstream>
 
 namespace kb {
 
@@ -105,22 +102,37 @@ std::vector<std::string> run_csv_fields(const report_input& in, const run_metric
 void append_csv_row(const std::string& path, const std::string& what,
                     const std::vector<std::string>& header,
                     const std::vector<std::string>& fields) {
-  std::string old;
-  if (std::ifstream in{path, std::ios::binary}) {
-    std::ostringstream s;
-    s << in.rdbuf();
-    old = s.str();
-  }
   const std::string head = csv_line(header);
-  if (!old.empty() && old.compare(0, head.size(), head) != 0)
-    throw output_error(fmt::format(
-      "{} '{}': its first line is not the header of these rows; refusing to append "
-      "(write to a new file)",
-      what, path));
-  if (!old.empty() && old.back() != '\n')
-    old += '\n';
   atomic_file out(path, what);
-  out.stream() << (old.empty() ? head : old) << csv_line(fields);
+  bool has_rows = false;
+  // Only a regular file has rows to keep: a device or FIFO is written in
+  // place, and reading one (/dev/zero, a pipe) may never end.
+  if (!out.in_place()) {
+    if (std::ifstream in{out.target(), std::ios::binary}) {
+      std::string first(head.size(), '\0');
+      in.read(first.data(), static_cast<std::streamsize>(first.size()));
+      const auto got = static_cast<size_t>(in.gcount());
+      if (got > 0 && (got != head.size() || first != head))
+        throw output_error(fmt::format(
+          "{} '{}': its first line is not the header of these rows; refusing to append "
+          "(write to a new file)",
+          what, path));
+      if (got > 0) {
+        // The old rows, streamed: the file may be larger than memory.
+        in.clear();
+        in.seekg(-1, std::ios::end);
+        const bool ends_line = in.get() == '\n';
+        in.seekg(0);
+        out.stream() << in.rdbuf();
+        if (!ends_line)
+          out.stream() << '\n';
+        has_rows = true;
+      }
+    }
+  }
+  if (!has_rows)
+    out.stream() << head;
+  out.stream() << csv_line(fields);
   out.commit();
 }
 

@@ -25,10 +25,11 @@ std::vector<std::string> run_csv_header();
 /// bandwidth, the three busiest lanes, events, wall time and events/s.
 std::vector<std::string> run_csv_fields(const report_input& in, const run_metrics& m);
 
-/// Appends the row to `path` through an atomic_file (the old content, then
-/// the row; the header first when the file is new or empty). A file whose
-/// first line is not this header is refused (output_error naming it): rows
-/// of another layout must not be mixed in.
+/// Appends the row to `path` through an atomic_file (the old content,
+/// streamed, then the row; the header first when the file is new or empty).
+/// A file whose first line is not this header is refused (output_error
+/// naming it): rows of another layout must not be mixed in. A device, FIFO
+/// or pipe is never read: it gets the header and the row.
 void append_csv_row(const std::string& path, const std::string& what,
                     const std::vector<std::string>& header,
                     const std::vector<std::string>& fields);

@@ -169,7 +169,8 @@ uint32_t compute_res_mii(const problem& p) {
   }
   for (std::size_t i = 0; i < use.size(); ++i) {
     const uint64_t cap = p.pools[i].capacity;
-    res = std::max<uint32_t>(res, static_cast<uint32_t>((use[i] + cap - 1) / cap));
+    res = static_cast<uint32_t>(
+      std::max<uint64_t>(res, std::min<uint64_t>((use[i] + cap - 1) / cap, UINT32_MAX)));
   }
   return res;
 }
@@ -190,6 +191,9 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g) {
     int64_t ii = rec;
     while (const auto cyc = positive_cycle(g, r, ii, dist, pred, walk))
       ii = std::max(ii + 1, (cyc->first + cyc->second - 1) / cyc->second);
+    // Every recurrence's ratio is at most serial_length, which check_problem
+    // bounds by max_schedule_cycles (periodic_cycle_time checks its own
+    // bodies): the II fits.
     rec = static_cast<uint32_t>(ii);
   }
   b.rec_mii = rec;
@@ -213,15 +217,9 @@ schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy 
   return a;
 }
 
-uint32_t serial_ii_bound(const problem& p, const dep_graph& g) {
-  uint64_t sum = 0;
-  for (uint32_t v = 0; v < p.ops.size(); ++v) {
-    int64_t w = std::max<int64_t>(1, static_cast<int64_t>(p.ops[v].span()));
-    for (uint32_t e : g.succs(v))
-      w = std::max(w, g.edge(e).latency);
-    sum += static_cast<uint64_t>(w);
-  }
-  return static_cast<uint32_t>(std::max<uint64_t>(sum, 1));
+uint32_t serial_ii_bound(const problem& p) {
+  // check_problem bounds it by max_schedule_cycles.
+  return static_cast<uint32_t>(std::min<uint64_t>(serial_length(p), max_schedule_cycles));
 }
 
 } // namespace kb::sched

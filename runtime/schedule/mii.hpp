@@ -35,7 +35,7 @@ mii_bounds compute_mii(const problem& p, const dep_graph& g);
 schedule_analysis begin_analysis(const problem& p, const dep_graph& g, strategy used);
 
 /// An II at which a schedule always exists (every op after the previous one
-/// has finished, the whole iteration inside one II).
-uint32_t serial_ii_bound(const problem& p, const dep_graph& g);
+/// has finished, the whole iteration inside one II): `serial_length`.
+uint32_t serial_ii_bound(const problem& p);
 
 } // namespace kb::sched

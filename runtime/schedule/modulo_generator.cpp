@@ -184,7 +184,7 @@ schedule_analysis generate_modulo(const problem& p, const modulo_options& o) {
   }
   const auto fp = std::make_shared<const footprints>(compile_footprints(p));
   const uint32_t hi = o.max_ii_slack ? *a.mii + o.max_ii_slack
-                                     : std::max(*a.mii, serial_ii_bound(p, g));
+                                     : std::max(*a.mii, serial_ii_bound(p));
   const bool depths = std::any_of(p.ops.begin(), p.ops.end(),
                                   [](const op_spec& op) { return op.max_depth.has_value(); });
   for (uint32_t ii = *a.mii; ii <= hi; ++ii) {

@@ -141,6 +141,27 @@ void check_problem(const problem& p) {
       throw problem_error(fmt::format("{}edge {}: latency {} is negative", where(p, e.line),
                                       p.describe(e), e.latency));
   }
+  if (const uint64_t n = serial_length(p); n > max_schedule_cycles)
+    throw problem_error(fmt::format(
+      "{}the loop body takes {} cycles run op after op (each op for the longest of 1, its "
+      "reservation and its outgoing latencies), over the limit of {} cycles (2^31 - 1) for "
+      "an II or a schedule length",
+      where(p, 0), n, max_schedule_cycles));
+}
+
+uint64_t serial_length(const problem& p) {
+  std::vector<uint64_t> width(p.ops.size(), 1);
+  for (std::size_t v = 0; v < p.ops.size(); ++v)
+    width[v] = std::max<uint64_t>(1, p.ops[v].span());
+  for (const auto& e : p.edges)
+    if (e.from < width.size())
+      width[e.from] =
+        std::max(width[e.from], static_cast<uint64_t>(std::max<int64_t>(e.latency, 0)));
+  uint64_t sum = 0;
+  for (uint64_t w : width)
+    if (__builtin_add_overflow(sum, w, &sum))
+      return UINT64_MAX;
+  return sum;
 }
 
 } // namespace kb::sched

@@ -89,10 +89,22 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// The longest II or schedule length, in cycles, that the generators and
+/// their results represent (II, MII and stages are 32-bit; `ii + 1` must not
+/// wrap): 2^31 − 1.
+inline constexpr uint64_t max_schedule_cycles = (uint64_t{1} << 31) - 1;
+
+/// The loop body run op after op, each for max(1, its span, its longest
+/// outgoing edge latency), in cycles: an II at which a schedule always
+/// exists, so a bound on MII (ResMII and every recurrence) and on the serial
+/// schedule's length. Saturates instead of wrapping.
+uint64_t serial_length(const problem& p);
+
 /// Checks what every algorithm relies on: unique non-empty op names, edges
 /// between existing ops, latencies ≥ 0, capacities ≥ 1, pool indices in range,
-/// and no op using more of a pool in one cycle than the pool has (no II could
-/// seat it). Throws `problem_error`.
+/// no op using more of a pool in one cycle than the pool has (no II could
+/// seat it), and a `serial_length` of at most `max_schedule_cycles` (so no
+/// II, MII or schedule length wraps). Throws `problem_error`.
 void check_problem(const problem& p);
 
 } // namespace kb::sched

@@ -19,8 +19,8 @@ namespace kb::sched {
 
 namespace {
 
-/// Largest latency accepted, so that sums of latencies in the generators stay
-/// far from overflow.
+/// Largest single latency accepted; their sums are bounded by check_problem
+/// (max_schedule_cycles).
 constexpr int64_t k_max_latency = std::numeric_limits<int32_t>::max();
 constexpr int64_t k_max_u32 = std::numeric_limits<uint32_t>::max();
 

@@ -18,9 +18,9 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-namespace {
-
-} // namespace
+std::string file_size_limit(unsigned bytes) {
+  return "trap '' XFSZ; ulimit -f " + std::to_string(bytes / 512) + ";";
+}
 
 std::string temp_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() /
@@ -44,6 +44,25 @@ cli_result run_kernbench(const std::string& args, const std::string& env,
   const int status = std::system(cmd.c_str());
   cli_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+cli_result run_kernbench_on_full_disk(const std::string& args, unsigned bytes) {
+  static int n = 0;
+  const std::string dir = temp_dir("full" + std::to_string(++n));
+  const std::string out = dir + "/out", err = dir + "/err", rc = dir + "/rc";
+  const std::string cmd = "{ (" + file_size_limit(bytes) + " exec " KB_KERNBENCH_EXE " " + args +
+                          " 2>" + err + "); echo $? >" + rc + "; } | cat >" + out;
+  cli_result r;
+  if (std::system(cmd.c_str()) == 0) {
+    const std::string code = slurp(rc);
+    r.exit_code = std::atoi(code.c_str());
+    if (r.exit_code >= 128) // the shell's code for a signal
+      r.exit_code = -1;
+  }
   r.out = slurp(out);
   r.err = slurp(err);
   std::filesystem::remove_all(dir);

@@ -12,9 +12,20 @@ struct cli_result {
 
 /// Runs `env kernbench args` through /bin/sh (so `args` may quote) and
 /// returns its exit code, standard output and standard error. With
-/// `stdout_to`, standard output goes there instead (e.g. /dev/full).
+/// `stdout_to`, standard output goes there instead.
 cli_result run_kernbench(const std::string& args, const std::string& env = "",
                          const std::string& stdout_to = "");
+
+/// An `env` prefix for run_kernbench that limits each file the run writes
+/// to `bytes` (RLIMIT_FSIZE in whole 512-byte blocks, SIGXFSZ ignored):
+/// a write past it fails with EFBIG, "File too large", as a full disk would,
+/// with no device touched.
+std::string file_size_limit(unsigned bytes);
+
+/// run_kernbench with `file_size_limit(bytes)` on kernbench alone: standard
+/// output goes through a pipe, so only the files the run writes (and its
+/// standard error) are limited.
+cli_result run_kernbench_on_full_disk(const std::string& args, unsigned bytes);
 
 /// A fresh empty directory under the test's temporary directory.
 std::string temp_dir(const std::string& name);

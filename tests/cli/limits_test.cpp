@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace kb {
 namespace {
@@ -72,6 +75,81 @@ TEST(limits, a_stage_longer_than_the_time_limit_is_refused_before_the_run) {
                      "ps on this machine (" + topo + "), which exceeds " + k_limit + "\n")
       << threads;
   }
+}
+
+TEST(limits, a_stage_past_the_predictors_cycle_limit_is_refused_naming_the_set_key) {
+  // Each value fits in 2^48 ps, but the II predictor schedules in 32-bit
+  // cycles: these ran the whole simulation, then failed with "no schedule
+  // found for II 4224..5766" and no summary.
+  const std::string topo = test::source_dir() + "/config/topology.yaml";
+  const std::vector<std::pair<std::string, std::string>> cases{
+    {"cube.xbar.latency_ns=2147483648", "dma_read stage takes 4294967536"},
+    {"cube.pe_template.pe_gemm.mac_cols=4294967295", "gemm stage takes 4294967839"}};
+  for (const auto& [set, stage] : cases)
+    for (const char* threads : {"1", "2"}) {
+      const auto r = run_kernbench("run --M 128 --K 128 --N 128 --threads " +
+                                   std::string(threads) + " --set " + set);
+      EXPECT_EQ(r.exit_code, 2) << set << " " << threads;
+      EXPECT_EQ(r.err, "kernbench: error: --tile 128 128 128: one " + stage + " cycles on this "
+                       "machine (" + topo + " with --set " + set + "), which exceeds the limit "
+                       "of 2147483647 cycles (2^31 - 1) for a stage of the II predictor's "
+                       "schedule\n")
+        << set << " " << threads;
+      EXPECT_EQ(r.out, "") << set << " " << threads;
+    }
+}
+
+TEST(limits, a_body_past_the_predictors_cycle_limit_is_not_predicted_and_the_run_ends) {
+  // Each stage fits (about 2 * 10^9 cycles), eight tiles of them do not.
+  const auto r = run_kernbench(
+    "run --M 256 --K 1024 --N 256 --set cube.xbar.latency_ns=1000000000");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("body   8 tiles  II   not modelled  simulated 32000003840 ns"),
+            std::string::npos)
+    << r.out;
+}
+
+// Ten ops in a recurrence of 2^31 - 1 cycles each: its MII, 21,474,836,470
+// cycles, wrapped to 32 bits and crashed the modulo generator.
+const std::string k_long_recurrence = R"({
+  "resources": {"alu": 1},
+  "ops": [
+    {"name": "o0", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o1", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o2", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o3", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o4", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o5", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o6", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o7", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o8", "latency": 2147483647, "reservation": [{"alu": 1}]},
+    {"name": "o9", "latency": 2147483647, "reservation": [{"alu": 1}]}
+  ],
+  "edges": [
+    {"from": "o0", "to": "o1"}, {"from": "o1", "to": "o2"}, {"from": "o2", "to": "o3"},
+    {"from": "o3", "to": "o4"}, {"from": "o4", "to": "o5"}, {"from": "o5", "to": "o6"},
+    {"from": "o6", "to": "o7"}, {"from": "o7", "to": "o8"}, {"from": "o8", "to": "o9"},
+    {"from": "o9", "to": "o0", "distance": 1}
+  ]
+}
+)";
+
+TEST(limits, a_schedule_whose_ii_cannot_be_represented_is_refused_by_every_strategy) {
+  const std::string dir = test::temp_dir("long_recurrence");
+  const std::string file = dir + "/loop.json";
+  std::ofstream(file) << k_long_recurrence;
+  for (const char* strategy : {"auto", "serial", "cost"}) {
+    const auto r = run_kernbench("schedule " + file + " --strategy " + strategy + " --json " +
+                                 dir + "/s.json");
+    EXPECT_EQ(r.exit_code, 2) << strategy;
+    EXPECT_EQ(r.err, "kernbench schedule: " + file + ": the loop body takes 21474836470 cycles "
+                     "run op after op (each op for the longest of 1, its reservation and its "
+                     "outgoing latencies), over the limit of 2147483647 cycles (2^31 - 1) for an "
+                     "II or a schedule length\n")
+      << strategy;
+    EXPECT_EQ(r.out, "") << strategy;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s.json"));
 }
 
 // -- NaN and infinities --------------------------------------------------------
