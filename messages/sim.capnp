@@ -73,6 +73,15 @@ struct NodeSummary {
   ops          @8 :Data;   # split runs: its op records for rank 0 (oplog.capnp)
   pending      @9 :Text;   # work still held at the end (deadlock report)
   commands     @10 :List(CommandStat); # PE_CPU, PE_SCHEDULER (command_stat.hpp)
+  stages       @11 :List(StageTally);  # units, with --json (command_stat.hpp)
+}
+
+# One command's use of one stage type on one unit (runtime/engine/command_stat.hpp).
+struct StageTally {
+  command @0 :UInt64;
+  type    @1 :UInt8;
+  count   @2 :UInt64;
+  busyPs  @3 :UInt64;
 }
 
 # One command of a PE (runtime/engine/command_stat.hpp).

@@ -66,8 +66,8 @@ def check(doc, tables, optional):
                 extra = [f for f in got if f not in want]
                 problems.append(f"{path} #{i}: fields {got} differ from the schema's {want}"
                                 f" (missing {missing}, not in the schema {extra})")
-    if doc.get("schema_version") != 3:
-        problems.append(f"schema_version {doc.get('schema_version')}, expected 3")
+    if doc.get("schema_version") != 4:
+        problems.append(f"schema_version {doc.get('schema_version')}, expected 4")
     return problems
 
 

@@ -40,7 +40,7 @@ struct run_cli {
   std::string wire_stats;   // workers: where to leave the cross-process counters
   bool per_pe = false;      // every PE's lines in the summary, however many ran
   bool record = false;      // workers: record because rank 0 writes --trace
-  bool record_stages = false; // workers: stage records only, rank 0 writes --json
+  bool record_stages = false; // workers: tally stages, rank 0 writes --json
   bool ship_ops = false;    // workers: ship the op log's records to rank 0
   std::string max_sim_time; ///< --max-sim-time: stop there, failing if work is pending
   double stall_timeout = 60; ///< --stall-timeout seconds without an event (0: off)

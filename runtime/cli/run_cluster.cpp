@@ -61,7 +61,7 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.emplace_back("--trace-hops");
   if (!c.trace.empty() || c.record)
     a.emplace_back("--record");
-  else if (!c.json.empty() || c.record_stages)
+  if (!c.json.empty() || c.record_stages)
     a.emplace_back("--record-stages");
   if (data_request_of(c).wants_results())
     a.emplace_back("--ship-ops");

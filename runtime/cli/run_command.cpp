@@ -374,7 +374,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");
   cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
   cmd->add_flag("--record-stages", c->record_stages,
-                "record stage records only (worker processes of a --json run)")
+                "tally stages per command (worker processes of a --json run)")
     ->group("");
   cmd->add_flag("--ship-ops", c->ship_ops, "ship op records to rank 0 (worker processes)")->group("");
   cmd->add_option("--kernel", c->kernel,

@@ -10,10 +10,10 @@
 namespace kb {
 
 void prepare_outputs(const run_cli& c, driver_options& opts) {
-  opts.record = !c.json.empty() || !c.trace.empty() || c.record || c.record_stages;
-  // --json alone reads only the stage records: the other trace events are
-  // not kept (a third of a 1,024-PE run's wall time).
-  opts.record_stages_only = c.trace.empty() && !c.record;
+  opts.record = !c.trace.empty() || c.record;
+  // --json reports per command and stage type the tiles and busy time,
+  // summed as the run goes; it keeps no records.
+  opts.tally_stages = !c.json.empty() || c.record_stages;
   opts.trace_hops = c.trace_hops;
   if (!c.trace_stream.empty()) {
     if (c.procs > 1 || !c.peers.empty())

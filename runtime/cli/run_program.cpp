@@ -180,20 +180,20 @@ uint64_t tiles_per_command(const run_cli& c) {
   return 0;
 }
 
-/// Every command's plan is held while it runs, and with --json or --trace
-/// every stage's records until the end: refuse up front what would not fit.
+/// Every command's plan is held while it runs, and with --trace every
+/// stage's records until the end: refuse up front what would not fit.
 void check_run_memory(const run_cli& c, size_t pes) {
   const uint64_t tiles = tiles_per_command(c);
   if (tiles > max_tiles_per_command)
     throw std::invalid_argument(fmt::format(
       "--tile {}: {} tiles per command, more than the limit of {} (tile ids are 32-bit)",
       fmt::join(c.tile, " "), tiles, max_tiles_per_command));
-  const bool record = !c.json.empty() || !c.trace.empty();
+  const bool record = !c.trace.empty();
   const uint64_t per_tile = bytes_per_tile_plan + (record ? bytes_per_tile_records : 0);
   const uint64_t total_tiles = mul_sat(mul_sat(tiles, c.repeat), pes);
   check_memory(fmt::format("--M {} --K {} --N {} --tile {} --repeat {} --pes {}{} ({} tiles)",
                            c.m, c.k, c.n, fmt::join(c.tile, " "), c.repeat, c.pes,
-                           record ? " with records for --json/--trace" : "", total_tiles),
+                           record ? " with records for --trace" : "", total_tiles),
                mul_sat(total_tiles, per_tile));
 }
 

@@ -6,6 +6,7 @@
 #include "runtime/driver/run_limits.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
 #include "runtime/machine/machine.hpp"
+#include "runtime/trace/stage_tally_recorder.hpp"
 
 #include <fmt/format.h>
 
@@ -114,17 +115,18 @@ driver_run run_driver(topology_spec topology,
       return process_of(name, ranks, sips, cubes, cut);
     });
   }
-  if (o.record || o.trace_hops || o.progress || o.stream)
-    sim.set_recorder_factory([hops = o.trace_hops, record = o.record,
-                              stages = o.record_stages_only && !o.trace_hops,
+  if (o.record || o.tally_stages || o.trace_hops || o.progress || o.stream)
+    sim.set_recorder_factory([hops = o.trace_hops, record = o.record, tally = o.tally_stages,
                               progress = o.progress, stream = o.stream](const std::string&) {
       std::shared_ptr<recorder> rec;
       if (record || (hops && !stream))
-        rec = std::make_shared<trace_recorder>(hops, stages);
+        rec = std::make_shared<trace_recorder>(hops);
       if (stream)
         rec = std::make_shared<stream_recorder>(stream, std::move(rec));
       if (progress)
         rec = std::make_shared<progress_recorder>(progress, std::move(rec));
+      if (tally) // outermost: the node asks it for its tallies
+        rec = std::make_shared<stage_tally_recorder>(std::move(rec));
       return rec;
     });
   run_options opts;

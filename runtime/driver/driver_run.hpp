@@ -51,10 +51,10 @@ struct driver_options {
   delivery_mode delivery = delivery_mode::direct;
   std::string partition = "cube"; ///< partition_grouping(): cube, sip or pe
   uint32_t shards = 0;            ///< 0: one per thread, at most one per group
-  bool record = true;             ///< trace recorders (stage records, events)
-  /// With `record`: keep only the stage records (what --json reads), not
-  /// the trace's other events (--trace wants them all).
-  bool record_stages_only = false;
+  bool record = true;             ///< trace recorders (every event, for --trace)
+  /// Per command and stage type, tiles and busy time (node_summary::stages,
+  /// what --json reports), summed as the run goes.
+  bool tally_stages = true;
   bool trace_hops = false;        ///< also every message hop
   /// A run split over processes: this process's rank, and how to find rank
   /// 0 (ranks 1..N-1) or where to listen (rank 0). Each process takes whole

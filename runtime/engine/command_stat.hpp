@@ -69,4 +69,21 @@ typename Inspector::result_type inspect(Inspector& f, command_stat& x) {
            x.has_mii, x.has_steady);
 }
 
+/// One command's use of one stage type on one unit (pe_dma, pe_gemm, ...):
+/// how many tiles it served and for how long, summed from the unit's
+/// engine_start/engine_complete pairs (runtime/trace/stage_tally_recorder).
+/// What `--json` reports per command and stage (docs/results-schema.md).
+struct stage_tally {
+  uint64_t command = 0;
+  uint8_t type = 0; ///< stage_type
+  uint64_t count = 0;
+  uint64_t busy_ps = 0;
+  friend bool operator==(const stage_tally&, const stage_tally&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_tally& x) {
+  return f(caf::meta::type_name("kb.stage_tally"), x.command, x.type, x.count, x.busy_ps);
+}
+
 } // namespace kb

@@ -133,6 +133,13 @@ std::vector<char> encode_result(const run_result& r) {
       w.setHasMii(c.has_mii);
       w.setHasSteady(c.has_steady);
     }
+    auto stages = x.initStages(static_cast<unsigned>(n.stages.size()));
+    for (unsigned k = 0; k < n.stages.size(); ++k) {
+      stages[k].setCommand(n.stages[k].command);
+      stages[k].setType(n.stages[k].type);
+      stages[k].setCount(n.stages[k].count);
+      stages[k].setBusyPs(n.stages[k].busy_ps);
+    }
   }
   return flat(msg);
 }
@@ -179,6 +186,8 @@ run_result decode_result(const std::vector<char>& bytes) {
                             w.getHeldBy(), w.getBodyTiles(), w.getPredictedIiPs(),
                             w.getPredictedMiiPs(), w.getSteadyIntervalPs(), w.getHasMii(),
                             w.getHasSteady()});
+    for (const auto s : x.getStages())
+      n.stages.push_back({s.getCommand(), s.getType(), s.getCount(), s.getBusyPs()});
     r.nodes.push_back(std::move(n));
   }
   return r;

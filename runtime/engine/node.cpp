@@ -80,8 +80,10 @@ node_summary node::summarize() {
     s.figures.push_back({"link:" + out_names_[l] + ".messages", lk.messages()});
     s.figures.push_back({"link:" + out_names_[l] + ".busy_ps", lk.busy_ps()});
   }
-  if (rec_)
+  if (rec_) {
     s.records = rec_->take_records();
+    s.stages = rec_->take_stage_tallies();
+  }
   if (ops_)
     s.ops = ops_->take_shipped(name_);
   return s;

@@ -81,6 +81,7 @@ struct node_summary {
   node_stats stats;
   std::vector<figure> figures;
   std::vector<command_stat> commands; ///< PE_CPU, PE_SCHEDULER: one row per command
+  std::vector<stage_tally> stages;    ///< units, with --json: per command and stage type
   std::vector<char> records; ///< serialised trace records, if any
   std::vector<char> ops;     ///< split runs: its op records for rank 0 (encode_ops)
   std::string pending;       ///< work still held at the end (deadlock report)
@@ -91,7 +92,7 @@ typename Inspector::result_type inspect(Inspector& f, node_summary& x) {
   return f(caf::meta::type_name("kb.node_summary"), x.node, x.name,
            x.stats.events, x.stats.messages_sent, x.stats.activations,
            x.stats.last_event_ps,
-           x.figures, x.commands, x.records, x.ops, x.pending);
+           x.figures, x.commands, x.stages, x.records, x.ops, x.pending);
 }
 
 /// The control request to a hub and its answer.
@@ -161,6 +162,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(kernbench, (kb::run_result))
   CAF_ADD_TYPE_ID(kernbench, (kb::hub_snapshot))
   CAF_ADD_TYPE_ID(kernbench, (kb::command_stat))
+  CAF_ADD_TYPE_ID(kernbench, (kb::stage_tally))
   CAF_ADD_ATOM(kernbench, kb, finish_atom, "finish")
   CAF_ADD_ATOM(kernbench, kb, hello_atom, "hello")
   CAF_ADD_ATOM(kernbench, kb, peers_atom, "peers")

@@ -178,21 +178,26 @@ void write_summary(std::ostream& out, const report_input& in) {
 
 std::string report_json(const report_input& in) {
   const run_result& r = *in.result;
-  const auto stages = stage_records(in.records);
-  // Stage records by (PE, command, stage type), in record order: one pass
-  // instead of a scan of every record per PE (quadratic on 1,024 PEs).
+  // Each PE unit's tallies by (PE, command, stage type): one pass over the
+  // nodes instead of a scan per PE (quadratic on 1,024 PEs).
   std::map<std::string_view, size_t> pe_of_prefix;
   for (size_t p = 0; p < in.pes.size(); ++p)
     pe_of_prefix.emplace(in.pes[p], p);
-  std::map<std::tuple<size_t, size_t, int>, std::vector<const stage_record*>> by_key;
-  for (const auto& s : stages) {
-    const std::string& unit = in.names[s.node];
-    const auto dot = unit.rfind('.');
+  std::map<std::tuple<size_t, uint64_t, int>, std::pair<uint64_t, uint64_t>> by_key;
+  for (const node_summary& n : r.nodes) {
+    if (n.stages.empty())
+      continue;
+    const auto dot = n.name.rfind('.');
     if (dot == std::string::npos)
       continue;
-    const auto pe = pe_of_prefix.find(std::string_view(unit).substr(0, dot));
-    if (pe != pe_of_prefix.end())
-      by_key[{pe->second, s.command, static_cast<int>(s.type)}].push_back(&s);
+    const auto pe = pe_of_prefix.find(std::string_view(n.name).substr(0, dot));
+    if (pe == pe_of_prefix.end())
+      continue;
+    for (const stage_tally& t : n.stages) {
+      auto& [count, busy] = by_key[{pe->second, t.command, t.type}];
+      count += t.count;
+      busy += t.busy_ps;
+    }
   }
   json_writer j;
   j.begin_object();
@@ -234,26 +239,14 @@ std::string report_json(const report_input& in) {
       j.key("steady_interval_ps").value(c.has_steady ? std::optional(c.steady_interval_ps) : std::nullopt);
       j.key("stages").begin_object();
       for (int t = 0; t <= static_cast<int>(stage_type::dma_write); ++t) {
-        const auto type = static_cast<stage_type>(t);
         const auto it = by_key.find({pe_no, i, t});
-        uint64_t busy = 0;
-        if (it != by_key.end())
-          for (const stage_record* s : it->second)
-            busy += (s->end - s->start).ps();
-        const uint64_t count = it == by_key.end() ? 0 : it->second.size();
-        if (count == 0)
+        if (it == by_key.end() || it->second.first == 0)
           continue; // only the stage types the command used
-        j.key(to_string(type)).begin_object().field("count", count).field("busy_ps", busy);
-        j.key("records").begin_array();
-        if (it != by_key.end())
-          for (const stage_record* s : it->second)
-            j.begin_object()
-              .field("tile", s->tile)
-              .field("start_ps", s->start.ps())
-              .field("end_ps", s->end.ps())
-              .field("bytes", s->bytes)
-              .end_object();
-        j.end_array().end_object();
+        j.key(to_string(static_cast<stage_type>(t)))
+          .begin_object()
+          .field("count", it->second.first)
+          .field("busy_ps", it->second.second)
+          .end_object();
       }
       j.end_object().end_object();
     }

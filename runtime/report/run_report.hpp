@@ -1,7 +1,8 @@
 #pragma once
 // What `kernbench run` reports: the readable summary and the JSON results
-// (per PE and command: issue, done, latency, tiles, stage records by stage
-// type; per unit busy/stall figures; bytes per link; achieved vs peak).
+// (per PE and command: issue, done, latency, tiles, and per stage type the
+// tiles served and busy time; per unit busy/stall figures; bytes per link;
+// achieved vs peak).
 
 #include "runtime/engine/protocol.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
@@ -17,7 +18,7 @@ namespace kb {
 
 /// `schema_version` of the JSON results (docs/results-schema.md): raised on
 /// any change a reader would notice.
-inline constexpr uint64_t report_schema_version = 3;
+inline constexpr uint64_t report_schema_version = 4;
 
 struct report_input {
   std::string topology_file;

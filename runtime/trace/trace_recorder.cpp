@@ -12,8 +12,6 @@ namespace kb {
 
 void trace_recorder::record(trace_kind kind, SimTime t, node_id node,
                             const service_tag& tag) {
-  if (stages_only_ && kind != trace_kind::engine_start && kind != trace_kind::engine_complete)
-    return;
   records_.push_back(
     {kind, t, node, static_cast<uint32_t>(records_.size()), tag, no_node, SimTime{}});
 }

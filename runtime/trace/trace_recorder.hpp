@@ -21,10 +21,7 @@ struct trace_record {
 
 class trace_recorder final : public recorder {
 public:
-  /// `stages_only`: keep engine_start/engine_complete only (the stage
-  /// records --json needs without a trace), not every event of the trace.
-  explicit trace_recorder(bool hops = false, bool stages_only = false)
-    : hops_(hops), stages_only_(stages_only) {}
+  explicit trace_recorder(bool hops = false) : hops_(hops) {}
   void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
            const service_tag& tag) override;
   bool wants_hops() const override { return hops_; }
@@ -34,7 +31,6 @@ public:
 
 private:
   bool hops_;
-  bool stages_only_;
   std::vector<trace_record> records_;
 };
 

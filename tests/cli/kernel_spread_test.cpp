@@ -126,20 +126,24 @@ TEST(KernelSpread, ASpreadKernelVerifiesAndEveryCubeReadsItsOwnHbm) {
   // same four latencies in each cube.
   const auto spread_lat = load_latency(r);
   ASSERT_EQ(spread_lat.size(), 16u);
-  for (uint32_t pe = 0; pe < 4; ++pe)
-    for (const char* cube : {"sip0.cube1", "sip1.cube0", "sip1.cube1"})
+  for (uint32_t pe = 0; pe < 4; ++pe) {
+    for (const char* cube : {"sip0.cube1", "sip1.cube0", "sip1.cube1"}) {
       EXPECT_EQ(spread_lat.at(fmt::format("{}.pe{}", cube, pe)),
                 spread_lat.at(fmt::format("sip0.cube0.pe{}", pe)))
         << cube << ".pe" << pe;
+    }
+  }
   // All in sip0.cube0's HBM (the default), the other cubes' loads cross the
   // fabric and the one HBM serves 16 requests: every PE waits longer.
   const auto one = run(copy_rows({}, {}));
   ASSERT_EQ(one.run.error, "");
   EXPECT_TRUE(one.data.verdicts.at(0).ok);
   const auto one_lat = load_latency(one);
-  for (const auto& [pe, lat] : spread_lat)
-    if (!pe.starts_with("sip0.cube0"))
+  for (const auto& [pe, lat] : spread_lat) {
+    if (!pe.starts_with("sip0.cube0")) {
       EXPECT_GT(one_lat.at(pe), lat) << pe;
+    }
+  }
 }
 
 TEST(KernelSpread, AnAccessRunningPastABlockIsAnError) {
@@ -194,8 +198,9 @@ TEST(KernelSpread, EachPeReadsItsOwnCubesCopyOfAReplicatedInput) {
   EXPECT_EQ(r.where.at(1), "replicated in the HBM of 4 cubes");
   // Every cube's PEs see the same latencies: nobody reads another cube.
   const auto lat = load_latency(r);
-  for (uint32_t pe = 0; pe < 4; ++pe)
+  for (uint32_t pe = 0; pe < 4; ++pe) {
     EXPECT_EQ(lat.at(fmt::format("sip1.cube1.pe{}", pe)), lat.at(fmt::format("sip0.cube0.pe{}", pe)));
+  }
   // Writing a copy would make the copies differ.
   const auto w = run(times_w(true));
   EXPECT_THAT(w.run.error, HasSubstr("store of 16x16 f32: "));

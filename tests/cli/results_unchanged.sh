@@ -25,6 +25,9 @@
 # (out-of-order dispatch, docs/adr/0025-out-of-order-dispatch.md) changed
 # only the version and gemm_ragged_epilogue_4pe's `held`/`joined_by` value
 # `feeder` to `engine`: every time is the same to the picosecond.
+# Schema_version 4 (stage tallies, docs/adr/0024's amendment) dropped
+# `stages.*.records[]`; every other value was compared with the version 3
+# files and is the same.
 # Regenerate a file only for a change that is meant to change results, and
 # say so in the commit.
 #

@@ -1,0 +1,56 @@
+#include "runtime/trace/stage_tally_recorder.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kb {
+
+void stage_tally_recorder::record(trace_kind kind, SimTime t, node_id node,
+                                  const service_tag& tag) {
+  if (kind == trace_kind::engine_start) {
+    if (tag.lane >= lanes_.size())
+      lanes_.resize(size_t{tag.lane} + 1);
+    lanes_[tag.lane] = {true, t, tag.what, tag.context};
+  } else if (kind == trace_kind::engine_complete) {
+    if (tag.lane >= lanes_.size() || !lanes_[tag.lane].open)
+      throw std::logic_error("engine_complete without engine_start");
+    open_stage& s = lanes_[tag.lane];
+    s.open = false;
+    stage_tally& x = tallies_[s.command << 8 | (s.what & 0xff)];
+    x.command = s.command;
+    x.type = static_cast<uint8_t>(s.what);
+    ++x.count;
+    x.busy_ps += (t - s.start).ps();
+  }
+  if (inner_)
+    inner_->record(kind, t, node, tag);
+}
+
+void stage_tally_recorder::hop(SimTime t, node_id node, node_id peer, SimTime arrival,
+                               const service_tag& tag) {
+  if (inner_)
+    inner_->hop(t, node, peer, arrival, tag);
+}
+
+void stage_tally_recorder::events(uint64_t n, SimTime now) {
+  if (inner_)
+    inner_->events(n, now);
+}
+
+std::vector<char> stage_tally_recorder::take_records() {
+  return inner_ ? inner_->take_records() : std::vector<char>{};
+}
+
+std::vector<stage_tally> stage_tally_recorder::take_stage_tallies() {
+  std::vector<stage_tally> out;
+  out.reserve(tallies_.size());
+  for (const auto& [key, x] : tallies_)
+    out.push_back(x);
+  tallies_.clear();
+  std::sort(out.begin(), out.end(), [](const stage_tally& a, const stage_tally& b) {
+    return a.command != b.command ? a.command < b.command : a.type < b.type;
+  });
+  return out;
+}
+
+} // namespace kb

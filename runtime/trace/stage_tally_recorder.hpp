@@ -1,0 +1,42 @@
+#pragma once
+// The recorder behind --json (docs/results-schema.md, `stages`): sums each
+// unit's engine_start/engine_complete pairs into one stage_tally per
+// command and stage type as the run goes (tiles served, busy time), instead
+// of keeping every record to pair them at the end. Wraps another recorder
+// (the trace's, the stream's, the heartbeat's; may be null), which gets
+// every call.
+
+#include "runtime/engine/recorder.hpp"
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace kb {
+
+class stage_tally_recorder final : public recorder {
+public:
+  explicit stage_tally_recorder(std::shared_ptr<recorder> inner) : inner_(std::move(inner)) {}
+
+  void record(trace_kind kind, SimTime t, node_id node, const service_tag& tag) override;
+  void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
+           const service_tag& tag) override;
+  bool wants_hops() const override { return inner_ && inner_->wants_hops(); }
+  void events(uint64_t n, SimTime now) override;
+  std::vector<char> take_records() override;
+  /// Sorted by command, then stage type.
+  std::vector<stage_tally> take_stage_tallies() override;
+
+private:
+  struct open_stage {
+    bool open = false;
+    SimTime start;
+    uint16_t what = 0;
+    uint64_t command = 0;
+  };
+  std::shared_ptr<recorder> inner_;
+  std::vector<open_stage> lanes_; ///< by lane: the stage it serves
+  std::unordered_map<uint64_t, stage_tally> tallies_; ///< by command << 8 | type
+};
+
+} // namespace kb
