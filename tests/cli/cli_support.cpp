@@ -1,5 +1,9 @@
 #include "tests/cli/cli_support.hpp"
 
+#include "actors/builtin_kinds.hpp"
+#include "runtime/config/impl_registry.hpp"
+#include "runtime/config/topology_loader.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +79,20 @@ std::string without_wall(const std::string& out) {
                        "in B batches, $1 GFLOP, W s");
   const std::string b = std::regex_replace(a, std::regex(R"(\nengine: [^\n]*\n)"), "\nengine: E\n");
   return std::regex_replace(b, std::regex(R"(each, [0-9]+ thread\(s\))"), "each, T thread(s)");
+}
+
+std::string json_without_program_and_kernel(const std::string& json) {
+  std::string s = std::regex_replace(json, std::regex(R"("program": \[[^\]]*\],\n  )"), "");
+  const auto kernel = s.find(",\n  \"kernel\": {");
+  if (kernel != std::string::npos)
+    s = s.substr(0, kernel) + "\n}\n";
+  return s;
+}
+
+topology_spec config_machine(const std::string& file) {
+  const std::string dir = std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/";
+  return load_topology(dir + file, load_impl_registry(dir + "components.yaml"),
+                       builtin_kinds().catalog());
 }
 
 } // namespace kb::test

@@ -1,6 +1,8 @@
 #pragma once
 // Runs the kernbench executable as a user would and collects what it says.
 
+#include "runtime/config/topology_spec.hpp"
+
 #include <string>
 
 namespace kb::test {
@@ -40,5 +42,14 @@ std::string without_wall(const std::string& out);
 
 /// The source tree ($KB_SOURCE_DIR, set by CTest).
 std::string source_dir();
+
+/// A run's JSON without the driver's `program` list and a kernel run's
+/// `kernel` object: the two places where a driver run and a kernel run of
+/// the same work are meant to differ.
+std::string json_without_program_and_kernel(const std::string& json);
+
+/// config/FILE of the source tree, loaded with config/components.yaml and
+/// the builtin kinds (e.g. "scale/2sip_2cube_4pe.yaml").
+topology_spec config_machine(const std::string& file);
 
 } // namespace kb::test

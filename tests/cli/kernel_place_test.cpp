@@ -3,10 +3,7 @@
 // are allocated but neither initialised nor verified, and bad places are
 // refused naming the tensor.
 
-#include "actors/builtin_kinds.hpp"
 #include "runtime/address.hpp"
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/topology_loader.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "tests/cli/cli_support.hpp"
 
@@ -18,12 +15,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using test::run_kernbench;
-
-topology_spec machine(const std::string& file) {
-  const std::string dir = std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/";
-  return load_topology(dir + file, load_impl_registry(dir + "components.yaml"),
-                       builtin_kinds().catalog());
-}
 
 /// y = x through a scratch tensor s: x -> s, then s -> y. x is in sip0.cube1's
 /// SRAM (the kernel says so), s in sip1.cube0's HBM.
@@ -52,7 +43,8 @@ kernel_run_result run(const kernel_def& d, std::map<std::string, tensor_place> p
   o.data.phase2_workers = 1;
   o.pes = 1;
   o.places = std::move(places);
-  return run_kernel(machine("scale/2sip_2cube_4pe.yaml"), d, kernel_args(d.name, d.args, {}), o);
+  return run_kernel(test::config_machine("scale/2sip_2cube_4pe.yaml"), d,
+                    kernel_args(d.name, d.args, {}), o);
 }
 
 TEST(KernelPlace, TensorsLiveWhereTheKernelSaysAndScratchIsNotVerified) {

@@ -23,16 +23,6 @@ using ::testing::HasSubstr;
 using test::run_kernbench;
 using test::slurp;
 
-/// The JSON without the driver's `program` list and a kernel run's
-/// `kernel` object (the two places where the runs are meant to differ).
-std::string common_part(const std::string& json) {
-  std::string s = std::regex_replace(json, std::regex(R"("program": \[[^\]]*\],\n  )"), "");
-  const auto kernel = s.find(",\n  \"kernel\": {");
-  if (kernel != std::string::npos)
-    s = s.substr(0, kernel) + "\n}\n";
-  return s;
-}
-
 TEST(KernelReport, TheDriverAndTheGemmKernelGiveTheSameReport) {
   const std::string dir = test::temp_dir("same_report");
   const auto d = run_kernbench("run --quiet --M 512 --K 512 --N 512 --json " + dir + "/d.json");
@@ -49,7 +39,7 @@ TEST(KernelReport, TheDriverAndTheGemmKernelGiveTheSameReport) {
   EXPECT_THAT(kj, HasSubstr("\"kernel\": {\n    \"name\": \"gemm\""));
   // Per-command latencies, stage records, unit figures, links, summary,
   // kernel time and critical path: byte for byte.
-  EXPECT_EQ(common_part(kj), common_part(dj));
+  EXPECT_EQ(test::json_without_program_and_kernel(kj), test::json_without_program_and_kernel(dj));
   EXPECT_THAT(dj, HasSubstr("\"latency_ps\": 136104000"));
   // The summaries print the same lines after their first.
   // (but for the engine's wall time): the kernel's own lines follow.

@@ -5,10 +5,7 @@
 // back whole. With them the gemm kernel models the machine the driver's
 // `--pes all` does, to the picosecond.
 
-#include "actors/builtin_kinds.hpp"
 #include "runtime/address.hpp"
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/topology_loader.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "runtime/host/tensor_placement.hpp"
 #include "tests/cli/cli_support.hpp"
@@ -23,12 +20,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using test::run_kernbench;
-
-topology_spec machine(const std::string& file) {
-  const std::string dir = std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/";
-  return load_topology(dir + file, load_impl_registry(dir + "components.yaml"),
-                       builtin_kinds().catalog());
-}
 
 /// y = x + 1 row block by row block: program p loads rows [4p, 4p + 4) of
 /// x (64 x 16 f32) and stores them plus one into y. `rows` rows per load
@@ -65,7 +56,8 @@ kernel_run_result run(const kernel_def& d, size_t pes = 16) {
   o.data.verify = true;
   o.data.phase2_workers = 1;
   o.pes = pes;
-  return run_kernel(machine("scale/2sip_2cube_4pe.yaml"), d, kernel_args(d.name, d.args, {}), o);
+  return run_kernel(test::config_machine("scale/2sip_2cube_4pe.yaml"), d,
+                    kernel_args(d.name, d.args, {}), o);
 }
 
 tensor_place spread(uint32_t rows = 0) {
@@ -89,9 +81,9 @@ std::map<std::string, uint64_t> load_latency(const kernel_run_result& r) {
 TEST(KernelSpread, BlocksFollowTheGridAndThePointerStepsThroughThem) {
   // docs/adr/0028's example: 16 blocks of 4 rows (256 B), block i in the HBM
   // of PE i's cube, 4 KiB apart.
+  const topology_spec topo = test::config_machine("scale/2sip_2cube_4pe.yaml");
   const auto p = place_tensors("k", {{"x", 64, 16, dtype::f32, false, -1, 1, {}, {}, spread(4)}},
-                               pe_prefixes(machine("scale/2sip_2cube_4pe.yaml")),
-                               machine("scale/2sip_2cube_4pe.yaml"));
+                               pe_prefixes(topo), topo);
   ASSERT_EQ(p.tensors.size(), 1u);
   const placed_tensor& x = p.tensors[0];
   ASSERT_TRUE(x.spread);
@@ -269,16 +261,6 @@ TEST(KernelSpread, ATcmTensorTakesTheStartOfItsPesAllocatableTcm) {
                                "not have"));
 }
 
-/// The JSON without its wall-clock and file-name parts and the parts where
-/// a kernel run and a driver run are meant to differ (as kernel_report_test).
-std::string common_part(const std::string& json) {
-  std::string s = std::regex_replace(json, std::regex(R"("program": \[[^\]]*\],\n  )"), "");
-  const auto kernel = s.find(",\n  \"kernel\": {");
-  if (kernel != std::string::npos)
-    s = s.substr(0, kernel) + "\n}\n";
-  return s;
-}
-
 TEST(KernelSpread, SpreadGemmMatchesTheDriversPesAll) {
   // 16 PEs, each a 128 x 256 x 128 GEMM in 64^3 tiles: the driver's --pes
   // all puts each PE's A, B and C in its own cube's HBM; the gemm kernel
@@ -296,7 +278,7 @@ TEST(KernelSpread, SpreadGemmMatchesTheDriversPesAll) {
   const std::string dj = test::slurp(dir + "/d.json"), kj = test::slurp(dir + "/k.json");
   EXPECT_THAT(kj, HasSubstr("\"where\": \"spread over the HBM of 4 cubes, 16 blocks of 128 rows\""));
   EXPECT_THAT(kj, HasSubstr("\"where\": \"replicated in the HBM of 4 cubes\""));
-  EXPECT_EQ(common_part(kj), common_part(dj));
+  EXPECT_EQ(test::json_without_program_and_kernel(kj), test::json_without_program_and_kernel(dj));
 }
 
 TEST(KernelSpread, ASplitRunSpreadsTheSameWay) {
