@@ -39,10 +39,17 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-/// Parent pid of `pid` from /proc, or -1.
+/// Parent pid of `pid` from /proc, or -1 (also when it ends while we read:
+/// reading the stat file of a process that is gone fails with ESRCH, which
+/// libstdc++ throws from the stream buffer).
 pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string s;
+  try {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    s.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception&) {
+    return -1;
+  }
   const auto close = s.rfind(')');
   if (close == std::string::npos)
     return -1;
