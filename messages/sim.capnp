@@ -32,7 +32,8 @@ struct Batch {
                        # peer batch: the promise (lower bound on later events)
   events @2 :List(Event);
   from   @3 :UInt32;   # peer batch: sending process rank
-  final  @4 :Bool;     # peer batch: sender has nothing left before the end
+  need   @4 :Bool;     # peer batch: the sender is blocked on the addressee's
+                       # bound: answer its next rise at once (issue 36)
   error  @6 :Text;     # report: a node's failure, named and explained
   acked  @7 :UInt64;   # peer batch: events the sender has received from the
                        # addressee so far (ADR-0014)

@@ -10,6 +10,7 @@
 #include "runtime/report/run_metrics.hpp"
 
 #include "runtime/machine/machine.hpp"
+#include "runtime/engine/partition.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/host/kernel_calls.hpp"
 #include "runtime/host/kernel_run.hpp"
@@ -161,6 +162,9 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   o.driver.partition = c.partition;
   (void)partition_grouping(c.partition);
   o.driver.shards = c.shards;
+  const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
+  if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
+    fmt::print(stderr, "{}\n", note);
   const auto cut = parse_cut_unit(c.cut);
   if (!cut)
     throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));

@@ -3,6 +3,7 @@
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
+#include "runtime/engine/partition.hpp"
 #include "runtime/phold/phold_run.hpp"
 
 #include <CLI/CLI.hpp>
@@ -60,11 +61,13 @@ void print(const phold::outcome& o, const phold_cli& c, double total_seconds) {
   fmt::print("events/s           {:.0f}\n", o.events_per_second());
   fmt::print("remote messages    {}\n", o.remote_msgs);
   if (!c.sequential) {
+    fmt::print("shards             {}\n", o.hub.shards);
     fmt::print("windows            {}\n", o.hub.windows);
-    fmt::print("sync messages      {} (advance {}, report {}, peer null {}, lbts {}); "
+    fmt::print("sync messages      {} (advance {}, report {}, peer null {}, lbts {}, yield {}); "
                "peer batches {}; lbts jumps {}\n",
                o.hub.sync_msgs(), o.hub.advance_msgs, o.hub.report_msgs,
-               o.hub.peer_null_msgs, o.hub.lbts_msgs, o.hub.peer_msgs, o.hub.lbts_jumps);
+               o.hub.peer_null_msgs, o.hub.lbts_msgs, o.hub.yield_msgs, o.hub.peer_msgs,
+               o.hub.lbts_jumps);
     fmt::print("sync msgs/event    {:.4f}\n", sync_per_event);
   }
   fmt::print("digest             {:016x}\n", o.digest);
@@ -138,6 +141,9 @@ int run(const phold_cli& c) {
   const auto delivery = parse_delivery(c.delivery);
   if (!delivery)
     throw std::invalid_argument("--delivery " + c.delivery + ": expected direct or mailbox");
+  if (const std::string note = shards_note(c.shards, c.threads, c.procs);
+      !note.empty() && c.rank == 0)
+    fmt::print(stderr, "{}\n", note);
   phold::outcome o = phold::run_actors(c.p, c.threads, cl, c.shards, *delivery);
   const std::string worker_err = workers ? workers->wait_all() : std::string{};
   if (!o.error.empty() || !worker_err.empty()) {
@@ -174,7 +180,7 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
     ->capture_default_str()
     ->check(CLI::Range(1, 1024));
   cmd->add_option("--shards", c->shards, "hubs per process (0: one per "
-                  "thread); results never depend on it")
+                  "thread; at most one per thread); results never depend on it")
     ->capture_default_str()
     ->check(CLI::Range(uint32_t{0}, max_shards));
   cmd->add_option("--delivery", c->delivery,

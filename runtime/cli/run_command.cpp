@@ -26,6 +26,7 @@
 #include "runtime/config/yaml_override.hpp"
 #include "runtime/config/yaml_source.hpp"
 #include "runtime/engine/cross_process.hpp"
+#include "runtime/engine/partition.hpp"
 #include "runtime/driver/driver_run.hpp"
 #include "runtime/machine/fabric_beside.hpp"
 #include "runtime/machine/machine.hpp"
@@ -222,6 +223,9 @@ int run(const run_cli& c) {
   opts.partition = c.partition;
   opts.cut = *cut;
   opts.shards = c.shards;
+  const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
+  if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
+    fmt::print(stderr, "{}\n", note);
   prepare_outputs(c, opts);
   std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, comp_path, opts);
   // One process: its actors are dropped while the summary is written. (A
@@ -320,7 +324,8 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "different cubes' HBMs)")
     ->capture_default_str();
   cmd->add_option("--shards", c->shards,
-                  "shards (0: one per thread, at most one per partition group)")
+                  "shards per process (0: one per thread, at most one per partition group; "
+                  "never more than one per thread)")
     ->capture_default_str()
     ->check(CLI::Range(0, 4096));
   cmd->add_option("--set", c->set,

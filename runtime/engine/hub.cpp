@@ -27,6 +27,9 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   ack_sent_.assign(init_.shards, 0);
   unacked_.resize(init_.shards);
   floor_.assign(init_.shards, SimTime::zero());
+  wanted_.assign(init_.shards, 0);
+  asked_.assign(init_.shards, 0);
+  raw_in_.assign(init_.shards, SimTime::zero());
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
@@ -230,8 +233,18 @@ void hub::on_peer(event_batch& b) {
   // after it.
   promise_in_[b.from] = std::max(b.time, floor_[b.from]);
   auto& wait = unacked_[b.from];
+  const size_t waiting = wait.size();
   while (!wait.empty() && wait.front().upto <= b.acked)
     wait.pop_front();
+  // An answer (a higher promise, acknowledgements or events) ends this
+  // shard's question to b.from; if still blocked on it, it asks again. A
+  // message that is only b.from's own question does not: two shards
+  // blocked on each other would otherwise ask each other forever.
+  if (b.time > raw_in_[b.from] || wait.size() != waiting || !b.events.empty())
+    asked_[b.from] = 0;
+  raw_in_[b.from] = std::max(raw_in_[b.from], b.time);
+  if (b.need)
+    wanted_[b.from] = 1;
   recv_events_[b.from] += b.events.size();
   if (!b.events.empty())
     ++batches_recv_;
@@ -243,8 +256,21 @@ void hub::on_peer(event_batch& b) {
                            last_window_.ps());
   route(b.events);
   recycle(b.events);
-  if (running_ && outstanding_ == 0 && !done_)
+  if (running_ && outstanding_ == 0 && !done_) {
+    // More messages are waiting (peer batches of other shards, often):
+    // take them all in before running and promising, so that one step
+    // answers them together. Each peer batch used to start a step of its
+    // own, whose promises woke the other shards in turn (issue 36).
+    if (loop_ && !mailbox().empty()) {
+      if (!continuing_) {
+        continuing_ = true;
+        ++stats_.yield_msgs;
+        send(this, continue_atom_v);
+      }
+      return;
+    }
     after_window();
+  }
 }
 
 std::vector<sim_event> hub::spare() {
@@ -333,7 +359,7 @@ void hub::step_direct() {
     collect();
     return;
   }
-  note_stuck(); // waiting for another shard's promise
+  note_stuck(safe); // waiting for another shard's promise
 }
 
 void hub::make_live(node_id id) {
@@ -366,7 +392,7 @@ void hub::try_advance(SimTime local) {
   }
   const SimTime w = std::min({t + init_.lookahead, p, end_});
   if (w <= t) { // waiting for another shard's promise
-    note_stuck();
+    note_stuck(p);
     return;
   }
   stuck_ = false;
@@ -544,6 +570,7 @@ void hub::finish_part() {
 }
 
 void hub::finish_root() {
+  result_.hub.shards = init_.shards;
   std::sort(result_.nodes.begin(), result_.nodes.end(),
             [](const node_summary& a, const node_summary& b) {
               return a.node < b.node;

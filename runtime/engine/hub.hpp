@@ -97,7 +97,8 @@ private:
   void finish_part();
   // -- LBTS when every shard is stuck (lbts_rounds.hpp) --
   hub_snapshot snapshot(uint64_t round) const;
-  void note_stuck();
+  /// Blocked at safe time `safe` (no event before it).
+  void note_stuck(SimTime safe);
   void send_notice();
   void arm_watch();
   void on_watch();
@@ -139,6 +140,13 @@ private:
   std::vector<uint64_t> ack_sent_;
   std::vector<std::deque<unacked>> unacked_;
   std::vector<SimTime> floor_; ///< per shard: the last LBTS jump's bound on it
+  /// Per shard: it said it is blocked on this shard's bound (`need`) and
+  /// has not been answered since.
+  std::vector<char> wanted_;
+  /// Per shard: this shard said it is blocked on it, and nothing has come
+  /// from it since.
+  std::vector<char> asked_;
+  std::vector<SimTime> raw_in_; ///< per shard: its highest promise received
   SimTime end_ = SimTime::infinity();
   SimTime last_window_;
   size_t outstanding_ = 0;
@@ -157,6 +165,7 @@ private:
   size_t parts_due_ = 0;
   bool stuck_ = false;
   uint32_t stuck_repeats_ = 0;    // blocked retries without a window
+  SimTime stuck_safe_;            // the safe time when last blocked
   hub_snapshot last_notice_;
   bool watch_armed_ = false;      // a watch_atom is on its way
   uint64_t watch_windows_ = 0;    // windows when it was sent

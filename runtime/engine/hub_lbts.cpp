@@ -21,16 +21,25 @@ hub_snapshot hub::snapshot(uint64_t round) const {
   return s;
 }
 
-void hub::note_stuck() {
-  // Blocked once is normal CMB operation; blocked again after promises came
-  // in without letting a window start means the promises are climbing:
-  // ask shard 0 for an LBTS (again whenever the snapshot has changed).
+void hub::note_stuck(SimTime safe) {
+  // Blocked once is normal CMB operation; blocked again after the safe time
+  // rose twice without letting a window start means the promises are
+  // climbing: ask shard 0 for an LBTS (again whenever the snapshot has
+  // changed). A promise that leaves the safe time where it was (another
+  // shard's bound is the lower one) is waiting, not climbing: with several
+  // shards most promises are such, and a notice for each cost more messages
+  // than the run's events (issue 36). The watch still notices a shard that
+  // stays blocked with nothing moving.
   if (!stuck_) {
     stuck_ = true;
     stuck_repeats_ = 0;
+    stuck_safe_ = safe;
     arm_watch();
     return;
   }
+  if (safe <= stuck_safe_)
+    return;
+  stuck_safe_ = safe;
   if (++stuck_repeats_ < 2)
     return;
   hub_snapshot now = snapshot(0);

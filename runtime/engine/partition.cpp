@@ -4,9 +4,35 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 
 namespace kb {
+
+size_t shard_lanes(size_t threads, uint32_t ranks) {
+  const size_t t = std::max<size_t>(1, threads);
+  if (ranks > 1)
+    return t;
+  return std::min<size_t>(t, std::max(1u, std::thread::hardware_concurrency()));
+}
+
+uint32_t shards_to_run(uint32_t asked, size_t lanes) {
+  return static_cast<uint32_t>(std::min<size_t>(asked, std::max<size_t>(1, lanes)));
+}
+
+std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks) {
+  const size_t lanes = shard_lanes(threads, ranks);
+  const uint32_t run = shards_to_run(asked, lanes);
+  if (run == asked)
+    return {};
+  return fmt::format("note: --shards {} on {} thread(s){}: each process runs {} shard(s) "
+                     "(shards that share a thread or a core only add synchronisation; results "
+                     "never depend on it)",
+                     asked, threads,
+                     lanes < std::max<size_t>(1, threads) ? fmt::format(" and {} core(s)", lanes)
+                                                           : std::string{},
+                     run);
+}
 
 shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<uint32_t>& proc,
                        uint32_t ranks,

@@ -21,6 +21,21 @@ struct shard_plan {
 /// the process with the fewest groups, and one when nothing is grouped and
 /// the run has no end time. Throws std::invalid_argument naming two nodes of
 /// one group placed in different processes.
+/// How many shards a process may run at once: one per thread, and in a run
+/// of one process also one per core of this host (a split run's processes
+/// must agree on it, and another host's cores are not known here).
+size_t shard_lanes(size_t threads, uint32_t ranks);
+
+/// The shards a process runs when `asked` (0: the default) are asked for
+/// with `lanes` (shard_lanes): at most one per lane. Shards that share a
+/// core only add promises between them (16 cube shards on 2 threads: 1.4
+/// sync messages per event against none for 2; ADR-0029).
+uint32_t shards_to_run(uint32_t asked, size_t lanes);
+
+/// What a run says when it runs fewer shards than asked ("" when it does
+/// not): the option, what was asked and what runs.
+std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks);
+
 shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<uint32_t>& proc,
                        uint32_t ranks,
                        const std::function<std::string(const std::string&)>& grouping,

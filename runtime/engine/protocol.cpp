@@ -50,7 +50,7 @@ std::vector<char> encode_batch(const event_batch& b) {
   root.setNode(b.node);
   root.setTime(b.time.ps());
   root.setFrom(b.from);
-  root.setFinal(b.final);
+  root.setNeed(b.need);
   root.setAcked(b.acked);
   if (!b.error.empty())
     root.setError(b.error);
@@ -90,7 +90,7 @@ event_batch decode_batch(const std::vector<char>& bytes) {
   b.node = root.getNode();
   b.time = SimTime{root.getTime()};
   b.from = root.getFrom();
-  b.final = root.getFinal();
+  b.need = root.getNeed();
   b.acked = root.getAcked();
   b.error = root.getError().cStr();
   auto evs = root.getEvents();

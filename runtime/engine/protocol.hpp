@@ -32,7 +32,9 @@ struct event_batch {
   SimTime time;           ///< window end, next local time, or promise
   std::vector<sim_event> events;
   uint32_t from = 0;      ///< peer: sending rank
-  bool final = false;     ///< peer: sender is done up to the end time
+  /// peer: the sender is blocked on the addressee's bound; the addressee
+  /// answers its next rise (or acknowledgement) at once.
+  bool need = false;
   /// peer: events the sender has received from the addressee so far (its
   /// promise accounts for all of them; ADR-0014).
   uint64_t acked = 0;

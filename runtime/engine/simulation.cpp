@@ -133,8 +133,11 @@ run_result simulation::run(const run_options& opts) {
   if (partition_)
     for (node_id i = 0; i < n; ++i)
       proc[i] = std::min(partition_(names[i], ranks), ranks - 1);
-  const shard_plan plan = plan_shards(names, proc, ranks, grouping_, opts.shards,
-                                      opts.threads, opts.end.is_infinite());
+  const size_t lanes = opts.exact_shards ? opts.threads : shard_lanes(opts.threads, ranks);
+  const shard_plan plan =
+    plan_shards(names, proc, ranks, grouping_,
+                opts.exact_shards ? opts.shards : shards_to_run(opts.shards, lanes), lanes,
+                opts.end.is_infinite());
   const uint32_t per = plan.per_process;
   const uint32_t shards = ranks * per;
   const std::vector<uint32_t>& owner = plan.owner;

@@ -56,8 +56,14 @@ struct run_options {
   SimTime end = SimTime::infinity();
   /// Shards (hubs) per process; 0 picks one per thread, at most one per
   /// group (set_grouping); without groups and without an end time, one.
-  /// Results never depend on it.
+  /// Results never depend on it. A process runs at most one shard per
+  /// thread, and a run of one process at most one per core (shard_lanes):
+  /// shards that share a core only add synchronisation
+  /// (docs/adr/0029-demand-driven-promises.md).
   uint32_t shards = 0;
+  /// Runs exactly `shards` hubs per process even beyond the threads: for
+  /// tests of the protocol between shards on a few threads.
+  bool exact_shards = false;
   cluster_options cluster;
   /// Set: the actors and the actor system are dropped on its thread after
   /// run() returns, while the caller goes on (deferred_teardown.hpp).

@@ -28,6 +28,7 @@ struct hub_stats {
   uint64_t yield_msgs = 0;  ///< direct delivery: a hub's messages to itself
                             ///< to let its mailbox in during a long run
   uint64_t run_wall_ns = 0;  ///< wall time from start to the end of events
+  uint64_t shards = 0;       ///< shards of the run (all processes; set by shard 0)
 
   uint64_t sync_msgs() const {
     return advance_msgs + report_msgs + peer_null_msgs + lbts_msgs + yield_msgs;

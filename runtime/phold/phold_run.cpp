@@ -42,7 +42,7 @@ void validate(const params& p) {
 
 outcome run_actors(const params& p, size_t threads,
                    const cluster_options& cluster, uint32_t shards,
-                   delivery_mode delivery) {
+                   delivery_mode delivery, bool exact_shards) {
   validate(p);
   simulation sim;
   for (uint32_t i = 0; i < p.lps; ++i)
@@ -64,6 +64,7 @@ outcome run_actors(const params& p, size_t threads,
   run_options opts;
   opts.threads = threads;
   opts.shards = shards;
+  opts.exact_shards = exact_shards;
   opts.delivery = delivery;
   opts.end = ps(p.end_ps);
   opts.cluster = cluster;

@@ -22,7 +22,8 @@ struct outcome {
 /// PHOLD on node actors under the conservative protocol.
 outcome run_actors(const params& p, size_t threads,
                    const cluster_options& cluster = {}, uint32_t shards = 0,
-                   delivery_mode delivery = delivery_mode::mailbox);
+                   delivery_mode delivery = delivery_mode::mailbox,
+                   bool exact_shards = false);
 
 /// PHOLD as a plain single-threaded priority-queue loop (no actors).
 outcome run_sequential(const params& p);

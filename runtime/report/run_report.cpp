@@ -162,10 +162,14 @@ void write_summary(std::ostream& out, const report_input& in) {
   const double secs = end * 1e-12;
   const uint64_t events = m.events, flops = m.flops, hbm_bytes = m.hbm_bytes;
   const double peak_flops = m.peak_flops, peak_bw = m.peak_hbm_bps, wall = m.wall_s;
+  // One line (tests and bench scripts read it as one).
   fmt::print(out, "\nengine: {} events in {:.3f} s wall ({:.0f} events/s), {} windows, "
-                  "{:.2f} sync messages per event\n",
+                  "{:.2f} sync messages per event ({}: peer null {}, lbts {}, yield {}, "
+                  "advance {}, report {}), {} shard(s)\n",
              events, wall, wall > 0 ? events / wall : 0.0, r.hub.windows,
-             events ? static_cast<double>(r.hub.sync_msgs()) / events : 0.0);
+             events ? static_cast<double>(r.hub.sync_msgs()) / events : 0.0, r.hub.sync_msgs(),
+             r.hub.peer_null_msgs, r.hub.lbts_msgs, r.hub.yield_msgs, r.hub.advance_msgs,
+             r.hub.report_msgs, r.hub.shards);
   fmt::print(out, "\nthroughput\n");
   if (secs > 0 && flops > 0)
     fmt::print(out, "  compute   {:.3f} TFLOP/s achieved of {:.3f} TFLOP/s peak ({:.1f}%) over {} PE(s)\n",

@@ -22,7 +22,7 @@ TEST(Protocol, BatchRoundTripsThroughCapnp) {
   b.node = 7;
   b.time = ps(123456789);
   b.from = 3;
-  b.final = true;
+  b.need = true;
   b.error = "boom";
   sim_event e;
   e.set_key(ns(5), 4, 99);
@@ -45,7 +45,7 @@ TEST(Protocol, BatchRoundTripsThroughCapnp) {
   EXPECT_EQ(d.node, 7u);
   EXPECT_EQ(d.time, ps(123456789));
   EXPECT_EQ(d.from, 3u);
-  EXPECT_TRUE(d.final);
+  EXPECT_TRUE(d.need);
   EXPECT_EQ(d.error, "boom");
   ASSERT_EQ(d.events.size(), 1u);
   const sim_event& x = d.events[0];

@@ -34,6 +34,7 @@ run_result run_ring(const ring_cfg& c) {
   o.end = c.end;
   o.threads = c.threads;
   o.shards = c.shards;
+  o.exact_shards = true; // the protocol between shards, even on one thread
   o.delivery = c.delivery;
   return sim.run(o);
 }

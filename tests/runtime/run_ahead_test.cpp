@@ -66,6 +66,7 @@ std::vector<uint64_t> run_ping_pong(size_t threads, uint32_t shards, delivery_mo
   o.end = ns(100);
   o.threads = threads;
   o.shards = shards;
+  o.exact_shards = true;
   o.delivery = d;
   const run_result r = sim.run(o);
   EXPECT_EQ(r.error, "");
