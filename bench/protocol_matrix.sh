@@ -9,12 +9,12 @@
 # must give the same digest (PHOLD) or the same engine event count (the
 # machine): exit 1 if not.
 #
-# Workloads (WORKLOADS, default "phold256 phold1024 machine"):
+# Workloads (WORKLOADS, default "phold256 phold1024 phold16384 machine"):
 #   phold256    kernbench phold --lps 256 --events-per-lp 4 --remote 0.25
 #               --lookahead-ps 1000 --mean-ps 5000 --end-ps 2000000 (the
 #               issue's case, a tenth of its end time)
 #   phold1024   kernbench phold --lps 1024 (defaults: 16 events per LP)
-#   phold16384  kernbench phold --lps 16384 --events-per-lp 4 --end-ps 200000
+#   phold16384  kernbench phold --lps 16384 --events-per-lp 4 --end-ps 50000
 #   machine     kernbench run --topology config/scale/4sip_4cube_64pe.yaml
 #               --pes all --M 256 --K 256 --N 256 (1,024 PEs)
 #
@@ -32,7 +32,7 @@ R=${R:-3}
 THREADS=${THREADS:-1 2 4}
 PROCS=${PROCS:-1 2}
 SHARDS=${SHARDS:-0 16}
-WORKLOADS=${WORKLOADS:-phold256 phold1024 machine}
+WORKLOADS=${WORKLOADS:-phold256 phold1024 phold16384 machine}
 [[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
 [[ "$R" =~ ^[1-9][0-9]*$ ]] || kb_die "R must be a positive integer, got '$R'"
 
@@ -48,7 +48,7 @@ workload_cmd() {
   case $1 in
     phold256) echo "phold --lps 256 --events-per-lp 4 --remote 0.25 --lookahead-ps 1000 --mean-ps 5000 --end-ps 2000000" ;;
     phold1024) echo "phold --lps 1024" ;;
-    phold16384) echo "phold --lps 16384 --events-per-lp 4 --end-ps 200000" ;;
+    phold16384) echo "phold --lps 16384 --events-per-lp 4 --end-ps 50000" ;;
     machine) echo "run --topology config/scale/4sip_4cube_64pe.yaml --pes all --M 256 --K 256 --N 256" ;;
     *) kb_die "unknown workload '$1' (phold256, phold1024, phold16384, machine)" ;;
   esac

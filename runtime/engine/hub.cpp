@@ -256,6 +256,13 @@ void hub::on_peer(event_batch& b) {
                            last_window_.ps());
   route(b.events);
   recycle(b.events);
+  if (running_ && done_ && b.need && peers_[b.from]) {
+    // Done: its last promise (at least the end plus a lookahead) went out
+    // with the step that finished it, so nobody should still ask; if one
+    // does, it is answered, not left to the watch.
+    send_promises(local_min());
+    return;
+  }
   if (running_ && outstanding_ == 0 && !done_) {
     // More messages are waiting (peer batches of other shards, often):
     // take them all in before running and promising, so that one step
