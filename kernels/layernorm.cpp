@@ -4,6 +4,8 @@
 
 #include "kernels/shipped.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace kb {
@@ -49,6 +51,10 @@ kernel_def layernorm_kernel() {
                      x.real("eps")};
     if (a.rows == 0 || a.cols == 0 || a.programs == 0)
       throw std::invalid_argument("--arg: kernel layernorm needs rows, cols and programs above 0");
+    if (!(a.eps > 0))
+      throw std::invalid_argument(fmt::format(
+        "--arg eps={}: kernel layernorm needs eps above 0 (it is added to the variance under a "
+        "square root)", x.text("eps")));
     kernel_launch l;
     l.tensors = {{"x", a.rows, a.cols, a.type},
                  {"gamma", 1, a.cols, a.type},

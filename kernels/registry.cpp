@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -65,11 +66,11 @@ double kernel_args::real(const std::string& name) const {
   try {
     size_t used = 0;
     const double v = std::stod(s, &used);
-    if (used == s.size())
+    if (used == s.size() && std::isfinite(v))
       return v;
   } catch (const std::exception&) {
   }
-  fail(name, "expected a number");
+  fail(name, "expected a finite number");
 }
 
 dtype kernel_args::type(const std::string& name) const {

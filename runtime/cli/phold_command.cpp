@@ -1,5 +1,6 @@
 #include "runtime/cli/phold_command.hpp"
 
+#include "runtime/cli/cli_checks.hpp"
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
@@ -175,7 +176,9 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
     ->capture_default_str();
   cmd->add_option("--end-ps", c->p.end_ps, "events with t < end are committed")
     ->capture_default_str();
-  cmd->add_option("--seed", c->p.seed, "random seed")->capture_default_str();
+  cmd->add_option("--seed", c->p.seed, "random seed")
+    ->capture_default_str()
+    ->check(unsigned_value());
   cmd->add_option("--threads", c->threads, "CAF worker threads")
     ->capture_default_str()
     ->check(CLI::Range(1, 1024));

@@ -1,5 +1,6 @@
 #include "runtime/cli/run_command.hpp"
 
+#include "runtime/cli/cli_checks.hpp"
 #include "runtime/cli/heartbeat.hpp"
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/peer_group.hpp"
@@ -426,10 +427,12 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->group("Kernels");
   cmd->add_option("--seed", c->seed, "seed of the kernel's random inputs")
     ->capture_default_str()
+    ->check(unsigned_value())
     ->group("Kernels");
   cmd->add_option("--phase2-workers", c->phase2_workers,
                   "executor actors of the Phase 2 replay (0: one per core)")
     ->capture_default_str()
+    ->check(CLI::Range(0u, 1024u))
     ->group("Kernels");
   cmd->add_flag("--trace-hops", c->trace_hops,
                 "also trace every message hop (send, arrival, src, dst, kind, tile)");

@@ -5,7 +5,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -242,10 +246,26 @@ void write_npy(const std::string& path, std::span<const float> values,
 }
 
 npy_array read_npy(const std::string& path) {
+  // Only a regular file, and no more of it than its header says: a
+  // directory made the stream fail with a library message, and a device
+  // (/dev/zero) was read until memory ran out (issue 35).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw std::runtime_error(fmt::format("{}: cannot open for reading: {}", path,
+                                         std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    fail(path, S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file (a device, "
+                                                           "FIFO or socket)");
+  const auto size = static_cast<uint64_t>(st.st_size);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The header first (at most 1 MiB: NumPy's are a few hundred bytes), the
+  // data only once the file's size matches the shape it declares.
+  constexpr uint64_t max_header = uint64_t{1} << 20;
+  std::string file(static_cast<size_t>(std::min(size, max_header)), '\0');
+  in.read(file.data(), static_cast<std::streamsize>(file.size()));
+  file.resize(static_cast<size_t>(in.gcount()));
   if (file.size() < magic_len + 2 || file.compare(0, magic_len, magic, magic_len) != 0)
     fail(path, "it does not start with the NumPy magic \\x93NUMPY");
   const auto major = static_cast<uint8_t>(file[magic_len]);
@@ -263,6 +283,9 @@ npy_array read_npy(const std::string& path) {
   uint64_t header_len = 0;
   for (size_t i = 0; i < len_bytes; ++i)
     header_len |= uint64_t{static_cast<uint8_t>(file[magic_len + 2 + i])} << (8 * i);
+  if (header_len > max_header - prefix && size >= prefix + header_len)
+    fail(path, fmt::format("a header of {} bytes (kernbench reads headers up to {} bytes)",
+                           header_len, max_header - prefix));
   if (file.size() < prefix + header_len)
     fail(path, fmt::format("the file ends inside the header ({} of {} header bytes)",
                            file.size() - prefix, header_len));
@@ -277,12 +300,17 @@ npy_array read_npy(const std::string& path) {
   for (uint64_t d : a.shape)
     if (__builtin_mul_overflow(want, d, &want))
       fail(path, fmt::format("shape {} is too large", shape_repr(a.shape)));
-  const uint64_t have = file.size() - prefix - header_len;
+  const uint64_t have = size - prefix - header_len;
   if (have != want)
     fail(path, fmt::format("shape {} of {} needs {} data bytes, the file holds {}{}",
                            shape_repr(a.shape), a.descr(), want, have,
                            have < want ? " (truncated)" : ""));
-  a.data.assign(file.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), file.end());
+  a.data.resize(static_cast<size_t>(want));
+  const uint64_t head = std::min<uint64_t>(file.size() - prefix - header_len, want);
+  std::memcpy(a.data.data(), file.data() + prefix + header_len, static_cast<size_t>(head));
+  in.read(reinterpret_cast<char*>(a.data.data()) + head, static_cast<std::streamsize>(want - head));
+  if (static_cast<uint64_t>(in.gcount()) != want - head)
+    fail(path, fmt::format("it changed while read ({} of {} data bytes)", head + in.gcount(), want));
   return a;
 }
 

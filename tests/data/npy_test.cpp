@@ -109,7 +109,7 @@ TEST(npy, a_file_fills_a_strided_tensor_converting_its_dtype) {
 TEST(npy, bad_files_name_the_file_and_the_fault) {
   test::temp_file f("bad.npy");
   const std::string p = f.str();
-  EXPECT_EQ(error_of(p), p + ": cannot open for reading");
+  EXPECT_EQ(error_of(p), p + ": cannot open for reading: No such file or directory");
   spit(p, "hello");
   EXPECT_EQ(error_of(p), p + ": not a usable .npy file: it does not start with the NumPy magic "
                              "\\x93NUMPY");

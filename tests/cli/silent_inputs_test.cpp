@@ -1,0 +1,104 @@
+// Inputs that were accepted without a word or failed with a library's
+// message (issue 35, items 5-7): each is refused, naming the option, the
+// file or the kernel, before anything runs.
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+
+TEST(silent_inputs, a_negative_seed_is_refused_not_wrapped) {
+  // CLI11 read -1 as 18446744073709551615.
+  for (const char* cmd : {"run --seed -1", "phold --seed -1"}) {
+    const auto r = run_kernbench(cmd);
+    EXPECT_NE(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.err.find("--seed: Value -1 is not a whole number from 0 up (no sign)"),
+              std::string::npos)
+      << cmd << ": " << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+}
+
+TEST(silent_inputs, phase2_workers_is_bounded) {
+  // 100,000 executor actors ran for minutes.
+  const auto r = run_kernbench("run --phase2-workers 100000 --verify");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--phase2-workers: Value 100000 not in range 0 to 1024"), std::string::npos)
+    << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(silent_inputs, kernel_real_arguments_must_be_finite) {
+  for (const char* v : {"inf", "-inf", "nan", "1e999"}) {
+    const auto r = run_kernbench(std::string("run --kernel layernorm --verify --arg eps=") + v);
+    EXPECT_EQ(r.exit_code, 2) << v;
+    EXPECT_EQ(r.err, std::string("kernbench: error: --arg eps=") + v +
+                       ": expected a finite number (kernel layernorm)\n")
+      << v;
+  }
+}
+
+TEST(silent_inputs, layernorm_needs_a_positive_eps) {
+  for (const char* v : {"-1", "0"}) {
+    const auto r = run_kernbench(std::string("run --kernel layernorm --verify --arg eps=") + v);
+    EXPECT_EQ(r.exit_code, 2) << v;
+    EXPECT_EQ(r.err, std::string("kernbench: error: --arg eps=") + v +
+                       ": kernel layernorm needs eps above 0 (it is added to the variance "
+                       "under a square root)\n")
+      << v;
+  }
+  const auto ok = run_kernbench("run --kernel layernorm --verify --arg eps=1e-3");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(silent_inputs, an_input_that_is_no_regular_file_is_refused_by_name) {
+  const std::string dir = test::temp_dir("silent_inputs_dir");
+  // A directory failed with "basic_filebuf::underflow error".
+  auto r = run_kernbench("run --kernel eltwise_chain --input x=" + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: " + dir + ": not a usable .npy file: it is a directory\n");
+  // A FIFO (as /dev/zero, a device) was read until memory ran out; one made
+  // here, with nothing writing to it, must not even be opened.
+  const std::string fifo = dir + "/x.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  r = run_kernbench("run --kernel eltwise_chain --input x=" + fifo);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: " + fifo +
+                     ": not a usable .npy file: it is not a regular file (a device, FIFO or "
+                     "socket)\n");
+}
+
+TEST(silent_inputs, an_input_larger_than_its_header_says_is_refused_before_it_is_read) {
+  // A valid header for 2x2 f32 followed by far more than 16 data bytes: the
+  // size is checked against the header, the data is never read.
+  const std::string dir = test::temp_dir("silent_inputs_size");
+  const std::string path = dir + "/big.npy";
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  header.resize(128 - 10 - 1, ' '); // header and prefix padded to 128 bytes
+  header += '\n';
+  {
+    std::ofstream f(path, std::ios::binary);
+    f.write("\x93NUMPY\x01\x00", 8);
+    const char len[2] = {static_cast<char>(header.size()), 0};
+    f.write(len, 2);
+    f << header;
+  }
+  std::filesystem::resize_file(path, 128 + (uint64_t{1} << 30)); // sparse: 1 GiB of zeros
+  const auto r = run_kernbench("run --kernel eltwise_chain --input x=" + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: " + path +
+                     ": not a usable .npy file: shape (2, 2) of <f4 needs 16 data bytes, the "
+                     "file holds 1073741824\n");
+}
+
+} // namespace
+} // namespace kb
