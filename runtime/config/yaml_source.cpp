@@ -22,15 +22,33 @@ YAML::Node load_yaml_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw config_error({path, 0}, "", "is a directory, not a file");
-  std::ifstream in(path);
+  // A device is never a document (/dev/zero was read until memory ran
+  // out, issue 35); a pipe (`--topology <(make_machine)`) is, up to the
+  // same bound as a file.
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::character ||
+      type == std::filesystem::file_type::block)
+    throw config_error({path, 0}, "", "is a device, not a file");
+  std::ifstream in(path, std::ios::binary);
   if (!in)
     throw config_error({path, 0}, "", "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  constexpr size_t chunk = size_t{1} << 16;
+  while (in) {
+    const size_t had = text.size();
+    text.resize(had + chunk);
+    in.read(text.data() + had, static_cast<std::streamsize>(chunk));
+    text.resize(had + static_cast<size_t>(in.gcount()));
+    if (text.size() > max_yaml_bytes)
+      throw config_error({path, 0}, "",
+                         fmt::format("is larger than {} MiB (kernbench reads configuration "
+                                     "documents up to that size)",
+                                     max_yaml_bytes >> 20));
+  }
   if (in.bad())
     throw config_error({path, 0}, "",
                        fmt::format("cannot read file: {}", std::strerror(errno)));
-  return load_yaml_text(text.str(), path);
+  return load_yaml_text(text, path);
 }
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& name) {

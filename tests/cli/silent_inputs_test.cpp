@@ -6,10 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -98,6 +101,45 @@ TEST(silent_inputs, an_input_larger_than_its_header_says_is_refused_before_it_is
   EXPECT_EQ(r.err, "kernbench: error: " + path +
                      ": not a usable .npy file: shape (2, 2) of <f4 needs 16 data bytes, the "
                      "file holds 1073741824\n");
+}
+
+TEST(silent_inputs, a_device_is_no_configuration_document) {
+  // Through a link of our own to /dev/zero (read until memory ran out).
+  const std::string dir = test::temp_dir("silent_inputs_device");
+  const std::string zero = dir + "/machine.yaml";
+  std::filesystem::create_symlink("/dev/zero", zero);
+  for (const std::string args : {"run --topology " + zero, "run --components " + zero,
+                                 "schedule " + zero}) {
+    const auto r = run_kernbench(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(zero + ": is a device, not a file"), std::string::npos)
+      << args << ": " << r.err;
+  }
+}
+
+TEST(silent_inputs, a_topology_may_come_through_a_pipe) {
+  // `--topology <(make_machine)` reads a FIFO: bounded, but allowed.
+  const std::string dir = test::temp_dir("silent_inputs_pipe");
+  const std::string fifo = dir + "/machine.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string text = test::slurp(test::source_dir() + "/config/topology.yaml");
+  ASSERT_FALSE(text.empty());
+  std::thread writer([&] {
+    std::ofstream f(fifo, std::ios::binary);
+    f << text;
+  });
+  const auto r = run_kernbench("run --topology " + fifo + " --M 128 --K 128 --N 128");
+  // Had kernbench not read it all, the writer would wait forever: drain.
+  if (const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK); fd >= 0) {
+    ::fcntl(fd, F_SETFL, 0);
+    char buf[4096];
+    while (::read(fd, buf, sizeof buf) > 0) {
+    }
+    ::close(fd);
+  }
+  writer.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nengine: "), std::string::npos);
 }
 
 } // namespace
