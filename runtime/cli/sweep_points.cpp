@@ -116,6 +116,28 @@ void check_axes(const std::vector<sweep_axis>& axes, const std::vector<std::stri
         "{} after --: every point would write the same file; the sweep writes its own CSV "
         "(--csv of sweep)",
         own));
+  // Points run at once: two writing one stream, op log or folder left one
+  // point's file, or a mix of both (issue 35).
+  for (const auto& a : axes)
+    for (const char* out : {"--trace-stream", "--oplog", "--op-digests", "--dump-tensors"}) {
+      if (a.run_option != out)
+        continue;
+      const std::set<std::string> paths(a.values.begin(), a.values.end());
+      const size_t per_path = point_count(axes) / a.values.size();
+      if (paths.size() != a.values.size() || per_path > 1)
+        throw std::invalid_argument(fmt::format(
+          "--param {}: {} points would write each path; every point needs its own (sweep "
+          "{} alone, one path per point)",
+          a.key, paths.size() != a.values.size() ? per_path * 2 : per_path, out));
+    }
+  if (point_count(axes) > 1)
+    for (const char* out : {"--trace-stream", "--oplog", "--op-digests", "--dump-tensors"})
+      if (gives(base, out))
+        throw std::invalid_argument(fmt::format(
+          "{} after --: every one of the {} points would write the same {}; sweep it instead "
+          "(--param {}=PATH1,PATH2,...) or run the point alone",
+          out, point_count(axes), std::string(out) == "--dump-tensors" ? "folder" : "file",
+          out + 2));
 }
 
 size_t point_count(const std::vector<sweep_axis>& axes) {

@@ -105,6 +105,10 @@ std::vector<operand_addresses> place_operands(const std::vector<pe_site>& pes,
   if (how == placement::remote_sip && sips < 2)
     throw std::invalid_argument(
       "--placement remote-sip: the machine has one SIP (no other SIP to read from)");
+  if (how == placement::interleaved && cubes < 2)
+    throw std::invalid_argument(
+      "--placement interleaved: the machine has one cube per SIP (nothing to interleave over; "
+      "it would be --placement local)");
   host_memory_map map;
   std::vector<operand_addresses> out;
   out.reserve(pes.size());

@@ -142,5 +142,37 @@ TEST(silent_inputs, a_topology_may_come_through_a_pipe) {
   EXPECT_NE(r.out.find("\nengine: "), std::string::npos);
 }
 
+TEST(silent_inputs, sweep_points_never_share_an_output_path) {
+  const std::string dir = test::temp_dir("silent_inputs_sweep");
+  const std::string csv = " --csv " + dir + "/s.csv --quiet";
+  // Both points wrote one stream at once.
+  auto r = run_kernbench("sweep --param M=128,256" + csv + " -- --K 128 --N 128 --trace-stream " +
+                         dir + "/t.stream");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --trace-stream after --: every one of the 2 points would "
+                   "write the same file; sweep it instead (--param trace-stream=PATH1,PATH2,...) "
+                   "or run the point alone\n");
+  r = run_kernbench("sweep --param M=128,256" + csv + " -- --K 128 --N 128 --dump-tensors " + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--dump-tensors after --: every one of the 2 points would write the same "
+                       "folder"),
+            std::string::npos)
+    << r.err;
+  // Swept, but crossed with another axis: two points per path.
+  r = run_kernbench("sweep --param M=128,256 --param trace-stream=" + dir + "/a," + dir + "/b" +
+                    csv + " -- --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --param trace-stream: 2 points would write each path; "
+                   "every point needs its own (sweep --trace-stream alone, one path per point)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/a"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv"));
+  // One path per point is fine.
+  r = run_kernbench("sweep --param trace-stream=" + dir + "/a," + dir + "/b" + csv +
+                    " -- --M 128 --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/a"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/b"));
+}
+
 } // namespace
 } // namespace kb

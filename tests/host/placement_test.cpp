@@ -63,6 +63,14 @@ TEST(Placement, MachinesThatCannotHostThePlacementAreRefused) {
                std::invalid_argument);
   EXPECT_THROW(place_operands({{0, 0, 0}}, sizes, placement::remote_sip, 1, 4),
                std::invalid_argument);
+  // Interleaving over one cube ran all-local without a word (issue 35).
+  try {
+    place_operands({{0, 0, 0}}, sizes, placement::interleaved, 2, 1);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--placement interleaved: the machine has one cube per SIP (nothing "
+                           "to interleave over; it would be --placement local)");
+  }
   const uint64_t big = uint64_t{40} << 30; // two PEs' 40 GiB A do not fit in 64 GiB
   try {
     place_operands({{0, 0, 0}, {0, 0, 1}}, operand_sizes{big, 0, 0, {}}, placement::local, 1, 1);
