@@ -77,7 +77,15 @@ void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
     throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}",
                                          path, e.getDescription().cStr()));
   }
+  // The message read exactly: bytes after it are another trace (`cat a b`)
+  // or damage, never to be skipped in silence (issue 35).
+  const off_t end = ::lseek(fd, 0, SEEK_CUR);
   ::close(fd);
+  if (end >= 0 && static_cast<uint64_t>(end) < size)
+    throw std::runtime_error(fmt::format(
+      "'{}' is not a kernbench trace file: {} more bytes after the trace's {} (two traces "
+      "joined into one file?)",
+      path, size - static_cast<uint64_t>(end), end));
 }
 
 void read_trace_bytes(std::string_view bytes, const std::string& name,

@@ -114,6 +114,13 @@ trace_reader::trace_reader(std::string path) : path_(std::move(path)) {
         fail(fmt::format("a truncated or malformed part at byte {}", off));
       capnp::FlatArrayMessageReader m(p.words, options_for(p.words.size()));
       auto root = m.getRoot<wire::TraceStreamPart>();
+      // The names end a stream: anything after them, or a second header,
+      // is another trace run into this one (`cat a b`), whose records
+      // would all be counted twice (issue 35).
+      if (named || root.isHeader())
+        fail(fmt::format("{} at byte {}, after {}: two traces joined into one file?",
+                         root.isHeader() ? "a second header" : "more parts", off,
+                         named ? "the node names that end a stream" : "the first header"));
       if (root.isChunk()) {
         auto rs = root.getChunk().getRecords();
         if (rs.size() > 0) {

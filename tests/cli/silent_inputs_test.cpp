@@ -174,5 +174,26 @@ TEST(silent_inputs, sweep_points_never_share_an_output_path) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/b"));
 }
 
+TEST(silent_inputs, a_trace_joined_with_itself_is_refused_not_counted_twice) {
+  const std::string dir = test::temp_dir("silent_inputs_trace");
+  const std::string run = "run --M 128 --K 128 --N 128 --quiet ";
+  ASSERT_EQ(run_kernbench(run + "--trace-stream " + dir + "/t.stream").exit_code, 0);
+  ASSERT_EQ(run_kernbench(run + "--trace " + dir + "/t.trace").exit_code, 0);
+  for (const char* name : {"t.stream", "t.trace"}) {
+    const std::string one = dir + "/" + name, two = dir + "/twice." + name;
+    const std::string bytes = test::slurp(one);
+    ASSERT_FALSE(bytes.empty()) << name;
+    std::ofstream(two, std::ios::binary) << bytes << bytes;
+    const auto good = run_kernbench("trace stats " + one);
+    EXPECT_EQ(good.exit_code, 0) << good.err;
+    EXPECT_EQ(good.out.substr(0, good.out.find(',')), "trace: 20 records") << name;
+    const auto r = run_kernbench("trace stats " + two);
+    EXPECT_EQ(r.exit_code, 2) << name;
+    EXPECT_NE(r.err.find("two traces joined into one file?"), std::string::npos)
+      << name << ": " << r.err;
+    EXPECT_EQ(r.out, "") << name;
+  }
+}
+
 } // namespace
 } // namespace kb
