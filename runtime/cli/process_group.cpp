@@ -21,6 +21,37 @@ namespace {
 /// The fd number the lifeline has in every worker.
 constexpr int lifeline_fd = 3;
 
+/// How long a worker may stay stopped (SIGSTOP, a debugger) before the run
+/// is ended: the others wait on its promises forever (issue 35). A shell's
+/// Ctrl-Z stops the whole group, this process and its monitor with it.
+constexpr std::chrono::seconds stop_limit{5};
+
+/// Ends `pid`, stopped or not: a stopped process acts on SIGTERM only once
+/// it runs again (a split run's launcher waited on one for minutes).
+void end_process(pid_t pid) {
+  ::kill(pid, SIGTERM);
+  ::kill(pid, SIGCONT);
+}
+
+/// The state letter of /proc/PID/stat ('T' stopped, 't' traced); 0 if
+/// it cannot be read.
+char process_state(pid_t pid) {
+  const std::string path = fmt::format("/proc/{}/stat", pid);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = 0;
+  // "pid (comm) S ...": comm may hold spaces and parentheses; the state
+  // follows the last ')'.
+  const char* close = std::strrchr(buf, ')');
+  return close && close[1] == ' ' ? close[2] : 0;
+}
+
 } // namespace
 
 std::string describe_exit(int status) {
@@ -39,7 +70,7 @@ process_group::~process_group() {
   stop_monitor();
   for (auto& c : children_)
     if (!c.reaped) {
-      ::kill(c.pid, SIGTERM);
+      end_process(c.pid);
       ::waitpid(c.pid, nullptr, 0);
     }
   for (int fd : lifeline_)
@@ -126,7 +157,25 @@ void process_group::terminate() {
 void process_group::terminate_others(pid_t except) {
   for (auto& c : children_)
     if (!c.reaped && c.pid != except)
-      ::kill(c.pid, SIGTERM);
+      end_process(c.pid);
+}
+
+bool process_group::stopped_too_long(child& c) {
+  const char state = process_state(c.pid);
+  if (state != 'T' && state != 't') {
+    c.stopped_since.reset();
+    return false;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!c.stopped_since)
+    c.stopped_since = now;
+  if (now - *c.stopped_since < stop_limit)
+    return false;
+  fmt::print(stderr, "{}: worker process {} (pid {}) has been stopped for {} s (SIGSTOP or a "
+                     "debugger); the others wait on it: ending the run\n",
+             who_, c.rank, c.pid, stop_limit.count());
+  c.reported = true;
+  return true;
 }
 
 void process_group::monitor() {
@@ -136,16 +185,20 @@ void process_group::monitor() {
       if (c.reaped)
         continue;
       int status = 0;
-      if (::waitpid(c.pid, &status, WNOHANG) != c.pid)
-        continue;
-      c.reaped = true;
-      c.status = status;
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        continue;
-      // A worker died during the run: the others cannot finish without it.
-      fmt::print(stderr, "{}\n", failure(c));
-      c.reported = true;
-      terminate_others(c.pid);
+      if (::waitpid(c.pid, &status, WNOHANG) != c.pid) {
+        if (!stopped_too_long(c))
+          continue;
+        terminate_others(-1); // the stopped one too
+      } else {
+        c.reaped = true;
+        c.status = status;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          continue;
+        // A worker died during the run: the others cannot finish without it.
+        fmt::print(stderr, "{}\n", failure(c));
+        c.reported = true;
+        terminate_others(c.pid);
+      }
       // The run usually notices the lost peer and ends with its own error;
       // if it has not within the grace period, end it here.
       if (!cv_.wait_for(lock, grace_, [this] { return stop_; })) {

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <thread>
@@ -62,11 +63,16 @@ private:
     bool reaped = false;
     bool reported = false; ///< its failure is already on stderr
     int status = 0;
+    /// When the monitor first saw it stopped (SIGSTOP, a debugger); reset
+    /// when it runs again.
+    std::optional<std::chrono::steady_clock::time_point> stopped_since;
   };
   std::string failure(const child& c) const;
   void monitor();
   void stop_monitor();
   void terminate_others(pid_t except);
+  /// A worker stopped for `stop_limit` or more: named on stderr, true.
+  bool stopped_too_long(child& c);
 
   std::string who_;
   std::chrono::milliseconds grace_;

@@ -199,5 +199,50 @@ TEST(peer_loss, a_run_that_loses_a_worker_fails_and_writes_no_result) {
   EXPECT_EQ(::access(json.c_str(), F_OK), -1) << "a result file appeared";
 }
 
+/// Stops (SIGSTOP) the worker of `r` and checks that the parent ends within
+/// `limit`, exit status 1, its stderr holding `says`, the worker ended too.
+/// A stopped worker used to keep the run waiting forever (issue 35).
+void stop_worker_and_expect_the_parent_ends(const split_run& r, std::chrono::seconds limit,
+                                            const std::string& says) {
+  ASSERT_EQ(::kill(r.worker, SIGSTOP), 0);
+  const auto t0 = clock_type::now();
+  const auto status = wait_for(r.parent, limit);
+  if (!status) {
+    ::kill(r.worker, SIGKILL);
+    ::kill(r.parent, SIGKILL);
+    ::waitpid(r.parent, nullptr, 0);
+    FAIL() << "the parent still runs " << limit.count() << " s after its worker stopped";
+  }
+  EXPECT_LT(clock_type::now() - t0, limit);
+  EXPECT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 1);
+  const std::string err = slurp(r.err_path);
+  EXPECT_NE(err.find(says), std::string::npos) << err;
+  EXPECT_EQ(::kill(r.worker, 0), -1) << err; // ended and reaped, stopped or not
+}
+
+TEST(peer_loss, a_stopped_phold_worker_ends_the_run_within_10_s) {
+  split_run r = start("phold_worker_stops");
+  ASSERT_GT(r.worker, 0);
+  stop_worker_and_expect_the_parent_ends(
+    r, std::chrono::seconds(10),
+    "kernbench phold: worker process 1 (pid " + std::to_string(r.worker) +
+      ") has been stopped for 5 s (SIGSTOP or a debugger); the others wait on it: ending the "
+      "run\n");
+}
+
+TEST(peer_loss, a_stopped_local_peer_ends_the_run_within_10_s) {
+  const std::string json = test::temp_dir("run_worker_stops") + "/result.json";
+  split_run r = start("run_worker_stops", run_args(json));
+  ASSERT_GT(r.worker, 0);
+  // The heartbeat notices (5 s), the launcher waits 2 s for the run to end
+  // by itself, then ends the stopped peer (SIGTERM and SIGCONT: a stopped
+  // process acts on SIGTERM only once it runs) and exits.
+  stop_worker_and_expect_the_parent_ends(
+    r, std::chrono::seconds(10),
+    " (rank 1, pid " + std::to_string(r.worker) + ") at simulated time ");
+  EXPECT_EQ(::access(json.c_str(), F_OK), -1) << "a result file appeared";
+}
+
 } // namespace
 } // namespace kb
