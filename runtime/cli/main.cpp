@@ -15,6 +15,7 @@
 #include "runtime/cli/sweep_command.hpp"
 #include "runtime/cli/trace_command.hpp"
 #include "runtime/host/kernel_calls.hpp"
+#include "runtime/report/signal_cleanup.hpp"
 #include "runtime/report/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -50,6 +51,8 @@ int check_stdout(int exit_code) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // SIGINT, SIGTERM, SIGHUP: temporaries removed, child processes ended.
+  kb::signal_cleanup::install();
   CLI::App app{"kernbench: a tiled-NPU simulator", "kernbench"};
   app.require_subcommand(1);
   app.set_version_flag("--version", fmt::format("kernbench {} ({})", kb::version, kb::git_hash),

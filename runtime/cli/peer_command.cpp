@@ -4,6 +4,7 @@
 #include "runtime/cli/peer_channel.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/report/atomic_file.hpp"
+#include "runtime/report/signal_cleanup.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -49,6 +50,7 @@ public:
       throw std::runtime_error(fmt::format("cannot create a directory for the job: {}",
                                            std::strerror(errno)));
     path_ = t;
+    on_signal_ = signal_cleanup::folder(t);
   }
   ~job_dir() {
     std::error_code ec;
@@ -58,6 +60,7 @@ public:
 
 private:
   fs::path path_;
+  signal_cleanup::entry on_signal_;
 };
 
 /// One run from one launcher; returns the exit status the peer reports

@@ -130,6 +130,8 @@ pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
     ::close(so[0]);
   std::lock_guard lock(mutex_);
   children_.push_back({rank, pid});
+  children_.back().on_signal =
+    std::make_shared<signal_cleanup::entry>(signal_cleanup::process(pid));
   if (watch_ && !monitor_.joinable())
     monitor_ = std::thread([this] { monitor(); });
   return pid;
@@ -141,10 +143,12 @@ bool process_group::all_ended() {
   for (auto& c : children_) {
     if (c.reaped)
       continue;
-    if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid)
+    if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid) {
       c.reaped = true;
-    else
+      c.on_signal.reset(); // its pid may be reused
+    } else {
       ended = false;
+    }
   }
   return ended;
 }
@@ -191,6 +195,7 @@ void process_group::monitor() {
         terminate_others(-1); // the stopped one too
       } else {
         c.reaped = true;
+        c.on_signal.reset(); // its pid may be reused
         c.status = status;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
           continue;
@@ -238,6 +243,7 @@ std::string process_group::wait_all() {
         continue;
       }
       c.reaped = true;
+      c.on_signal.reset(); // its pid may be reused
     }
     if ((!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) && !c.reported)
       err += failure(c) + "\n";

@@ -12,9 +12,12 @@
 // this process within `grace` with the worker named (unless the owner
 // watches its workers itself: `watch` off).
 
+#include "runtime/report/signal_cleanup.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -66,6 +69,9 @@ private:
     /// When the monitor first saw it stopped (SIGSTOP, a debugger); reset
     /// when it runs again.
     std::optional<std::chrono::steady_clock::time_point> stopped_since;
+    /// Ended with this process on SIGINT/SIGTERM (shared: children_ is copied
+    /// out in places; the entry goes with the last copy).
+    std::shared_ptr<signal_cleanup::entry> on_signal;
   };
   std::string failure(const child& c) const;
   void monitor();

@@ -1,7 +1,10 @@
 #include "runtime/cli/sweep_runner.hpp"
 
+#include "runtime/report/signal_cleanup.hpp"
+
 #include "runtime/cli/process_group.hpp"
 #include "runtime/report/csv_row.hpp"
+#include "runtime/report/signal_cleanup.hpp"
 
 #include <fmt/format.h>
 
@@ -45,6 +48,7 @@ public:
       throw std::runtime_error(
         fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
     path_ = tmpl;
+    on_signal_ = signal_cleanup::folder(path_);
   }
   ~temp_dir() {
     std::error_code ec;
@@ -56,11 +60,13 @@ public:
 
 private:
   std::string path_;
+  signal_cleanup::entry on_signal_;
 };
 
 struct running {
   size_t point;
   clock_type::time_point start;
+  signal_cleanup::entry on_signal; ///< the point's process ends on SIGINT/SIGTERM
 };
 
 pid_t spawn_point(const std::vector<std::string>& args, const std::string& csv,
@@ -136,7 +142,7 @@ std::vector<point_result> run_points(
     while (next < args.size() || !live.empty()) {
       while (next < args.size() && live.size() < std::max(1u, jobs)) {
         const pid_t pid = spawn_point(args[next], csv_of(next), err_of(next));
-        live[pid] = {next++, clock_type::now()};
+        live[pid] = {next++, clock_type::now(), signal_cleanup::process(pid)};
       }
       int status = 0;
       const pid_t pid = ::waitpid(-1, &status, 0);
@@ -148,8 +154,10 @@ std::vector<point_result> run_points(
       auto it = live.find(pid);
       if (it == live.end())
         continue; // not one of ours
-      const running r = it->second;
-      live.erase(it);
+      const size_t point = it->second.point;
+      const clock_type::time_point start = it->second.start;
+      live.erase(it); // releases its signal entry: reaped
+      const running r{point, start, {}};
       out[r.point] = collect(status, csv_of(r.point), err_of(r.point));
       out[r.point].wall_s =
         std::chrono::duration<double>(clock_type::now() - r.start).count();

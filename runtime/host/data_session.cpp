@@ -90,6 +90,9 @@ data_session::data_session(const data_request& r, std::shared_ptr<const memory_i
     return;
   temporary_ = r.oplog.empty();
   log_path_ = temporary_ ? temp_oplog() : r.oplog;
+  // Written while the run goes: a signal leaves neither the temporary nor
+  // a partial --oplog behind.
+  log_on_signal_ = signal_cleanup::file(log_path_);
   if (!std::ofstream(log_path_, std::ios::binary))
     throw std::invalid_argument(fmt::format("{}{}: cannot write it",
                                             temporary_ ? "op log " : "--oplog ", log_path_));
@@ -103,6 +106,7 @@ data_session::~data_session() {
   std::error_code ec;
   if (temporary_)
     std::filesystem::remove(log_path_, ec);
+  log_on_signal_.release();
 }
 
 std::shared_ptr<op_sink> data_session::sink() const { return log_; }

@@ -16,6 +16,7 @@
 #include "runtime/data/memory_image.hpp"
 #include "runtime/data/verify.hpp"
 #include "runtime/engine/protocol.hpp"
+#include "runtime/report/signal_cleanup.hpp"
 
 #include <functional>
 #include <memory>
@@ -91,6 +92,7 @@ private:
   data_request request_;
   std::shared_ptr<const memory_image> initial_;
   std::string log_path_;
+  signal_cleanup::entry log_on_signal_;
   bool temporary_ = false;
   std::shared_ptr<op_log> log_;
 };

@@ -68,6 +68,8 @@ atomic_file::atomic_file(std::string path, std::string what)
                 : ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0)
     fail("", errno);
+  if (!direct_)
+    tmp_on_signal_ = signal_cleanup::file(tmp_);
   // The replaced file keeps its permissions.
   if (exists && !direct_)
     ::fchmod(fd_, st.st_mode & 07777);
@@ -78,6 +80,7 @@ atomic_file::~atomic_file() {
   close_fd();
   if (!done_ && !direct_)
     ::unlink(tmp_.c_str());
+  tmp_on_signal_.release();
 }
 
 void atomic_file::close_fd() {
@@ -107,6 +110,7 @@ void atomic_file::commit() {
     fail(" (close)", errno);
   if (!direct_ && ::rename(tmp_.c_str(), target_.c_str()) != 0)
     fail(fmt::format(" (rename from '{}')", tmp_), errno);
+  tmp_on_signal_.release(); // the target now: kept
   done_ = true;
 }
 

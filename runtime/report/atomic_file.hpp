@@ -12,6 +12,7 @@
 // buffer: nothing can be renamed over it.
 
 #include "runtime/report/fd_streambuf.hpp"
+#include "runtime/report/signal_cleanup.hpp"
 
 #include <ostream>
 #include <stdexcept>
@@ -56,6 +57,7 @@ private:
   void close_fd();
 
   std::string path_, what_, target_, tmp_;
+  signal_cleanup::entry tmp_on_signal_; ///< the temporary goes on SIGINT/SIGTERM
   bool direct_ = false;
   bool done_ = false;
   int fd_ = -1;

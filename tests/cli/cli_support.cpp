@@ -15,6 +15,17 @@
 
 namespace kb::test {
 
+std::vector<char*> kernbench_argv(const std::vector<std::string>& args,
+                                  std::vector<std::string>& storage) {
+  storage.assign(1, KB_KERNBENCH_EXE);
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -4,6 +4,7 @@
 #include "runtime/config/topology_spec.hpp"
 
 #include <string>
+#include <vector>
 
 namespace kb::test {
 
@@ -28,6 +29,11 @@ std::string file_size_limit(unsigned bytes);
 /// output goes through a pipe, so only the files the run writes (and its
 /// standard error) are limited.
 cli_result run_kernbench_on_full_disk(const std::string& args, unsigned bytes);
+
+/// `kernbench args...` as the argv of exec or posix_spawn (null-terminated):
+/// the strings live in `storage`, which must outlive the argv.
+std::vector<char*> kernbench_argv(const std::vector<std::string>& args,
+                                  std::vector<std::string>& storage);
 
 /// A fresh empty directory under the test's temporary directory.
 std::string temp_dir(const std::string& name);

@@ -109,12 +109,8 @@ split_run start(const std::string& name, const std::vector<std::string>& args = 
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   split_run r;
   r.err_path = test::temp_dir(name) + "/err";
-  std::vector<std::string> all{KB_KERNBENCH_EXE};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> all;
+  std::vector<char*> argv = test::kernbench_argv(args, all);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);

@@ -40,12 +40,8 @@ std::string slurp(const std::string& path) {
 /// Starts `kernbench args...` with standard output to a pipe (or to
 /// /dev/null) and standard error to `err`; returns its pid.
 pid_t spawn(const std::vector<std::string>& args, const std::string& err, int* out_fd) {
-  std::vector<std::string> all{KB_KERNBENCH_EXE};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> all;
+  std::vector<char*> argv = test::kernbench_argv(args, all);
   int p[2] = {-1, -1};
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);

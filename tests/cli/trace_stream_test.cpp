@@ -26,12 +26,8 @@ using test::slurp;
 
 /// Peak RSS (KiB) of `kernbench args...`, run with stdout to /dev/null.
 long peak_rss_kib(const std::vector<std::string>& args) {
-  std::vector<std::string> all{KB_KERNBENCH_EXE};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> all;
+  std::vector<char*> argv = test::kernbench_argv(args, all);
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (!std::freopen("/dev/null", "w", stdout))

@@ -1,0 +1,53 @@
+#pragma once
+// What a process leaves behind when SIGINT, SIGTERM or SIGHUP ends it:
+// nothing of its own. Temporary files and folders it registers are removed
+// and the child processes it registers are ended (SIGTERM, then SIGCONT for
+// a stopped one); then the signal takes its default action, so the exit
+// status still says which signal ended it (130, 143, ...). A 229-320 MB
+// `--trace-stream` temporary, op logs and sweep folders used to stay
+// (issue 35).
+//
+// The handler is async-signal-safe: fixed slots of fixed-size paths, each
+// claimed and released with atomics; unlink, unlinkat, rmdir, open,
+// getdents64 and kill are all it calls. A folder is removed one level deep
+// (the temporary folders kernbench makes are flat).
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace kb::signal_cleanup {
+
+/// Installs the handlers (once; later calls do nothing). main() calls it.
+void install();
+
+/// A registration; release it when the thing is gone or kept. Moves only.
+class entry {
+public:
+  entry() = default;
+  entry(entry&& o) noexcept : slot_(o.slot_) { o.slot_ = -1; }
+  entry& operator=(entry&& o) noexcept;
+  entry(const entry&) = delete;
+  entry& operator=(const entry&) = delete;
+  ~entry() { release(); }
+  /// No longer removed or ended on a signal.
+  void release();
+  bool active() const { return slot_ >= 0; }
+
+private:
+  friend entry file(const std::string&);
+  friend entry folder(const std::string&);
+  friend entry process(pid_t);
+  explicit entry(int slot) : slot_(slot) {}
+  int slot_ = -1;
+};
+
+/// Removes `path` on a signal. A path too long, or all slots taken: an
+/// inactive entry (then the thing is not cleaned up on a signal).
+entry file(const std::string& path);
+/// Removes the folder `path` and the files in it on a signal.
+entry folder(const std::string& path);
+/// Ends process `pid` on a signal.
+entry process(pid_t pid);
+
+} // namespace kb::signal_cleanup
