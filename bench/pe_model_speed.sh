@@ -29,15 +29,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 R=${R:-5}
 CASES=${CASES:-one_pe cube64 pes1024 remote1024}
-[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
-
-cd "$KB_ROOT"
-[[ "${KB_SKIP_BUILD:-}" == 1 ]] || KB_TARGETS=kernbench "$KB_ROOT/scripts/build.sh" >/dev/null
-EXE="$KB_BUILD/kernbench"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+kb_bench_start "$@"
+median() { kb_median; }
 
 # case name -> arguments
 case_args() {

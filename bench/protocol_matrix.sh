@@ -33,16 +33,8 @@ THREADS=${THREADS:-1 2 4}
 PROCS=${PROCS:-1 2}
 SHARDS=${SHARDS:-0 16}
 WORKLOADS=${WORKLOADS:-phold256 phold1024 phold16384 machine}
-[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
-[[ "$R" =~ ^[1-9][0-9]*$ ]] || kb_die "R must be a positive integer, got '$R'"
-
-cd "$KB_ROOT"
-[[ "${KB_SKIP_BUILD:-}" == 1 ]] || KB_TARGETS=kernbench "$KB_ROOT/scripts/build.sh" >/dev/null
-EXE="$KB_BUILD/kernbench"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+kb_bench_start "$@"
+median() { kb_median; }
 
 workload_cmd() {
   case $1 in

@@ -26,16 +26,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 R=${R:-3}
 CONFIGS=${CONFIGS:-t2 p2}
 ARGS=${ARGS:---M 512 --K 512 --N 512 --repeat 2}
-[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
-[[ "$R" =~ ^[1-9][0-9]*$ ]] || kb_die "R must be a positive integer, got '$R'"
-
-cd "$KB_ROOT"
-[[ "${KB_SKIP_BUILD:-}" == 1 ]] || KB_TARGETS=kernbench "$KB_ROOT/scripts/build.sh" >/dev/null
-EXE="$KB_BUILD/kernbench"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+kb_bench_start "$@"
+median() { kb_median; }
 
 # configuration -> kernbench options
 config_args() {
