@@ -29,7 +29,8 @@ hub::hub(caf::actor_config& cfg, hub_init init)
   floor_.assign(init_.shards, SimTime::zero());
   wanted_.assign(init_.shards, 0);
   asked_.assign(init_.shards, 0);
-  raw_in_.assign(init_.shards, SimTime::zero());
+  last_in_.assign(init_.shards, SimTime::zero());
+  acked_in_.assign(init_.shards, 0);
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
@@ -233,16 +234,18 @@ void hub::on_peer(event_batch& b) {
   // after it.
   promise_in_[b.from] = std::max(b.time, floor_[b.from]);
   auto& wait = unacked_[b.from];
-  const size_t waiting = wait.size();
   while (!wait.empty() && wait.front().upto <= b.acked)
     wait.pop_front();
-  // An answer (a higher promise, acknowledgements or events) ends this
-  // shard's question to b.from; if still blocked on it, it asks again. A
-  // message that is only b.from's own question does not: two shards
-  // blocked on each other would otherwise ask each other forever.
-  if (b.time > raw_in_[b.from] || wait.size() != waiting || !b.events.empty())
+  // An answer (a promise above the last one, new acknowledgements or
+  // events) ends this shard's question to b.from; if still blocked on it,
+  // it asks again. These are exactly the batches after which b.from stops
+  // wanting to answer (send_promises; channels are FIFO, so both sides see
+  // the same sequence). A batch that is only b.from's own question is no
+  // answer: two shards blocked on each other would ask each other forever.
+  if (b.time > last_in_[b.from] || b.acked > acked_in_[b.from] || !b.events.empty())
     asked_[b.from] = 0;
-  raw_in_[b.from] = std::max(raw_in_[b.from], b.time);
+  last_in_[b.from] = b.time;
+  acked_in_[b.from] = std::max(acked_in_[b.from], b.acked);
   if (b.need)
     wanted_[b.from] = 1;
   recv_events_[b.from] += b.events.size();

@@ -146,7 +146,8 @@ private:
   /// Per shard: this shard said it is blocked on it, and nothing has come
   /// from it since.
   std::vector<char> asked_;
-  std::vector<SimTime> raw_in_; ///< per shard: its highest promise received
+  std::vector<SimTime> last_in_;   ///< per shard: the last promise it sent here
+  std::vector<uint64_t> acked_in_; ///< per shard: the last acknowledgement it sent
   SimTime end_ = SimTime::infinity();
   SimTime last_window_;
   size_t outstanding_ = 0;
