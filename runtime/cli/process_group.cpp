@@ -129,9 +129,11 @@ pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
   else if (so[0] >= 0)
     ::close(so[0]);
   std::lock_guard lock(mutex_);
-  children_.push_back({rank, pid});
-  children_.back().on_signal =
-    std::make_shared<signal_cleanup::entry>(signal_cleanup::process(pid));
+  child c;
+  c.rank = rank;
+  c.pid = pid;
+  c.on_signal = std::make_shared<signal_cleanup::entry>(signal_cleanup::process(pid));
+  children_.push_back(std::move(c));
   if (watch_ && !monitor_.joinable())
     monitor_ = std::thread([this] { monitor(); });
   return pid;
