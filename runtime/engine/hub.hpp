@@ -51,6 +51,11 @@ struct hub_init {
 
 class hub : public caf::event_based_actor {
 public:
+  /// How long a blocked shard waits, with no window run, before its watch
+  /// tells shard 0 (doubling up to 1 s). 1 ms at first (ADR-0014); a split
+  /// run's promise round trip takes longer than that under a sanitizer, and
+  /// each early notice cost an LBTS round (ADR-0029).
+  static constexpr std::chrono::milliseconds first_watch{20};
   hub(caf::actor_config& cfg, hub_init init);
   caf::behavior make_behavior() override;
   const char* name() const override { return "kb.hub"; }
@@ -170,7 +175,7 @@ private:
   hub_snapshot last_notice_;
   bool watch_armed_ = false;      // a watch_atom is on its way
   uint64_t watch_windows_ = 0;    // windows when it was sent
-  std::chrono::milliseconds watch_delay_{1};
+  std::chrono::milliseconds watch_delay_ = first_watch;
   uint64_t batches_sent_ = 0;     // event-carrying peer batches
   uint64_t batches_recv_ = 0;
   std::unique_ptr<lbts_rounds> rounds_; // shard 0 only

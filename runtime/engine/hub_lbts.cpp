@@ -63,7 +63,7 @@ void hub::send_notice() {
 void hub::arm_watch() {
   // Liveness does not rest on promises still flowing: a shard that stays
   // blocked with nothing changing tells shard 0 again after a while of wall
-  // time (1 ms, doubling up to 1 s). A notice only starts an LBTS round,
+  // time (first_watch, doubling up to 1 s). A notice only starts an LBTS round,
   // which is safe at any moment, so results never depend on the timing.
   if (init_.shards == 1 || watch_armed_)
     return;
@@ -75,11 +75,11 @@ void hub::arm_watch() {
 void hub::on_watch() {
   watch_armed_ = false;
   if (!running_ || done_ || collected_ || !stuck_) {
-    watch_delay_ = std::chrono::milliseconds(1);
+    watch_delay_ = first_watch;
     return;
   }
   if (stats_.windows != watch_windows_) {
-    watch_delay_ = std::chrono::milliseconds(1); // progress: start afresh
+    watch_delay_ = first_watch; // progress: start afresh
   } else {
     last_notice_ = snapshot(0);
     send_notice();
