@@ -3,8 +3,8 @@
 // Exit status: 0 success; 1 the run failed (an error during simulation, an
 // output file or standard output that could not be written, a lost peer
 // process, a kernel's prepare or reference that threw); 2 bad input (usage,
-// options, config files). `kernbench` with no arguments prints the help and
-// exits 0.
+// options, config files, CLI11's own parse errors included). `kernbench`
+// with no arguments prints the help and exits 0.
 
 #include "kb_version.hpp"
 #include "runtime/cli/list_kernels_command.hpp"
@@ -25,7 +25,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <iostream>
+#include <string>
+#include <utility>
 
 namespace {
 
@@ -70,10 +73,29 @@ int main(int argc, char** argv) {
     std::cout << app.help();
     return check_stdout(0);
   }
+  // CLI11 says only "A subcommand is required" for an unknown one.
+  if (const std::string first = argv[1]; !first.empty() && first[0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : std::as_const(app).get_subcommands(
+           std::function<bool(const CLI::App*)>([](const CLI::App*) { return true; }))) {
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+      found = found || sub->get_name() == first;
+    }
+    if (!found) {
+      fmt::print(stderr, "kernbench: error: unknown command '{}' (the commands: {})\n", first,
+                 known);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return check_stdout(app.exit(e));
+    // CLI11 prints its message (or the help or version asked for); its own
+    // codes (105, 106, 109, ...) become the README's: 0 for --help and
+    // --version, 2 for every other usage error.
+    const int code = app.exit(e);
+    return check_stdout(code == 0 ? 0 : 2);
   } catch (const kb::output_error& e) {
     fmt::print(stderr, "kernbench: error: {}\n", e.what());
     return 1;

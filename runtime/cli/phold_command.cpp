@@ -5,6 +5,7 @@
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/engine/partition.hpp"
+#include "runtime/engine/thread_probe.hpp"
 #include "runtime/phold/phold_run.hpp"
 
 #include <CLI/CLI.hpp>
@@ -104,6 +105,7 @@ int run(const phold_cli& c) {
     print(o, c, since_t0());
     return 0;
   }
+  check_threads_can_start(c.threads, fmt::format("--threads {}", c.threads));
   cluster_options cl;
   cl.ranks = c.procs;
   cl.rank = c.rank;

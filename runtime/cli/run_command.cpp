@@ -14,6 +14,7 @@
 #include "runtime/cli/run_outputs.hpp"
 
 #include "actors/builtin_kinds.hpp"
+#include "runtime/engine/thread_probe.hpp"
 #include "runtime/predict/service_model.hpp"
 #include "runtime/address.hpp"
 #include "runtime/host/driver_data.hpp"
@@ -86,6 +87,9 @@ void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result&
 
 int run(const run_cli& c) {
   check_run_options(c);
+  check_threads_can_start(c.threads, fmt::format("--threads {}", c.threads));
+  if (c.phase2_workers != 0)
+    check_threads_can_start(c.phase2_workers, fmt::format("--phase2-workers {}", c.phase2_workers));
   load_kernel_libraries(c);
   const std::string dir = default_config_dir();
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;

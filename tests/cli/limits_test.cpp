@@ -11,6 +11,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <sys/wait.h>
 #include <utility>
 #include <vector>
 
@@ -177,7 +178,7 @@ TEST(limits, too_many_lps_names_the_limit_and_why) {
 
 TEST(limits, too_many_shards_names_the_limit) {
   const auto r = run_kernbench("phold --shards 5000");
-  EXPECT_EQ(r.exit_code, 105);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "--shards: Value 5000 not in range 0 to 1024\n"
                    "Run with --help for more information.\n");
 }
@@ -227,6 +228,57 @@ TEST(limits, the_default_budget_is_three_quarters_of_physical_memory) {
   EXPECT_NE(r.err.find("(3/4 of physical memory; set KB_MEMORY_BUDGET_MB to change it)"),
             std::string::npos)
     << r.err;
+}
+
+// -- threads ------------------------------------------------------------------
+
+/// Runs `kernbench args` as user nobody (the process limit does not hold
+/// for root) with at most `n` processes and threads of that user
+/// (RLIMIT_NPROC; prlimit and setpriv are util-linux's), from a copy of the executable that user can reach.
+test::cli_result run_as_nobody_with_at_most(unsigned n, const std::string& args) {
+  namespace fs = std::filesystem;
+  const std::string dir = test::temp_dir("nproc");
+  const fs::path exe = fs::path(dir) / "kernbench";
+  std::error_code ec;
+  fs::create_hard_link(KB_KERNBENCH_EXE, exe, ec);
+  if (ec)
+    fs::copy_file(KB_KERNBENCH_EXE, exe);
+  for (fs::path p = dir; p != p.root_path(); p = p.parent_path())
+    fs::permissions(p, fs::perms::others_exec, fs::perm_options::add);
+  const std::string out = dir + "/out", err = dir + "/err";
+  const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 exec prlimit --nproc=" +
+                          std::to_string(n) +
+                          " setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                          exe.string() + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  test::cli_result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = test::slurp(out);
+  r.err = test::slurp(err);
+  fs::remove_all(dir);
+  return r;
+}
+
+TEST(limits, threads_that_cannot_be_started_are_an_error_naming_the_option) {
+  // It used to abort ("terminate called without an active exception") or
+  // stall at 0 us (issue 35).
+  for (const std::string cmd : {"run --threads 64", "phold --lps 64 --threads 64",
+                                "run --kernel softmax --verify --phase2-workers 64"}) {
+    const auto r = run_as_nobody_with_at_most(24, cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.err;
+    const std::string option = cmd.substr(cmd.rfind("--"));
+    const std::string head = "kernbench: error: " + option + ": cannot start 68 threads here (64 "
+                             "and 4 of kernbench's own; Resource temporarily unavailable after ";
+    EXPECT_EQ(r.err.substr(0, head.size()), head) << cmd;
+    EXPECT_NE(r.err.find("(ulimit -u, a container's pids limit) or memory does not allow them; "
+                         "ask for fewer\n"),
+              std::string::npos)
+      << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+  // The same limit lets a run with few threads through.
+  const auto ok = run_as_nobody_with_at_most(24, "run --threads 2 --M 256 --N 256 --K 256");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 } // namespace

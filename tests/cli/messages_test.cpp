@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <regex>
+#include <utility>
+#include <vector>
 
 namespace kb {
 namespace {
@@ -36,6 +38,31 @@ TEST(messages, version_prints_the_version_and_the_git_hash) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(std::regex_match(r.out, std::regex("kernbench 0\\.1\\.0 \\(([0-9a-f]{7,}|unknown)\\)\n")))
     << r.out;
+}
+
+TEST(messages, every_usage_error_exits_2_as_bad_input) {
+  // CLI11's own codes (109 unknown option, 106 no or unknown subcommand, 105
+  // out of range, 114 a value that does not convert) are the README's 2.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+    {"run --bogus", "The following argument was not expected: --bogus\n"},
+    {"--threads 2", "A subcommand is required\n"},
+    {"phold --shards 5000", "--shards: Value 5000 not in range 0 to 1024\n"},
+    {"run --threads x", "--threads: Value x not in range 1 to 1024\n"},
+  };
+  for (const auto& [args, first] : cases) {
+    const auto r = run_kernbench(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), first) << args;
+    EXPECT_NE(r.err.find("Run with --help for more information.\n"), std::string::npos) << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+}
+
+TEST(messages, an_unknown_command_is_named_with_the_known_ones) {
+  const auto r = run_kernbench("nosuch --lps 4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: unknown command 'nosuch' (the commands: run, phold, peer, "
+                   "list-components, list-kernels, schedule, sweep, trace)\n");
 }
 
 TEST(messages, a_directory_given_as_the_topology_says_so) {
