@@ -4,6 +4,7 @@
 // on the machine, Phase 1 and (with
 // --verify or --dump-tensors) the Phase 2 replay and its verdict.
 
+#include "runtime/cli/kernel_arg_list.hpp"
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/host/data_session.hpp"
@@ -13,11 +14,6 @@
 #include <vector>
 
 namespace kb {
-
-/// KEY=VALUE pairs (a missing '=', an empty key or a repeated key is
-/// std::invalid_argument naming it).
-std::map<std::string, std::string> parse_kernel_args(const std::vector<std::string>& args,
-                                                     const std::string& option = "--arg");
 
 /// Refuses, by name, options given on the command line that do not apply:
 /// the built-in driver's with --kernel (`--M`: "use --arg M=..."), the

@@ -113,6 +113,27 @@ void check_cycle_params(const std::vector<component_tmpl>& comps,
           (void)cycles_time(c.params, p.name, c.params.required<Cycles>(p.name), clock);
 }
 
+/// Refuses more SIPs, cubes per SIP or PEs per cube than a global address
+/// can number (8 bits each, runtime/address.hpp): such a machine used to be
+/// built (100,000 PEs: 24 s and 1.7 GB) and then refused by the name of its
+/// first memory past 255.
+void check_address_limits(const topology_spec& spec, const param_reader& system,
+                          const param_reader& sip, const param_reader& cube) {
+  constexpr uint64_t limit = uint64_t{1} << 8;
+  const auto why = [&](std::string_view what) {
+    return fmt::format("more than the limit of {} {} (a global address holds the number in 8 "
+                       "bits: docs/adr/0003-address-encoding.md)",
+                       limit, what);
+  };
+  if (spec.sips > limit)
+    throw system.error("sips", fmt::format("{}: {}", spec.sips, why("SIPs")));
+  if (spec.cubes_per_sip > limit)
+    throw sip.error("cubes", fmt::format("{}: {}", spec.cubes_per_sip, why("cubes per SIP")));
+  if (spec.pe_layout.count() > limit)
+    throw cube.error("pe_layout",
+                     fmt::format("{} PEs: {}", spec.pe_layout.count(), why("PEs per cube")));
+}
+
 /// Refuses, before instantiating anything, a machine of more nodes than
 /// kb::max_topology_nodes.
 void check_node_count(const topology_spec& spec, const templates& t, const param_reader& cube) {
@@ -183,6 +204,7 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
   spec.sips = positive(system, "sips", 1);
   spec.cubes_per_sip = positive(sip, "cubes", 1);
   spec.pe_layout = read_pe_layout(cube);
+  check_address_limits(spec, system, sip, cube);
 
   templates t;
   t.system_nodes = detail::read_components(system, "sip", impls, kinds);

@@ -307,6 +307,8 @@ npy_array read_npy(const std::string& path) {
                            have < want ? " (truncated)" : ""));
   a.data.resize(static_cast<size_t>(want));
   const uint64_t head = std::min<uint64_t>(file.size() - prefix - header_len, want);
+  if (want == 0) // an empty array (a 0 in its shape): no data to copy from or into
+    return a;
   std::memcpy(a.data.data(), file.data() + prefix + header_len, static_cast<size_t>(head));
   in.read(reinterpret_cast<char*>(a.data.data()) + head, static_cast<std::streamsize>(want - head));
   if (static_cast<uint64_t>(in.gcount()) != want - head)

@@ -89,13 +89,19 @@ std::pair<std::vector<uint8_t>, std::vector<double>> file_input(const kernel_ten
 kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
                              const kernel_run_options& o) {
   kernel_launch l = call_prepare(def, args);
-  uint64_t total = 1;
-  for (const uint32_t n : l.grid)
-    total *= n;
-  if (total == 0 || total > std::numeric_limits<uint32_t>::max())
-    throw std::invalid_argument(fmt::format("kernel {}: a grid of {}x{}x{} programs (each axis "
-                                            "needs 1 or more, and at most 2^32 - 1 in all)",
-                                            def.name, l.grid[0], l.grid[1], l.grid[2]));
+  if (l.grid[0] == 0 || l.grid[1] == 0 || l.grid[2] == 0)
+    throw std::invalid_argument(fmt::format("{}: a grid of {}x{}x{} programs (each axis needs 1 "
+                                            "or more)",
+                                            kernel_named(def.name), l.grid[0], l.grid[1],
+                                            l.grid[2]));
+  // Two 32-bit axes fit in 64 bits; within the limit, so does the third.
+  const uint64_t plane = uint64_t{l.grid[0]} * l.grid[1];
+  const uint64_t total = plane > max_programs ? plane : plane * l.grid[2];
+  if (total > max_programs)
+    throw std::invalid_argument(fmt::format(
+      "{}: a grid of {}x{}x{} programs, more than the limit of {} (2^24) in all (a PE runs its "
+      "programs one after the other, each simulated command by command)",
+      kernel_named(def.name), l.grid[0], l.grid[1], l.grid[2], max_programs));
   const auto programs_n = static_cast<uint32_t>(total);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (pes.empty())

@@ -44,6 +44,9 @@ struct kernel_run_result {
   data_result data;          ///< Phase 2 and the verdicts (one per output, with verify)
 };
 
+/// The most programs a launch may have (the product of its grid's axes).
+inline constexpr uint64_t max_programs = uint64_t{1} << 24;
+
 /// Runs `def` with `args` on `topo`. Bad arguments or options are
 /// std::invalid_argument; a failed run is in `run.error`; what the kernel's
 /// prepare or reference throws is guarded (runtime/host/kernel_calls.hpp).

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +60,20 @@ void read_root(wire::TraceFile::Reader root, std::vector<std::string>& names,
     records.push_back(from_wire_record(w));
 }
 
+/// Why `name`, starting with `head`, is no trace file: Chrome/Perfetto JSON
+/// (which `trace stats` used to report as "too many segments") said as
+/// such, else Cap'n Proto's reason, attributed.
+std::string not_a_trace(const std::string& name, std::string_view head, const kj::Exception& e) {
+  const size_t at = head.find_first_not_of(" \t\r\n");
+  if (at != std::string_view::npos && (head[at] == '{' || head[at] == '['))
+    return fmt::format("'{}' is Chrome/Perfetto JSON, not a kernbench trace file: `kernbench "
+                       "trace` reads the Cap'n Proto traces of `run --trace FILE` (a name not "
+                       "ending in .json) and `run --trace-stream FILE`",
+                       name);
+  return fmt::format("'{}' is not a kernbench trace file (Cap'n Proto cannot read it: {})", name,
+                     e.getDescription().cStr());
+}
+
 } // namespace
 
 void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
@@ -73,9 +88,11 @@ void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
     capnp::StreamFdMessageReader reader(fd, trace_reader_options(size));
     read_root(reader.getRoot<wire::TraceFile>(), names, records);
   } catch (const kj::Exception& e) {
+    char head[64] = {};
+    const ssize_t n = ::pread(fd, head, sizeof head, 0);
     ::close(fd);
-    throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}",
-                                         path, e.getDescription().cStr()));
+    throw std::runtime_error(
+      not_a_trace(path, std::string_view(head, n > 0 ? static_cast<size_t>(n) : 0), e));
   }
   // The message read exactly: bytes after it are another trace (`cat a b`)
   // or damage, never to be skipped in silence (issue 35).
@@ -101,8 +118,7 @@ void read_trace_bytes(std::string_view bytes, const std::string& name,
     capnp::FlatArrayMessageReader reader(words, trace_reader_options(bytes.size()));
     read_root(reader.getRoot<wire::TraceFile>(), names, records);
   } catch (const kj::Exception& e) {
-    throw std::runtime_error(fmt::format("'{}' is not a kernbench trace file: {}", name,
-                                         e.getDescription().cStr()));
+    throw std::runtime_error(not_a_trace(name, bytes.substr(0, 64), e));
   }
 }
 

@@ -106,9 +106,21 @@ trace_reader::trace_reader(std::string path) : path_(std::move(path)) {
     return;
   }
   fd_ = fd;
+  try {
+    index_stream(first.next);
+  } catch (...) {
+    // A constructor that throws runs no destructor: the file is closed
+    // here (fuzz_trace_stream ran out of descriptors).
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+void trace_reader::index_stream(uint64_t from) {
   bool named = false;
   try {
-    for (uint64_t off = first.next; off < size_;) {
+    for (uint64_t off = from; off < size_;) {
       part p = read_part(fd_, off, size_);
       if (p.words.size() == 0)
         fail(fmt::format("a truncated or malformed part at byte {}", off));

@@ -36,6 +36,8 @@ public:
   void for_each(const std::function<void(const trace_record&)>& f) const;
 
 private:
+  /// Indexes the stream's parts from byte `from` (after the header).
+  void index_stream(uint64_t from);
   std::vector<trace_record> chunk_at(uint64_t offset) const;
   [[noreturn]] void fail(const std::string& why) const;
 

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,10 +37,25 @@ TEST(silent_inputs, a_negative_seed_is_refused_not_wrapped) {
 TEST(silent_inputs, phase2_workers_is_bounded) {
   // 100,000 executor actors ran for minutes.
   const auto r = run_kernbench("run --phase2-workers 100000 --verify");
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--phase2-workers: Value 100000 not in range 0 to 1024"), std::string::npos)
     << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+TEST(silent_inputs, a_grid_past_the_program_limit_is_refused_before_it_runs) {
+  // 2^32 - 1 programs ran for minutes at "0 commands done" (a PE's
+  // program list alone took 16 GB); 2^24 programs is the limit.
+  const std::string why = " programs, more than the limit of 16777216 (2^24) in all (a PE runs "
+                          "its programs one after the other, each simulated command by command)\n";
+  for (const auto& [programs, grid] :
+       std::vector<std::pair<std::string, std::string>>{{"4294967295", "4294967295x1x1"},
+                                                        {"16777217", "16777217x1x1"}}) {
+    const auto r = run_kernbench("run --kernel softmax --arg programs=" + programs);
+    EXPECT_EQ(r.exit_code, 2) << programs;
+    EXPECT_EQ(r.err, "kernbench: error: kernel softmax: a grid of " + grid + why) << programs;
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 TEST(silent_inputs, kernel_real_arguments_must_be_finite) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -56,9 +57,28 @@ TEST(trace_file, a_list_of_2_to_the_29_empty_records_in_40_bytes_is_refused) {
     read_trace_bytes(bytes, "crafted", names, records);
     FAIL() << "read " << records.size() << " records";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("'crafted' is not a kernbench trace file: ", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind("'crafted' is not a kernbench trace file (Cap'n Proto cannot "
+                                         "read it: ",
+                                         0),
+              0u)
       << e.what();
   }
+}
+
+TEST(trace_file, a_json_trace_is_called_json_not_a_cap_n_proto_error) {
+  // It said "expected segmentCount < 512 [...]; Message has too many segments".
+  const std::string dir = test::temp_dir("json_trace");
+  const std::string path = dir + "/run.json";
+  std::ofstream(path) << "{\"traceEvents\": []}\n";
+  for (const std::string& sub : {"stats " + path, "convert " + path + " " + dir + "/out.json"}) {
+    const auto r = test::run_kernbench("trace " + sub);
+    EXPECT_EQ(r.exit_code, 2) << sub;
+    EXPECT_EQ(r.err, "kernbench: error: '" + path + "' is Chrome/Perfetto JSON, not a kernbench "
+                     "trace file: `kernbench trace` reads the Cap'n Proto traces of `run --trace "
+                     "FILE` (a name not ending in .json) and `run --trace-stream FILE`\n")
+      << sub;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out.json"));
 }
 
 } // namespace

@@ -3,11 +3,14 @@
 // in-memory `--trace X.json` of the same run, byte for byte; `trace stats`
 // sums it up; a damaged stream is refused.
 
+#include "runtime/trace/trace_stream_reader.hpp"
 #include "tests/cli/cli_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
+#include <stdexcept>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -104,6 +107,26 @@ TEST(trace_stream, a_truncated_stream_is_refused_and_nothing_is_written) {
             std::string::npos)
     << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o.json"));
+}
+
+TEST(trace_stream, a_refused_stream_leaves_no_file_open) {
+  // The reader's constructor threw with the stream open: each refused file
+  // kept a descriptor (fuzz_trace_stream ran out of them).
+  const std::string dir = test::temp_dir("stream_fd");
+  ASSERT_EQ(run_kernbench(k_run + " --trace-stream " + dir + "/s.trace").exit_code, 0);
+  const std::string all = slurp(dir + "/s.trace");
+  std::ofstream(dir + "/cut.trace", std::ios::binary) << all.substr(0, all.size() - 100);
+  std::ofstream(dir + "/twice.trace", std::ios::binary) << all << all;
+  auto open_files = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                         std::filesystem::directory_iterator{});
+  };
+  const auto before = open_files();
+  for (const char* bad : {"/cut.trace", "/twice.trace"})
+    for (int i = 0; i < 3; ++i)
+      EXPECT_THROW(trace_reader{dir + bad}, std::runtime_error) << bad;
+  EXPECT_EQ(open_files(), before);
+  EXPECT_EQ(trace_reader{dir + "/s.trace"}.streamed(), true); // the whole one reads
 }
 
 // 450,000 trace records (a 4096x4096x2048 GEMM with every hop): streamed,

@@ -182,7 +182,8 @@ TEST_P(throwing_kernel, ends_the_run_with_exit_1_naming_the_kernel_and_what_was_
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(seconds, 10.0);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("kernbench: error: kernel throws: its " + c.where + " threw " +
+  EXPECT_THAT(r.err, HasSubstr("kernbench: error: kernel throws (library " KB_TEST_KERNELS_checks
+                               "): its " + c.where + " threw " +
                                c.says + "\n"));
 }
 
@@ -208,7 +209,8 @@ TEST(verify_contract, a_prepare_refusing_its_arguments_is_bad_input) {
     const auto r = run_kernbench(k_run + k_lib + k_two_sips +
                                  "--kernel throws --arg what=invalid_argument --procs " + procs);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(r.err, "kernbench: error: kernel throws: rows must be even\n");
+    EXPECT_EQ(r.err, "kernbench: error: kernel throws (library " KB_TEST_KERNELS_checks
+                     "): rows must be even\n");
   }
 }
 

@@ -76,15 +76,39 @@ TEST(topology_limits, the_largest_time_is_accepted) {
 }
 
 TEST(topology_limits, a_machine_of_too_many_nodes_is_refused_before_it_is_built) {
-  EXPECT_EQ(error_parsing("system: {sips: 4096}\n"
-                          "sip: {cubes: 64}\n"
+  EXPECT_EQ(error_parsing("system: {sips: 256}\n"
+                          "sip: {cubes: 256}\n"
                           "cube:\n"
-                          "  pe_layout: {count: 4294967295}\n"
+                          "  pe_layout: {count: 256}\n"
                           "  pe_template: {components: {pe_gemm: {impl: pe_gemm_v1, mac_rows: 32, "
                           "mac_cols: 32}}, links: []}\n"),
-            "t.yaml:4: cube.pe_layout: 4096 SIP(s) x 64 cube(s) x 4294967295 PE(s) make "
-            "1125899906580480 nodes, more than the limit of 1048576 (every node is an actor "
+            "t.yaml:4: cube.pe_layout: 256 SIP(s) x 256 cube(s) x 256 PE(s) make "
+            "16777216 nodes, more than the limit of 1048576 (every node is an actor "
             "with its own queues and links; a larger machine would not fit in memory)");
+}
+
+TEST(topology_limits, more_than_256_sips_cubes_or_pes_per_cube_are_refused_naming_the_key) {
+  // A global address numbers each in 8 bits; such machines used to be built
+  // (100,000 PEs per cube: 24 s, 1.7 GB) and then refused by a memory's name.
+  const std::string pe = "  pe_template: {components: {}, links: []}\n";
+  const std::string why = " (a global address holds the number in 8 bits: "
+                          "docs/adr/0003-address-encoding.md)";
+  EXPECT_EQ(error_parsing("system: {sips: 1000}\ncube:\n  pe_layout: {count: 1}\n" + pe),
+            "t.yaml:1: system.sips: 1000: more than the limit of 256 SIPs" + why);
+  EXPECT_EQ(error_parsing("sip: {cubes: 257}\ncube:\n  pe_layout: {count: 1}\n" + pe),
+            "t.yaml:1: sip.cubes: 257: more than the limit of 256 cubes per SIP" + why);
+  EXPECT_EQ(error_parsing("cube:\n  pe_layout: {rows: 316, cols: 317}\n" + pe),
+            "t.yaml:2: cube.pe_layout: 100172 PEs: more than the limit of 256 PEs per cube" + why);
+  // The limits themselves are accepted.
+  const topology_spec most_sips_and_cubes = parse_topology(
+    load_yaml_text("system: {sips: 256}\nsip: {cubes: 256}\ncube:\n  pe_layout: {count: 1}\n" + pe,
+                   "t.yaml"),
+    "t.yaml", test::default_registry(), test::test_catalog());
+  EXPECT_EQ(most_sips_and_cubes.sips * most_sips_and_cubes.cubes_per_sip, 65536u);
+  const topology_spec most_pes = parse_topology(
+    load_yaml_text("cube:\n  pe_layout: {rows: 16, cols: 16}\n" + pe, "t.yaml"), "t.yaml",
+    test::default_registry(), test::test_catalog());
+  EXPECT_EQ(most_pes.pe_layout.count(), 256u);
 }
 
 TEST(topology_limits, a_directory_given_as_the_file_says_so) {

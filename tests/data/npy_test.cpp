@@ -62,6 +62,20 @@ TEST(npy, a_file_is_header_then_data_and_reads_back) {
   EXPECT_EQ(to_f32(a), (std::vector<float>{1, -2, 3, 0.5f, 0, 7}));
 }
 
+TEST(npy, an_empty_array_reads_back_empty) {
+  // Found by fuzz_npy: a 0 in the shape copied 0 bytes from a null pointer,
+  // reading and converting (UBSan in the CI build).
+  for (dtype t : {dtype::f32, dtype::f16, dtype::i8, dtype::i32}) {
+    test::temp_file f("empty.npy");
+    write_npy(f.str(), std::vector<float>{}, {0, 5}, t);
+    const npy_array a = read_npy(f.str());
+    EXPECT_EQ(a.shape, (std::vector<uint64_t>{0, 5}));
+    EXPECT_EQ(a.elements(), 0u);
+    EXPECT_TRUE(a.data.empty());
+    EXPECT_TRUE(to_f32(a).empty());
+  }
+}
+
 TEST(npy, bf16_is_written_as_exactly_widened_f32) {
   test::temp_file f("bf.npy");
   memory_image m;

@@ -132,10 +132,13 @@ void access_index::conflicts(const tensor_view& v, bool with_readers,
     // The columns the view covers on the circle of s: all if its span is that long.
     const uint64_t lo = own_stride ? own.first : span.first % s;
     const uint64_t len = own_stride ? own.second : std::min(span.last - span.first, s);
-    auto consider = [&](const std::pair<uint64_t, uint64_t>& key, const range_map& band) {
+    // The stride by value: clang before 16 cannot capture a structured
+    // binding (the fuzz build, tests/fuzz).
+    auto consider = [&, stride = s](const std::pair<uint64_t, uint64_t>& key,
+                                    const range_map& band) {
       if (own_stride && key == own)
         return;
-      if (columns_meet(key.first, key.second, lo, len, s))
+      if (columns_meet(key.first, key.second, lo, len, stride))
         query_band(band, row_first, row_last, v, with_readers, out);
     };
     if (len >= s || lo + len > s) { // the view wraps past s: scan all
