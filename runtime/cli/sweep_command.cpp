@@ -111,6 +111,7 @@ int sweep(const sweep_cli& c) {
   std::vector<sweep_axis> axes;
   for (const auto& p : c.params)
     axes.push_back(parse_axis(p, *run));
+  check_point_count(axes);
   check_axes(axes, c.run_args);
   const std::vector<std::string> header = sweep_header(axes);
 
@@ -136,14 +137,12 @@ int sweep(const sweep_cli& c) {
   }
 
   const size_t n = point_count(axes);
-  std::vector<std::vector<std::string>> args;
-  for (size_t i = 0; i < n; ++i)
-    args.push_back(point_args(axes, point_values(axes, i), c.run_args));
   if (!c.quiet)
     fmt::print(stderr, "kernbench sweep: {} point(s), {} at a time\n", n, c.jobs);
   size_t done = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const auto results = run_points(args, c.jobs, [&](size_t i, const point_result& r) {
+  auto args_of = [&](size_t i) { return point_args(axes, point_values(axes, i), c.run_args); };
+  const auto results = run_points(n, args_of, c.jobs, [&](size_t i, const point_result& r) {
     ++done;
     if (!c.quiet)
       fmt::print(stderr, "kernbench sweep: {}/{} {} ({:.2f} s): {}\n", done, n,

@@ -1,6 +1,9 @@
 #include "runtime/cli/sweep_points.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdint>
 
 #include <set>
 #include <stdexcept>
@@ -143,8 +146,23 @@ void check_axes(const std::vector<sweep_axis>& axes, const std::vector<std::stri
 size_t point_count(const std::vector<sweep_axis>& axes) {
   size_t n = axes.empty() ? 0 : 1;
   for (const auto& a : axes)
-    n *= a.values.size();
+    if (__builtin_mul_overflow(n, a.values.size(), &n))
+      return SIZE_MAX;
   return n;
+}
+
+void check_point_count(const std::vector<sweep_axis>& axes) {
+  const size_t n = point_count(axes);
+  if (n <= max_sweep_points)
+    return;
+  std::vector<size_t> sizes;
+  for (const auto& a : axes)
+    sizes.push_back(a.values.size());
+  throw std::invalid_argument(fmt::format(
+    "--param: {} points ({}), more than the limit of {} (each point is a `kernbench run` "
+    "process and a CSV row held until the end)",
+    n == SIZE_MAX ? std::string("more than 2^64") : std::to_string(n), fmt::join(sizes, " x "),
+    max_sweep_points));
 }
 
 std::vector<std::string> point_values(const std::vector<sweep_axis>& axes, size_t i) {

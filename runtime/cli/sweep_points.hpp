@@ -36,8 +36,16 @@ sweep_axis parse_axis(const std::string& text, const CLI::App& run);
 /// and after `--`. Throws std::invalid_argument naming the option.
 void check_axes(const std::vector<sweep_axis>& axes, const std::vector<std::string>& base);
 
-/// Number of points (product of the axes' sizes).
+/// The most points a sweep may have: each is a `kernbench run` process and
+/// a CSV row held until the end.
+inline constexpr size_t max_sweep_points = 100000;
+
+/// Number of points (product of the axes' sizes; SIZE_MAX if it overflows).
 size_t point_count(const std::vector<sweep_axis>& axes);
+
+/// Refuses more than max_sweep_points points (std::invalid_argument naming
+/// the axes' sizes and the limit), before any point is made.
+void check_point_count(const std::vector<sweep_axis>& axes);
 
 /// The axis values of point `i` (first axis slowest).
 std::vector<std::string> point_values(const std::vector<sweep_axis>& axes, size_t i);

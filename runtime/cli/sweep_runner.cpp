@@ -130,18 +130,18 @@ std::string one_line_error(const std::string& err) {
 }
 
 std::vector<point_result> run_points(
-  const std::vector<std::vector<std::string>>& args, unsigned jobs,
+  size_t n, const std::function<std::vector<std::string>(size_t)>& args_of, unsigned jobs,
   const std::function<void(size_t, const point_result&)>& on_done) {
   temp_dir dir;
   auto csv_of = [&](size_t i) { return fmt::format("{}/{}.csv", dir.path(), i); };
   auto err_of = [&](size_t i) { return fmt::format("{}/{}.err", dir.path(), i); };
-  std::vector<point_result> out(args.size());
+  std::vector<point_result> out(n);
   std::map<pid_t, running> live;
   size_t next = 0;
   try {
-    while (next < args.size() || !live.empty()) {
-      while (next < args.size() && live.size() < std::max(1u, jobs)) {
-        const pid_t pid = spawn_point(args[next], csv_of(next), err_of(next));
+    while (next < n || !live.empty()) {
+      while (next < n && live.size() < std::max(1u, jobs)) {
+        const pid_t pid = spawn_point(args_of(next), csv_of(next), err_of(next));
         live[pid] = {next++, clock_type::now(), signal_cleanup::process(pid)};
       }
       int status = 0;

@@ -18,11 +18,12 @@ struct point_result {
   std::vector<std::string> fields; ///< its run summary row (run_csv_header order)
 };
 
-/// Runs `kernbench <args[i]...> --quiet --csv <tmp>` for every point, at most
-/// `jobs` at a time; `on_done(i, result)` is called in this thread as each
+/// Runs `kernbench <args_of(i)...> --quiet --csv <tmp>` for every point i
+/// below `n`, at most `jobs` at a time, making each command line only when
+/// the point starts; `on_done(i, result)` is called in this thread as each
 /// point ends. Results come back in point order.
 std::vector<point_result> run_points(
-  const std::vector<std::vector<std::string>>& args, unsigned jobs,
+  size_t n, const std::function<std::vector<std::string>(size_t)>& args_of, unsigned jobs,
   const std::function<void(size_t, const point_result&)>& on_done);
 
 /// Standard error of a failed point as one line: lines joined with " | ",

@@ -10,7 +10,9 @@
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -172,6 +174,32 @@ TEST(sweep, bad_input_is_refused_before_anything_runs) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--plot nonsense:M: expected METRIC:PARAM"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv"));
+}
+
+TEST(sweep, more_points_than_the_limit_are_refused_before_any_is_made) {
+  // 10^9 points were all built up front: 3 GB in 30 s before the first ran.
+  const std::string dir = test::temp_dir("sweep_huge");
+  std::string thousand;
+  for (int i = 1; i <= 1000; ++i)
+    thousand += (i == 1 ? "" : ",") + std::to_string(i);
+  auto r = run_kernbench("sweep --param M=" + thousand + " --param N=" + thousand + " --param K=" +
+                         thousand + " --csv " + dir + "/s.csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --param: 1000000000 points (1000 x 1000 x 1000), more "
+                   "than the limit of 100000 (each point is a `kernbench run` process and a CSV "
+                   "row held until the end)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv"));
+  // A product past 2^64 says so instead of wrapping.
+  std::vector<sweep_axis> axes(7, sweep_axis{"k", "", "", 1, {}});
+  for (auto& a : axes)
+    a.values.assign(1u << 10, "1");
+  EXPECT_EQ(point_count(axes), SIZE_MAX);
+  try {
+    check_point_count(axes);
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 34), "--param: more than 2^64 points (10");
+  }
 }
 
 TEST(sweep, a_plot_without_python_says_so) {
