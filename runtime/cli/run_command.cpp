@@ -16,6 +16,7 @@
 #include "actors/builtin_kinds.hpp"
 #include "runtime/engine/thread_probe.hpp"
 #include "runtime/predict/service_model.hpp"
+#include "runtime/report/data_stdout.hpp"
 #include "runtime/address.hpp"
 #include "runtime/host/driver_data.hpp"
 #include "runtime/kernel/op_shipper.hpp"
@@ -85,8 +86,27 @@ void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result&
              us > 0 ? w.events / us : 0.0, us > 0 ? w.bytes / us : 0.0);
 }
 
+/// `--json -` or `--csv -`: standard output carries that data alone (the
+/// text report goes to standard error); the binary or many-file outputs
+/// need a name.
+void claim_stdout_for_data(const run_cli& c) {
+  const std::pair<const char*, const std::string*> named[] = {
+    {"--trace", &c.trace},   {"--trace-stream", &c.trace_stream}, {"--oplog", &c.oplog},
+    {"--op-digests", &c.op_digests}, {"--dump-tensors", &c.dump_tensors}};
+  for (const auto& [option, value] : named)
+    if (*value == data_stdout::name)
+      throw std::invalid_argument(fmt::format(
+        "{} -: give a file name (only --json and --csv can go to standard output)", option));
+  if (c.json == data_stdout::name && c.csv == data_stdout::name)
+    throw std::invalid_argument(
+      "--json - --csv -: only one of them can go to standard output; name a file for the other");
+  if (c.rank == 0 && (c.json == data_stdout::name || c.csv == data_stdout::name))
+    data_stdout::claim();
+}
+
 int run(const run_cli& c) {
   check_run_options(c);
+  claim_stdout_for_data(c);
   check_threads_can_start(c.threads, fmt::format("--threads {}", c.threads));
   if (c.phase2_workers != 0)
     check_threads_can_start(c.phase2_workers, fmt::format("--phase2-workers {}", c.phase2_workers));
@@ -295,8 +315,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--M", c->m, "rows of A / C")->capture_default_str();
   cmd->add_option("--K", c->k, "columns of A, rows of B")->capture_default_str();
   cmd->add_option("--N", c->n, "columns of B / C")->capture_default_str();
-  cmd->add_option("--tile", c->tile, "tile shape: TM TK TN (gemm) or TM TN (math)")
-    ->expected(2, 3);
+  cmd->add_option("--tile", c->tile,
+                  "tile shape: TM TK TN (gemm) or TM TN (math), also as TMxTKxTN (as sweep "
+                  "writes it)")
+    ->expected(2, 3)
+    ->delimiter('x');
   cmd->add_option("--dtype", c->dtype_name, "f16, bf16, f32, i8, i32")->capture_default_str();
   cmd->add_option("--out-dtype", c->out_dtype_name, "output dtype (default: --dtype)");
   cmd->add_flag("--a-pinned", c->a_pinned, "A already in TCM: no DMA reads of A");

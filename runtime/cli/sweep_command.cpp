@@ -6,6 +6,7 @@
 #include "runtime/cli/sweep_runner.hpp"
 #include "runtime/report/atomic_file.hpp"
 #include "runtime/report/csv_row.hpp"
+#include "runtime/report/data_stdout.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -113,6 +114,8 @@ int sweep(const sweep_cli& c) {
     axes.push_back(parse_axis(p, *run));
   check_point_count(axes);
   check_axes(axes, c.run_args);
+  if (c.csv == data_stdout::name) // the rows on standard output, the rest on standard error
+    data_stdout::claim();
   const std::vector<std::string> header = sweep_header(axes);
 
   std::string metric, param, script, prefix;

@@ -1,5 +1,7 @@
 #include "runtime/report/atomic_file.hpp"
 
+#include "runtime/report/data_stdout.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -48,6 +50,15 @@ atomic_file::atomic_file(std::string path, std::string what)
   : path_(std::move(path)), what_(std::move(what)) {
   if (path_.empty())
     throw output_error(fmt::format("cannot write {}: the file name is empty", what_));
+  if (path_ == data_stdout::name) { // standard output, written in place
+    direct_ = true;
+    target_ = tmp_ = path_;
+    fd_ = ::fcntl(data_stdout::fd(), F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0)
+      fail("", errno);
+    buf_.attach(fd_);
+    return;
+  }
   struct stat st {};
   const bool exists = ::stat(path_.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode))

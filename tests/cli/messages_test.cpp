@@ -58,6 +58,18 @@ TEST(messages, every_usage_error_exits_2_as_bad_input) {
   }
 }
 
+TEST(messages, tile_takes_the_sweep_syntax_too) {
+  // `--tile 64x64x64`, as sweep writes a tile, was refused by run (issue 33).
+  const auto x = run_kernbench("run --M 128 --N 128 --K 128 --tile 64x64x64 --quiet");
+  const auto spaced = run_kernbench("run --M 128 --N 128 --K 128 --tile 64 64 64 --quiet");
+  EXPECT_EQ(x.exit_code, 0) << x.err;
+  EXPECT_EQ(test::without_wall(x.out), test::without_wall(spaced.out));
+  EXPECT_NE(x.out.find("tiles 64x64x64"), std::string::npos) << x.out;
+  const auto bad = run_kernbench("run --tile 64x64x64x64");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')), "--tile: At Most 3 required but received 4");
+}
+
 TEST(messages, an_unknown_command_is_named_with_the_known_ones) {
   const auto r = run_kernbench("nosuch --lps 4");
   EXPECT_EQ(r.exit_code, 2);

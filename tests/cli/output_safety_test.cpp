@@ -117,6 +117,36 @@ std::string with_dir(std::string s, const std::string& dir) {
   return s;
 }
 
+TEST(output_dash, json_or_csv_dash_is_standard_output_alone_and_the_report_goes_to_stderr) {
+  // `--json -` made a file called "-" (issue 33).
+  const std::string dir = test::temp_dir("dash");
+  const std::string run = "run --M 128 --N 128 --K 128 ";
+  auto r = test::run_kernbench(run + "--json -", "cd " + dir + " &&");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_EQ(r.out.substr(r.out.size() - 2), "}\n");
+  EXPECT_NE(r.out.find("\"schema_version\""), std::string::npos);
+  EXPECT_EQ(r.err.rfind("kernbench run: gemm 128x128x128", 0), 0u) << r.err; // the report
+  r = test::run_kernbench(run + "--csv -", "cd " + dir + " &&");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("topology,set,program,", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2); // the header and the row
+  EXPECT_FALSE(std::filesystem::exists(dir + "/-"));
+  for (const std::string option : {"--trace", "--trace-stream", "--oplog"}) {
+    r = test::run_kernbench(run + option + " -", "cd " + dir + " &&");
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_EQ(r.err, "kernbench: error: " + option +
+                       " -: give a file name (only --json and --csv can go to standard output)\n");
+  }
+  r = test::run_kernbench(run + "--json - --csv -", "cd " + dir + " &&");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kernbench: error: --json - --csv -: only one of them can go to standard "
+                   "output; name a file for the other\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/-"));
+}
+
 TEST(output_full_disk, every_writer_exits_1_naming_its_file_and_leaves_nothing) {
   const std::string src = test::temp_dir("out_full_src");
   ASSERT_EQ(run_kernbench(k_small + " --trace-stream " + src + "/s.trace").exit_code, 0);
