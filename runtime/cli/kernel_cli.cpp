@@ -124,7 +124,7 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
 } // namespace
 
 int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const std::string& components_path) {
+                   const std::string& components_path, const YAML::Node& resolved) {
   const kernel_def& def = find_kernel(c.kernel);
   const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
   {
@@ -212,6 +212,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   describe_machine(rep, r.run.topology);
   rep.label = fmt::format("kernel {}", def.name);
   rep.kernel = &info;
+  describe_reproduction(rep, resolved);
   rep.result = &r.run.result;
   rep.names = r.run.names;
   rep.records = std::move(r.run.records);

@@ -37,7 +37,8 @@ int print_data_result(const run_cli& c, const data_result& d);
 /// failed), 3 (an output does not match its reference).
 /// Split over processes like the built-in driver (--procs, --peers; the
 /// topology and component files are sent to the others as text).
+/// `resolved` is the topology document after --set (the JSON's `machine`).
 int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const std::string& components_path);
+                   const std::string& components_path, const YAML::Node& resolved);
 
 } // namespace kb

@@ -130,7 +130,7 @@ int run(const run_cli& c) {
     }
   }();
   if (!c.kernel.empty())
-    return run_kernel_cli(c, std::move(topo), topo_path, comp_path);
+    return run_kernel_cli(c, std::move(topo), topo_path, comp_path, doc);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
     unsigned long count = 0;
@@ -281,6 +281,7 @@ int run(const run_cli& c) {
   rep.names = dr.names;
   rep.records = std::move(dr.records);
   rep.per_pe = c.per_pe;
+  describe_reproduction(rep, doc);
   rep.label = rep.program.empty() ? std::string() : rep.program.front();
   index_commands(rep);
   write_summary(std::cout, rep);

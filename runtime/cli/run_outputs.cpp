@@ -1,5 +1,7 @@
 #include "runtime/cli/run_outputs.hpp"
 
+#include "kb_version.hpp"
+#include "runtime/config/yaml_json.hpp"
 #include "runtime/report/atomic_file.hpp"
 #include "runtime/report/csv_row.hpp"
 #include "runtime/report/run_metrics.hpp"
@@ -8,6 +10,12 @@
 #include <stdexcept>
 
 namespace kb {
+
+void describe_reproduction(report_input& rep, const YAML::Node& doc) {
+  rep.version = version;
+  rep.git_hash = git_hash;
+  rep.machine = [doc](json_writer& j) { write_yaml_as_json(j, doc); };
+}
 
 void prepare_outputs(const run_cli& c, driver_options& opts) {
   opts.record = !c.trace.empty() || c.record;

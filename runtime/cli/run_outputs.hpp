@@ -8,6 +8,8 @@
 #include "runtime/driver/driver_run.hpp"
 #include "runtime/report/run_report.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <memory>
 #include <string>
 
@@ -22,6 +24,10 @@ void prepare_outputs(const run_cli& c, driver_options& opts);
 /// (a kernel's commands are known once it has run).
 std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, driver_options& opts,
                                            const std::string& who, progress_totals totals);
+
+/// Fills the JSON's `kernbench` (this build's version and git hash) and
+/// `machine` (`doc`, the topology as resolved after --set) of `rep`.
+void describe_reproduction(report_input& rep, const YAML::Node& doc);
 
 /// Writes --json, --trace, finishes --trace-stream (after the machine's
 /// teardown) and appends the --csv row, from `rep` (index_commands done).

@@ -106,6 +106,12 @@ json_writer& json_writer::value(double v) {
   return *this;
 }
 
+json_writer& json_writer::exact_value(double v) {
+  comma();
+  out_ += fmt::format("{}", v);
+  return *this;
+}
+
 json_writer& json_writer::value(bool v) {
   comma();
   out_ += v ? "true" : "false";

@@ -22,7 +22,9 @@ public:
   json_writer& value(const char* s) { return value(std::string_view{s}); }
   json_writer& value(uint64_t v);
   json_writer& value(int64_t v);
-  json_writer& value(double v);
+  json_writer& value(double v); ///< 6 significant digits (rates)
+  /// The shortest decimal that reads back as `v` exactly (a config value).
+  json_writer& exact_value(double v);
   json_writer& value(bool v);
   json_writer& null_value();
   /// `null` when empty.

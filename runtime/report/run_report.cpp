@@ -290,6 +290,17 @@ std::string report_json(const report_input& in) {
   write_kernel_json(j, in.commands);
   if (in.kernel)
     write_kernel_info_json(j, *in.kernel);
+  // What reproduces the run: the build and the machine as resolved.
+  j.key("kernbench");
+  if (in.version.empty())
+    j.null_value();
+  else
+    j.begin_object().field("version", in.version).field("git", in.git_hash).end_object();
+  j.key("machine");
+  if (in.machine)
+    in.machine(j);
+  else
+    j.null_value();
   j.end_object();
   return j.str();
 }

@@ -6,10 +6,12 @@
 
 #include "runtime/engine/protocol.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/report/json_writer.hpp"
 #include "runtime/report/kernel_report.hpp"
 #include "runtime/report/pe_commands.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -42,6 +44,12 @@ struct report_input {
   /// otherwise a run of more than summary_pe_lines PEs gets one line per
   /// unit, link and command over its PEs (pe_groups.hpp).
   bool per_pe = false;
+  /// The JSON's `kernbench` object: the version and the git hash of the
+  /// build that ran (empty: null).
+  std::string version, git_hash;
+  /// Writes the JSON's `machine` value: the topology document as the run
+  /// resolved it (after --set); unset: null.
+  std::function<void(json_writer&)> machine;
 };
 
 /// One stage's service on its unit (DESIGN §4 rule 9).

@@ -94,9 +94,12 @@ std::string without_wall(const std::string& out) {
 
 std::string json_without_program_and_kernel(const std::string& json) {
   std::string s = std::regex_replace(json, std::regex(R"("program": \[[^\]]*\],\n  )"), "");
+  // The `kernel` object ends where the next top-level field starts.
   const auto kernel = s.find(",\n  \"kernel\": {");
-  if (kernel != std::string::npos)
-    s = s.substr(0, kernel) + "\n}\n";
+  if (kernel != std::string::npos) {
+    const auto next = s.find("\n  },\n  \"", kernel);
+    s.erase(kernel, next == std::string::npos ? s.size() - kernel - 3 : next + 4 - kernel);
+  }
   return s;
 }
 

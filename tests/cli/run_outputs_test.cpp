@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -42,6 +43,36 @@ TEST(run_set, an_override_changes_the_machine_and_is_recorded) {
   EXPECT_NE(big.find("\"set\": [\n    \"cube.pe_template.pe_gemm.mac_rows=64\"\n  ]"),
             std::string::npos);
   EXPECT_NE(base.find("\"set\": []"), std::string::npos);
+}
+
+TEST(run_json, a_result_names_its_build_and_carries_the_machine_that_reproduces_it) {
+  // A result could not be reproduced from itself: it held the topology's
+  // path and the --set list only (issue 33).
+  const std::string dir = test::temp_dir("machine");
+  const auto r = run_kernbench(k_small + " --set cube.pe_template.pe_gemm.mac_rows=64 --set "
+                                         "cube.components.xbar.latency_ns=7 --json " +
+                               dir + "/a.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string a = slurp(dir + "/a.json");
+  EXPECT_TRUE(std::regex_search(
+    a, std::regex("\n  \"kernbench\": \\{\n    \"version\": \"0\\.1\\.0\",\n    \"git\": "
+                  "\"([0-9a-f]{7,}|unknown)\"\n  \\},\n  \"machine\": \\{\n")))
+    << a.substr(a.find("\"kernbench\""), 200);
+  // The overrides are in it, numbers as numbers.
+  EXPECT_NE(a.find("\"pe_gemm\": {\n            \"impl\": \"pe_gemm_v1\",\n            "
+                   "\"mac_rows\": 64,"),
+            std::string::npos);
+  EXPECT_NE(a.find("\"latency_ns\": 7"), std::string::npos);
+  // Saved as a topology, the machine runs to the same results.
+  const size_t at = a.find("\n  \"machine\": ") + 14;
+  std::ofstream(dir + "/machine.json") << a.substr(at, a.rfind("\n}") - at) << "\n";
+  const auto again = run_kernbench(k_small + " --topology " + dir + "/machine.json --json " + dir +
+                                   "/b.json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const std::string b = slurp(dir + "/b.json");
+  auto from_end_ps = [](const std::string& s) { return s.substr(s.find("\n  \"end_ps\"")); };
+  EXPECT_EQ(from_end_ps(b), from_end_ps(a)); // the machine itself included
+  EXPECT_NE(b.find("\"set\": []"), std::string::npos);
 }
 
 TEST(run_set, an_unknown_key_is_refused_naming_it) {
