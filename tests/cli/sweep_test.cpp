@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -200,6 +201,21 @@ TEST(sweep, more_points_than_the_limit_are_refused_before_any_is_made) {
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()).substr(0, 34), "--param: more than 2^64 points (10");
   }
+}
+
+TEST(sweep, the_plot_says_what_it_shows_in_words_and_units) {
+  // It had the raw column names, picoseconds with a 1e12 offset and no word
+  // of the problem or the machine (issue 33).
+  const std::string dir = test::temp_dir("sweep_labels");
+  const auto r = run_kernbench("sweep --quiet --param M=128,256 --csv " + dir +
+                               "/s.csv --plot max_latency_ps:M -- --K 128 --N 128 --pes 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = test::slurp(dir + "/s.svg");
+  for (const char* text : {"max latency (ns)", "max latency vs M", "on topology.yaml, 2 PE(s)"})
+    EXPECT_NE(svg.find(text), std::string::npos) << text;
+  EXPECT_EQ(svg.find("max_latency_ps"), std::string::npos);
+  // No offset or exponent in any text of the figure (e.g. "1e7").
+  EXPECT_FALSE(std::regex_search(svg, std::regex(">[^<]*[0-9]e[+-]?[0-9]+[^<]*<")));
 }
 
 TEST(sweep, a_plot_without_python_says_so) {
