@@ -67,6 +67,17 @@ def axis_of(column, values):
     return column.replace("_", " "), 1
 
 
+KEY_UNITS = {"_gbps": "GB/s", "_ns": "ns", "_ps": "ps", "_cycles": "cycles", "_bytes": "B"}
+
+
+def key_label(key):
+    """A swept key as an axis label: its unit suffix as a unit."""
+    for suffix, unit in KEY_UNITS.items():
+        if key.endswith(suffix):
+            return f"{key[: -len(suffix)]} ({unit})"
+    return key
+
+
 def subtitle(ok, swept):
     """What ran and on what, from the columns the sweep did not vary."""
     parts = []
@@ -145,7 +156,7 @@ def main(argv):
     else:
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels(categories)
-    ax.set_xlabel(param.replace("_", " ") if param not in COLUMNS else axis_of(param, [])[0])
+    ax.set_xlabel(key_label(param))
     ax.set_ylabel(y_label)
     ax.ticklabel_format(axis="y", style="plain", useOffset=False)
     title = f"{y_label.split(' (')[0]} vs {param}"
