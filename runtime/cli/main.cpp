@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   kb::signal_cleanup::install();
   CLI::App app{"kernbench: a tiled-NPU simulator", "kernbench"};
   app.require_subcommand(1);
+  app.footer("Exit status: 0 success, 1 the run failed, 2 bad input (a usage error included), "
+             "3 --verify found a mismatch, 130/143 ended by SIGINT/SIGTERM; each command's "
+             "--help says more.");
   app.set_version_flag("--version", fmt::format("kernbench {} ({})", kb::version, kb::git_hash),
                        "print the version and the build's git hash, then exit");
   int exit_code = 0;

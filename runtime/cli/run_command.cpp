@@ -467,7 +467,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->footer("Examples:\n"
               "  kernbench run --M 2048 --K 2048 --N 2048 --json out.json\n"
               "  kernbench run --set cube.pe_template.pe_gemm.mac_rows=64 --csv runs.csv\n"
-              "  kernbench run --pes all --trace run.json   # open in ui.perfetto.dev");
+              "  kernbench run --pes all --trace run.json   # open in ui.perfetto.dev\n"
+              "Exit status: 0 ran (with --verify: every output matches), 1 the run failed (a "
+              "simulation error, an output that could not be written, a lost process, a "
+              "kernel that threw or stalled), 2 bad input, 3 --verify found a mismatch, "
+              "130/143 ended by SIGINT/SIGTERM (temporaries removed).");
   cmd->callback([c, cmd, &exit_code] {
     // `kernbench run` alone runs the default GEMM and checks its numbers.
     if (cmd->count_all() <= 1 && !c->verify_given)

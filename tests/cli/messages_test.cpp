@@ -33,6 +33,16 @@ TEST(messages, every_subcommands_help_gives_an_example) {
   }
 }
 
+TEST(messages, the_help_documents_every_exit_status) {
+  for (const char* sub : {"--help", "run --help"}) {
+    const auto r = run_kernbench(sub);
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    for (const char* status : {"Exit status: 0 ", ", 1 the run failed", ", 2 bad input",
+                               ", 3 --verify found a mismatch", "130/143 ended by SIGINT/SIGTERM"})
+      EXPECT_NE(r.out.find(status), std::string::npos) << sub << ": " << status;
+  }
+}
+
 TEST(messages, version_prints_the_version_and_the_git_hash) {
   const auto r = run_kernbench("--version");
   EXPECT_EQ(r.exit_code, 0);
