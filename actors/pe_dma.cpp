@@ -48,7 +48,7 @@ pe_dma::config pe_dma::read_config(const param_reader& p,
 
 pe_dma::pe_dma(caf::actor_config& cfg, node_init init, config c)
   : unit_node(cfg, std::move(init),
-              {{"read", stage_type::dma_read}, {"write", stage_type::dma_write}}),
+              {stage_type::dma_read, stage_type::dma_write}),
     cfg_(c), port_(c.fabric) {}
 
 void pe_dma::begin_stage(lane_id lane, wire::Stage::Reader) {

@@ -22,7 +22,7 @@ pe_fetch_store::config pe_fetch_store::read_config(const param_reader&,
 
 pe_fetch_store::pe_fetch_store(caf::actor_config& cfg, node_init init, config)
   : unit_node(cfg, std::move(init),
-              {{"fetch", stage_type::fetch}, {"store", stage_type::store}}),
+              {stage_type::fetch, stage_type::store}),
     tcm_name_(detail::parent_of(node_name()) + ".pe_tcm") {}
 
 void pe_fetch_store::begin_stage(lane_id lane, wire::Stage::Reader s) {

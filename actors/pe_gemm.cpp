@@ -31,7 +31,7 @@ pe_gemm::config pe_gemm::read_config(const param_reader& p,
 }
 
 pe_gemm::pe_gemm(caf::actor_config& cfg, node_init init, config c)
-  : unit_node(cfg, std::move(init), {{"gemm", stage_type::gemm}}), cfg_(c) {}
+  : unit_node(cfg, std::move(init), {stage_type::gemm}), cfg_(c) {}
 
 Cycles pe_gemm::tile_cycles(const config& c, uint32_t tm, uint32_t tk,
                             uint32_t tn) {

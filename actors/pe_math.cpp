@@ -39,7 +39,7 @@ pe_math::config pe_math::read_config(const param_reader& p,
 }
 
 pe_math::pe_math(caf::actor_config& cfg, node_init init, config c)
-  : unit_node(cfg, std::move(init), {{"math", stage_type::math}}), cfg_(c) {}
+  : unit_node(cfg, std::move(init), {stage_type::math}), cfg_(c) {}
 
 Cycles pe_math::op_cost(const config& c, math_op op) {
   switch (op) {

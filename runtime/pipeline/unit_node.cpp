@@ -12,11 +12,11 @@
 namespace kb {
 
 unit_node::unit_node(caf::actor_config& cfg, node_init init,
-                     std::vector<lane_spec> lanes)
+                     const std::vector<stage_type>& serves)
   : node(cfg, std::move(init)) {
-  for (auto& l : lanes) {
+  for (const stage_type t : serves) {
     lane_state ls;
-    ls.spec = std::move(l);
+    ls.spec = {std::string(lane_name(t)), t};
     lanes_.push_back(std::move(ls));
   }
 }

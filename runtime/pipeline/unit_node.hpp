@@ -34,7 +34,8 @@ public:
     stage_type serves;
   };
 
-  unit_node(caf::actor_config& cfg, node_init init, std::vector<lane_spec> lanes);
+  /// One lane per stage type, in this order, each named lane_name(type).
+  unit_node(caf::actor_config& cfg, node_init init, const std::vector<stage_type>& serves);
 
 protected:
   /// Start serving the current stage of the lane's token.

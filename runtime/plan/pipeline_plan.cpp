@@ -2,6 +2,21 @@
 
 namespace kb {
 
+std::string_view lane_name(stage_type type) {
+  switch (type) {
+  case stage_type::dma_read:
+    return "read";
+  case stage_type::dma_write:
+    return "write";
+  case stage_type::fetch:
+  case stage_type::gemm:
+  case stage_type::math:
+  case stage_type::store:
+    return to_string(type);
+  }
+  return "?";
+}
+
 std::string_view to_string(stage_type type) {
   switch (type) {
   case stage_type::dma_read:

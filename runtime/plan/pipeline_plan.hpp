@@ -29,6 +29,11 @@ enum class stage_type : uint8_t {
 /// Lower-case name of `type` ("dma_read", "fetch", ...).
 std::string_view to_string(stage_type type);
 
+/// The name of the unit lane that serves `type`, the one name of that lane
+/// in the summary, the JSON (`pe_dma/read`, figures `read.busy_ps`), traces
+/// and `trace stats`: read, fetch, gemm, math, store, write.
+std::string_view lane_name(stage_type type);
+
 // -- stage parameters ---------------------------------------------------------
 
 /// Everything a unit needs to time a stage and a later data replay needs to

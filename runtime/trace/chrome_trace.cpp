@@ -59,22 +59,17 @@ void chrome_trace_writer::sep() {
   first_ = false;
 }
 
-int chrome_trace_writer::thread(int pid, uint64_t tid, node_id node, uint16_t lane) {
-  if (threads_.insert({pid, tid}).second) {
-    sep();
-    const std::string& name = name_of(node);
-    fmt::print(out_,
-               R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}/{}"}}}})",
-               pid, tid, name.substr(name.rfind('.') + 1), lane);
-  }
-  return pid;
+void chrome_trace_writer::note_thread(int pid, uint64_t tid, const trace_record& r) {
+  std::string& lane = threads_[{pid, tid}];
+  if (lane.empty() && r.kind == trace_kind::engine_start)
+    lane = lane_name(static_cast<stage_type>(r.tag.what));
 }
 
 void chrome_trace_writer::add(const trace_record& r) {
   // pid: the node's parent (PE or cube); tid: node id * 8 + lane.
   const int pid = pids_[parent(r.node)];
   const uint64_t tid = uint64_t{r.node} * 8 + r.tag.lane;
-  thread(pid, tid, r.node, r.tag.lane);
+  note_thread(pid, tid, r);
   sep();
   const std::string ts = ps_to_us(r.t);
   const auto what = static_cast<stage_type>(r.tag.what);
@@ -129,6 +124,20 @@ void chrome_trace_writer::flow(int pid, uint64_t tid, const trace_record& r) {
              r.tag.item);
 }
 
-void chrome_trace_writer::finish() { out_ << "\n]}\n"; }
+void chrome_trace_writer::finish() {
+  // Track names last: a track's name is its lane's (pe_dma/read, as in the
+  // summary), known from its first stage, which may come after its first
+  // record (a hop).
+  for (const auto& [track, lane] : threads_) {
+    const auto& [pid, tid] = track;
+    const std::string& name = name_of(static_cast<node_id>(tid / 8));
+    sep();
+    fmt::print(out_,
+               R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}/{}"}}}})",
+               pid, tid, name.substr(name.rfind('.') + 1),
+               lane.empty() ? std::to_string(tid % 8) : lane);
+  }
+  out_ << "\n]}\n";
+}
 
 } // namespace kb

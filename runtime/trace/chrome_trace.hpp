@@ -36,13 +36,18 @@ private:
   const std::string& name_of(node_id n) const;
   std::string parent(node_id n) const;
   void sep();
-  int thread(int pid, uint64_t tid, node_id node, uint16_t lane);
+  /// Notes the track of `r` and, from its first stage, the lane's name.
+  void note_thread(int pid, uint64_t tid, const trace_record& r);
   void flow(int pid, uint64_t tid, const trace_record& r);
 
   std::ostream& out_;
   const std::vector<std::string>& names_;
   std::map<std::string, int> pids_;
-  std::set<std::pair<int, uint64_t>> threads_;
+  /// Every track (pid, tid) with its lane's name: the summary's
+  /// (lane_name of the stages it serves), or empty for a track without
+  /// stages (its lane number). Written as thread_name at the end, once
+  /// every track's first stage is known.
+  std::map<std::pair<int, uint64_t>, std::string> threads_;
   bool first_ = true;
   uint64_t flows_ = 0;
 };

@@ -37,6 +37,8 @@ trace_stats compute_trace_stats(const trace_reader& in, size_t top) {
       const trace_record& b = it->second;
       const uint64_t d = (r.t - b.t).ps();
       lane_stats& l = s.lanes[k];
+      if (l.stages == 0)
+        l.what = b.tag.what;
       ++l.stages;
       l.busy_ps += d;
       l.longest_ps = std::max(l.longest_ps, d);
@@ -67,7 +69,8 @@ void print_trace_stats(std::ostream& out, const trace_reader& in, const trace_st
   for (const auto& [k, l] : s.lanes) {
     const uint64_t active = l.last_ps - l.first_ps;
     fmt::print(out, "  {:<40} {:>8} {:>14} {:>6.1f}% {:>14} {:>12}\n",
-               fmt::format("{}/{}", name(k.first), k.second), l.stages, ns_str(l.busy_ps),
+               fmt::format("{}/{}", name(k.first), lane_name(static_cast<stage_type>(l.what))),
+               l.stages, ns_str(l.busy_ps),
                s.end_ps ? 100.0 * l.busy_ps / s.end_ps : 0.0,
                ns_str(active > l.busy_ps ? active - l.busy_ps : 0), ns_str(l.longest_ps));
   }
@@ -75,7 +78,8 @@ void print_trace_stats(std::ostream& out, const trace_reader& in, const trace_st
   fmt::print(out, "  {:>12} {:>14}  {:<40} {}\n", "ns", "start ns", "unit/lane", "stage");
   for (const auto& st : s.longest)
     fmt::print(out, "  {:>12} {:>14}  {:<40} {} c{} t{}\n", ns_str(st.duration_ps),
-               ns_str(st.start_ps), fmt::format("{}/{}", name(st.node), st.lane),
+               ns_str(st.start_ps),
+               fmt::format("{}/{}", name(st.node), lane_name(static_cast<stage_type>(st.what))),
                to_string(static_cast<stage_type>(st.what)), st.command, st.tile);
 }
 

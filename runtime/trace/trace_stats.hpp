@@ -12,6 +12,7 @@ namespace kb {
 struct lane_stats {
   uint64_t stages = 0, busy_ps = 0, longest_ps = 0;
   uint64_t first_ps = UINT64_MAX, last_ps = 0; ///< first start, last end
+  uint16_t what = 0; ///< the stage type it serves (its first stage's): names the lane
 };
 
 struct stage_span {
