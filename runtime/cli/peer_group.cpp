@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -169,10 +170,21 @@ void peer_group::lose(member& m, std::string why) {
     return;
   m.st = state::lost;
   m.why = std::move(why);
+  m.lost_nth = ++losses_;
   m.reached_ps = cross_process().reached_ps.load(std::memory_order_relaxed);
   if (!first_loss_)
     first_loss_ = clock_type::now();
   cv_.notify_all();
+}
+
+std::vector<const peer_group::member*> peer_group::lost_in_order() const {
+  std::vector<const member*> out;
+  for (const auto& m : members_)
+    if (m.st == state::lost)
+      out.push_back(&m);
+  std::sort(out.begin(), out.end(),
+            [](const member* a, const member* b) { return a->lost_nth < b->lost_nth; });
+  return out;
 }
 
 std::string peer_group::loss_line(const member& m) const {
@@ -216,9 +228,8 @@ void peer_group::watch() {
     // The run normally ends by itself once a peer is gone (its shards'
     // connections break); if it has not within the grace period, end it.
     if (first_loss_ && !finishing_ && clock_type::now() - *first_loss_ > grace_) {
-      for (const auto& m : members_)
-        if (m.st == state::lost)
-          fmt::print(stderr, "{}\n", loss_line(m));
+      for (const member* m : lost_in_order())
+        fmt::print(stderr, "{}\n", loss_line(*m));
       fmt::print(stderr, "{}: the run did not end by itself within {} s of losing a peer; "
                          "ending it (no result files written)\n",
                  who_, grace_.count() / 1000);
@@ -252,9 +263,8 @@ peer_group::outcome peer_group::finish(milliseconds limit) {
   if (watcher_.joinable())
     watcher_.join();
   outcome out;
-  for (const auto& m : members_)
-    if (m.st == state::lost)
-      out.error += loss_line(m) + "\n";
+  for (const member* m : lost_in_order())
+    out.error += loss_line(*m) + "\n";
   for (const auto& m : members_) {
     if (m.st != state::done)
       continue;

@@ -68,6 +68,7 @@ private:
     state st = state::connecting;
     std::string why;       ///< lost: how; done: the part's stderr if it failed
     uint64_t reached_ps = 0; ///< simulated time when it was lost
+    uint32_t lost_nth = 0;   ///< lost: 1 for the first peer lost, 2 for the next, ...
     peer_done done;
     std::chrono::steady_clock::time_point heard;
   };
@@ -75,6 +76,10 @@ private:
   void watch();
   void lose(member& m, std::string why);
   std::string loss_line(const member& m) const;
+  /// The lost members in the order they were lost: the first names the
+  /// cause (a peer that then missed its report because the run ended early
+  /// comes after it, whatever its rank).
+  std::vector<const member*> lost_in_order() const;
 
   std::string who_;
   std::chrono::milliseconds grace_;
@@ -86,6 +91,7 @@ private:
   bool stop_ = false;
   bool finishing_ = false;
   std::optional<std::chrono::steady_clock::time_point> first_loss_;
+  uint32_t losses_ = 0; ///< peers lost so far (member::lost_nth)
   std::thread watcher_;
 };
 
