@@ -5,9 +5,7 @@
 // reader demands.
 
 #include "runtime/data/npy.hpp"
-
-#include <sys/mman.h>
-#include <unistd.h>
+#include "tests/fuzz/fuzz_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -16,11 +14,7 @@
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const int fd = ::memfd_create("fuzz_npy", 0);
-  static const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  if (fd < 0 || ::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))
-    std::abort();
+  const std::string& path = kb::fuzz::as_file(data, size);
   try {
     const kb::npy_array a = kb::read_npy(path);
     if (a.data.size() != a.elements() * a.element_bytes() || a.data.size() > size)

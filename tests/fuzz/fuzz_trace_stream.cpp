@@ -5,9 +5,7 @@
 // reads a file.
 
 #include "runtime/trace/trace_stream_reader.hpp"
-
-#include <sys/mman.h>
-#include <unistd.h>
+#include "tests/fuzz/fuzz_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,11 +15,7 @@
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const int fd = ::memfd_create("fuzz_trace_stream", 0);
-  static const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  if (fd < 0 || ::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))
-    std::abort();
+  const std::string& path = kb::fuzz::as_file(data, size);
   try {
     const kb::trace_reader in(path);
     uint64_t n = 0;
