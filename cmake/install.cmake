@@ -4,7 +4,8 @@
 #
 #   P/bin/kernbench
 #   P/share/kernbench/config/*.yaml          found by the installed binary
-#   P/share/kernbench/plot_sweep.py
+#   P/share/kernbench/plot_sweep.py, kbplot/  the plot script and its package
+#   P/share/kernbench/schema/results.schema.json   the `run --json` contract
 #   P/include/kernbench/kernels/tl.hpp ...   `#include "kernels/tl.hpp"`
 #   P/lib/cmake/kernbench/                   find_package(kernbench)
 include(CMakePackageConfigHelpers)
@@ -45,6 +46,9 @@ install(EXPORT kernbenchTargets NAMESPACE kernbench:: DESTINATION ${kb_package_d
 install(DIRECTORY config/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench/config
   FILES_MATCHING PATTERN "*.yaml")
 install(PROGRAMS scripts/plot_sweep.py DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench)
+install(FILES schema/results.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench/schema)
+install(DIRECTORY scripts/kbplot DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench
+  FILES_MATCHING PATTERN "*.py")
 
 configure_package_config_file(cmake/kernbenchConfig.cmake.in
   ${PROJECT_BINARY_DIR}/kernbenchConfig.cmake

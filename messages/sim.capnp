@@ -126,4 +126,5 @@ struct RunResult {
   hub   @0 :HubStats;
   nodes @1 :List(NodeSummary);
   error @2 :Text;          # empty on success
+  stopped @3 :Bool;        # a stop request ended it at a safe point (ADR-0030)
 }

@@ -18,6 +18,8 @@ readonly KB_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   python3 python3-matplotlib   # `kernbench sweep --plot` (scripts/plot_sweep.py)
+  python3-jsonschema           # tests: results against schema/results.schema.json
+  python3-dev pybind11-dev python3-pytest   # `import kernbench` (python/) and its tests
 )
 
 is_installed() {

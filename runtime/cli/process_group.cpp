@@ -114,7 +114,16 @@ pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
     posix_spawn_file_actions_addopen(&fa, 2, out.stderr_file.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
+  // The worker starts with SIGINT ignored, and keeps it so (its
+  // signal_cleanup::install leaves an ignored signal alone): a terminal's
+  // Ctrl-C reaches the whole job, and rank 0 stops the run for every
+  // process (ADR-0030). This process ignores it only for the spawn.
+  struct sigaction ignore_int {}, saved_int {};
+  ignore_int.sa_handler = SIG_IGN;
+  ::sigemptyset(&ignore_int.sa_mask);
+  ::sigaction(SIGINT, &ignore_int, &saved_int);
   const int rc = ::posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), envp.data());
+  ::sigaction(SIGINT, &saved_int, nullptr);
   posix_spawn_file_actions_destroy(&fa);
   if (so[1] >= 0)
     ::close(so[1]);

@@ -38,6 +38,7 @@
 #include "runtime/report/csv_row.hpp"
 #include "runtime/report/pe_groups.hpp"
 #include "runtime/report/run_report.hpp"
+#include "runtime/report/signal_cleanup.hpp"
 #include "runtime/trace/trace_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -55,9 +56,17 @@
 
 namespace kb {
 
+namespace {
+std::string embedded_config_dir; // set_default_config_dir: the Python module's
+} // namespace
+
+void set_default_config_dir(std::string dir) { embedded_config_dir = std::move(dir); }
+
 std::string default_config_dir() {
   if (const char* d = std::getenv("KB_CONFIG_DIR"); d && *d)
     return d;
+  if (!embedded_config_dir.empty())
+    return embedded_config_dir;
   // An installed binary: <prefix>/bin/kernbench finds <prefix>/share/kernbench/config.
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -107,6 +116,9 @@ void claim_stdout_for_data(const run_cli& c) {
 int run(const run_cli& c) {
   check_run_options(c);
   claim_stdout_for_data(c);
+  check_output_paths(c);
+  if (c.rank > 0) // rank 0 stops the run on a Ctrl-C (ADR-0030)
+    signal_cleanup::ignore_interrupt();
   check_threads_can_start(c.threads, fmt::format("--threads {}", c.threads));
   if (c.phase2_workers != 0)
     check_threads_can_start(c.phase2_workers, fmt::format("--phase2-workers {}", c.phase2_workers));
@@ -115,7 +127,8 @@ int run(const run_cli& c) {
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
   const std::string comp_path = c.components.empty() ? dir + "/components.yaml" : c.components;
   // PE prefixes come from the topology; load it once to pick the PEs.
-  YAML::Node doc = load_yaml_file(topo_path);
+  // A result of `run --json` carries its machine: it reruns as it ran.
+  YAML::Node doc = load_topology_document(topo_path);
   for (const auto& o : c.set)
     apply_override(doc, parse_override(o));
   const impl_registry impls = load_impl_registry(comp_path);
@@ -281,10 +294,10 @@ int run(const run_cli& c) {
   rep.names = dr.names;
   rep.records = std::move(dr.records);
   rep.per_pe = c.per_pe;
-  describe_reproduction(rep, doc);
+  describe_reproduction(rep, doc, c, opts.cluster.ranks, result);
   rep.label = rep.program.empty() ? std::string() : rep.program.front();
   index_commands(rep);
-  write_summary(std::cout, rep);
+  print_summary(c, rep);
   if (peers) {
     wire_totals w = others;
     const auto& mine = cross_process();
@@ -293,12 +306,18 @@ int run(const run_cli& c) {
   }
   write_outputs(c, rep, opts);
   if (!session)
-    return 0;
+    return status_after_run(0);
+  if (result.stopped) { // an op log cut short verifies nothing
+    fmt::print("\ndata\n  not replayed: the run was stopped before its end (no op log, "
+               "tensors or verdict)\n");
+    return status_after_run(0);
+  }
   session->absorb(result.nodes);
   fmt::print("\ndata\n");
-  return print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
-    return dd.expected.at(name);
-  }));
+  return status_after_run(
+    print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
+      return dd.expected.at(name);
+    })));
 }
 
 } // namespace
@@ -382,6 +401,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "ends (exit 1) naming every kernel still running and what it waits for (a "
                   "kernel looping without tl:: calls); 0: never")
     ->capture_default_str();
+  cmd->add_option("--out", c->out_dir,
+                  "write the results into this folder (made if missing): result.json (or "
+                  "--json), machine.json (the machine as resolved; `run --topology "
+                  "DIR/machine.json` reruns it), summary.txt, and every output named by a "
+                  "relative path (--trace t.json, --oplog, --dump-tensors, ...)");
   cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
   cmd->add_option("--trace-stream", c->trace_stream,
                   "write the trace while the run goes, in constant memory, as a Cap'n Proto "
@@ -479,6 +503,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() > 0)
         c->given.insert(o->get_name());
+    apply_out_dir(*c);
     exit_code = run(*c);
   });
   return cmd;

@@ -17,4 +17,9 @@ CLI::App* add_list_components_command(CLI::App& app, int& exit_code);
 /// (`cmake --install`), else the source tree this binary was built from.
 std::string default_config_dir();
 
+/// For a program that embeds kernbench (the Python module, whose
+/// /proc/self/exe is python3): its config/ directory, used when
+/// $KB_CONFIG_DIR is not set. Call before any command runs.
+void set_default_config_dir(std::string dir);
+
 } // namespace kb

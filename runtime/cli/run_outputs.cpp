@@ -7,14 +7,74 @@
 #include "runtime/report/run_metrics.hpp"
 #include "runtime/trace/trace_file.hpp"
 
+#include "runtime/report/stop_request.hpp"
+
+#include "runtime/report/data_stdout.hpp"
+#include "runtime/report/json_writer.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 
 namespace kb {
 
-void describe_reproduction(report_input& rep, const YAML::Node& doc) {
+namespace {
+
+std::mutex command_mutex;
+std::optional<std::vector<std::string>> command_override;
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0)
+    return "unknown";
+  return buf;
+}
+
+} // namespace
+
+std::vector<std::string> invocation_command() {
+  {
+    const std::lock_guard lock(command_mutex);
+    if (command_override)
+      return *command_override;
+  }
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> out;
+  for (std::string arg; std::getline(in, arg, '\0');)
+    out.push_back(arg);
+  if (!out.empty()) // the program as a user names it, not the path it ran from
+    out.front() = std::filesystem::path(out.front()).filename().string();
+  return out;
+}
+
+void set_invocation_command(std::vector<std::string> command) {
+  const std::lock_guard lock(command_mutex);
+  command_override = std::move(command);
+}
+
+int status_after_run(int status) {
+  const int sig = stop_request::signal();
+  return sig != 0 && status == 0 ? 128 + sig : status;
+}
+
+void describe_reproduction(report_input& rep, const YAML::Node& doc, const run_cli& c,
+                           uint32_t processes, const run_result& result) {
   rep.version = version;
   rep.git_hash = git_hash;
   rep.machine = [doc](json_writer& j) { write_yaml_as_json(j, doc); };
+  rep.stopped_by = result.stopped ? stop_request::signal() : 0;
+  rep.invocation.command = invocation_command();
+  rep.invocation.host = host_name();
+  rep.invocation.seed = c.seed;
+  rep.invocation.processes = std::max<uint32_t>(processes, 1);
 }
 
 void prepare_outputs(const run_cli& c, driver_options& opts) {
@@ -41,7 +101,88 @@ std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, driver_options& opt
                                      opts.progress, totals, heartbeat_interval());
 }
 
+void apply_out_dir(run_cli& c) {
+  if (c.out_dir.empty() || c.rank > 0)
+    return;
+  if (c.out_dir == data_stdout::name)
+    throw std::invalid_argument("--out -: give a folder (only --json and --csv can go to "
+                                "standard output)");
+  std::error_code ec;
+  std::filesystem::create_directories(c.out_dir, ec);
+  if (ec || !std::filesystem::is_directory(c.out_dir))
+    throw std::invalid_argument(fmt::format("cannot make the --out folder '{}': {}", c.out_dir,
+                                   ec ? ec.message() : "a file of that name is in the way"));
+  auto inside = [&](std::string& path) {
+    if (!path.empty() && path != data_stdout::name && std::filesystem::path(path).is_relative())
+      path = (std::filesystem::path(c.out_dir) / path).string();
+  };
+  for (std::string* p : {&c.json, &c.csv, &c.trace, &c.trace_stream, &c.oplog, &c.op_digests,
+                         &c.dump_tensors})
+    inside(*p);
+  if (c.json.empty())
+    c.json = (std::filesystem::path(c.out_dir) / "result.json").string();
+}
+
+void check_output_paths(const run_cli& c) {
+  if (c.rank > 0)
+    return;
+  const std::pair<const std::string*, const char*> files[] = {
+    {&c.json, "--json file"},   {&c.csv, "--csv file"},
+    {&c.trace, "trace file"},   {&c.trace_stream, "--trace-stream file"},
+    {&c.oplog, "--oplog file"}, {&c.op_digests, "--op-digests file"}};
+  for (const auto& [path, what] : files) {
+    if (path->empty() || *path == data_stdout::name)
+      continue;
+    std::error_code ec;
+    const auto st = std::filesystem::status(*path, ec);
+    // A FIFO, a pipe or a device is written in place at the end (opening
+    // a FIFO now would wait for its reader).
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+        !std::filesystem::is_directory(st))
+      continue;
+    try {
+      atomic_file probe(*path, what); // fails as the write would; removed unwritten
+    } catch (const output_error& e) {
+      throw std::invalid_argument(e.what()); // known before the run: bad input
+    }
+  }
+  if (!c.dump_tensors.empty()) {
+    std::error_code ec;
+    const std::filesystem::path dir(c.dump_tensors);
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+      throw std::invalid_argument(fmt::format("cannot write --dump-tensors '{}': it is not a folder",
+                                     c.dump_tensors));
+    // The nearest folder that exists must take new entries.
+    std::filesystem::path up = std::filesystem::absolute(dir, ec);
+    while (!up.empty() && !std::filesystem::exists(up, ec) && up != up.parent_path())
+      up = up.parent_path();
+    if (!std::filesystem::is_directory(up, ec) || ::access(up.c_str(), W_OK | X_OK) != 0)
+      throw std::invalid_argument(fmt::format("cannot write --dump-tensors '{}': '{}' {}",
+                                     c.dump_tensors, up.string(),
+                                     std::filesystem::is_directory(up, ec)
+                                       ? "takes no new entries (permissions)"
+                                       : "is not a folder"));
+  }
+}
+
+void print_summary(const run_cli& c, report_input& rep) {
+  std::ostringstream text;
+  write_summary(text, rep);
+  std::cout << text.str();
+  if (!c.out_dir.empty())
+    rep.summary_text = text.str();
+}
+
 void write_outputs(const run_cli& c, const report_input& rep, const driver_options& opts) {
+  if (!c.out_dir.empty() && c.rank == 0) {
+    const std::filesystem::path dir(c.out_dir);
+    json_writer machine;
+    if (rep.machine)
+      rep.machine(machine);
+    write_file_atomically((dir / "machine.json").string(), "--out machine.json",
+                          machine.str() + "\n");
+    write_file_atomically((dir / "summary.txt").string(), "--out summary.txt", rep.summary_text);
+  }
   if (!c.json.empty())
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kb {
 
@@ -25,12 +26,47 @@ void prepare_outputs(const run_cli& c, driver_options& opts);
 std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, driver_options& opts,
                                            const std::string& who, progress_totals totals);
 
-/// Fills the JSON's `kernbench` (this build's version and git hash) and
-/// `machine` (`doc`, the topology as resolved after --set) of `rep`.
-void describe_reproduction(report_input& rep, const YAML::Node& doc);
+/// Fills what reproduces the run: the JSON's `kernbench` (this build's
+/// version and git hash), `machine` (`doc`, the topology as resolved after
+/// --set), `invocation` (the command line, host, seed, processes) and
+/// whether a stop request ended it (`result`: the run's).
+void describe_reproduction(report_input& rep, const YAML::Node& doc, const run_cli& c,
+                           uint32_t processes, const run_result& result);
+
+/// The command line the JSON's `invocation` names: what
+/// set_invocation_command gave, else this process's own (/proc/self/cmdline).
+std::vector<std::string> invocation_command();
+/// For a process that runs commands in-process (the Python module): the
+/// command line they stand for.
+void set_invocation_command(std::vector<std::string> command);
+
+/// The exit status of a run that ended well: 128 + the signal when one asked
+/// it to stop (130 SIGINT, 143 SIGTERM), even if it came too late to.
+int status_after_run(int status);
+
+/// --out DIR: makes DIR (and its parents), puts every output named by a
+/// relative path (--trace, --trace-stream, --oplog, --op-digests,
+/// --dump-tensors, --json, --csv) in it, and names the ones not asked for
+/// that it always holds: result.json (--json) and, written by
+/// write_outputs, machine.json (the topology as resolved: `run --topology
+/// DIR/machine.json` reruns it) and summary.txt (the report). Refuses a DIR
+/// that is a file.
+void apply_out_dir(run_cli& c);
+
+/// Before the machine is built: every output file can be written where it
+/// is named (the same check as the write at the end: its folder exists and
+/// takes a file; not a folder itself), so that no run is simulated only to
+/// fail there. Throws std::invalid_argument (bad input, exit 2) naming the
+/// option and the reason.
+void check_output_paths(const run_cli& c);
+
+/// Prints the report on standard output (`write_summary`) and, with --out,
+/// keeps it for summary.txt.
+void print_summary(const run_cli& c, report_input& rep);
 
 /// Writes --json, --trace, finishes --trace-stream (after the machine's
-/// teardown) and appends the --csv row, from `rep` (index_commands done).
+/// teardown), appends the --csv row and, with --out, writes machine.json and
+/// summary.txt, from `rep` (index_commands done).
 void write_outputs(const run_cli& c, const report_input& rep, const driver_options& opts);
 
 } // namespace kb

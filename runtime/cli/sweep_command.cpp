@@ -1,5 +1,6 @@
 #include "runtime/cli/sweep_command.hpp"
 
+#include "runtime/cli/plot_script.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/sweep_points.hpp"
@@ -13,17 +14,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
+#include <iostream>
 #include <memory>
-#include <spawn.h>
 #include <stdexcept>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
-
-extern char** environ;
 
 namespace kb {
 
@@ -33,9 +27,9 @@ struct sweep_cli {
   std::vector<std::string> params;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string csv = "sweep.csv";
-  std::string plot;        ///< METRIC:PARAM
-  std::string plot_out;    ///< prefix of the PNG and SVG (default: CSV path less .csv)
-  std::string plot_script; ///< default: next to the binary, else the source tree's
+  std::vector<std::string> plot;     ///< METRIC:PARAM[:SERIES] or roofline[:PARAM[:SERIES]]
+  std::vector<std::string> plot_out; ///< files or prefixes (default: CSV path less .csv)
+  std::string plot_script;           ///< default: next to the binary, else the source tree's
   bool quiet = false;
   std::vector<std::string> run_args;
 };
@@ -51,58 +45,46 @@ std::vector<std::string> sweep_header(const std::vector<sweep_axis>& axes) {
   return h;
 }
 
-std::string exe_dir() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : exe.parent_path().string();
-}
-
-/// The plot script: --plot-script, else plot_sweep.py beside the binary (the
-/// build copies it there), else in the installation's share/kernbench, else
-/// the source tree's scripts/.
-std::string find_plot_script(const std::string& given) {
-  if (!given.empty()) {
-    if (!std::filesystem::is_regular_file(given))
-      throw std::invalid_argument(fmt::format("--plot-script {}: no such file", given));
-    return given;
+/// The arguments of the plot script for these --plot specs, checked
+/// against the sweep's columns and parameters before any point runs.
+std::vector<std::string> plot_args(const sweep_cli& c, const std::vector<std::string>& header,
+                                   const std::vector<sweep_axis>& axes) {
+  std::vector<std::string> keys;
+  for (const auto& a : axes)
+    keys.push_back(a.key);
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  const auto first_run_column = header.begin() + static_cast<std::ptrdiff_t>(axes.size()) + 3;
+  if (c.csv == data_stdout::name)
+    throw std::invalid_argument("--plot: needs --csv FILE (the plot reads the CSV back), not "
+                                "--csv -");
+  std::vector<std::string> args{c.csv, "--who", "kernbench sweep"};
+  for (const std::string& text : c.plot) {
+    const plot_spec s = parse_plot_spec(text);
+    if (!s.roofline() && !has(header, s.metric))
+      throw std::invalid_argument(fmt::format(
+        "--plot {}: METRIC '{}' is not a column of the sweep's CSV (the columns: "
+        "process_wall_s, {})",
+        text, s.metric,
+        fmt::join(std::vector<std::string>(first_run_column, header.end()), ", ")));
+    for (const std::string& key : {s.param, s.series})
+      if (!key.empty() && !has(keys, key))
+        throw std::invalid_argument(
+          fmt::format("--plot {}: '{}' is not a swept parameter (the --param keys: {})", text,
+                      key, fmt::join(keys, ", ")));
+    args.insert(args.end(), {"--plot", text});
   }
-  for (const std::string& p :
-       {exe_dir() + "/plot_sweep.py", exe_dir() + "/" KB_INSTALLED_SHARE_DIR "/plot_sweep.py",
-        std::string(KB_SOURCE_SCRIPTS_DIR) + "/plot_sweep.py"})
-    if (std::filesystem::is_regular_file(p))
-      return p;
-  throw std::invalid_argument(fmt::format(
-    "--plot: plot_sweep.py is neither beside the binary ({}) nor in {}; give --plot-script",
-    exe_dir(), KB_SOURCE_SCRIPTS_DIR));
-}
-
-/// Runs `python3 script csv metric param prefix`; its messages go to our
-/// stderr. Returns an error message, empty on success.
-std::string run_plot(const std::string& script, const std::string& csv,
-                     const std::string& metric, const std::string& param,
-                     const std::string& prefix) {
-  // Debian's python3 (where python3-matplotlib lives) before any other on
-  // PATH; KB_PYTHON overrides.
-  std::string python = "python3";
-  if (const char* p = std::getenv("KB_PYTHON"); p && *p)
-    python = p;
-  else if (::access("/usr/bin/python3", X_OK) == 0)
-    python = "/usr/bin/python3";
-  std::vector<std::string> all{python, script, csv, metric, param, prefix};
-  std::vector<char*> argv;
-  for (auto& a : all)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (const int rc = ::posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ))
-    return fmt::format("--plot: cannot run {}: {} (install python3 and python3-matplotlib)",
-                       python, std::strerror(rc));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  std::vector<std::string> outs = c.plot_out;
+  if (outs.empty()) {
+    std::string prefix = c.csv;
+    if (prefix.size() > 4 && prefix.substr(prefix.size() - 4) == ".csv")
+      prefix.resize(prefix.size() - 4);
+    outs.push_back(prefix);
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return {};
-  return fmt::format("--plot: {} {}", script, describe_exit(status));
+  for (const auto& o : outs)
+    args.insert(args.end(), {"--out", o});
+  return args;
 }
 
 int sweep(const sweep_cli& c) {
@@ -118,25 +100,11 @@ int sweep(const sweep_cli& c) {
     data_stdout::claim();
   const std::vector<std::string> header = sweep_header(axes);
 
-  std::string metric, param, script, prefix;
+  std::string script;
+  std::vector<std::string> plot;
   if (!c.plot.empty()) {
-    const size_t colon = c.plot.find(':');
-    metric = c.plot.substr(0, colon);
-    param = colon == std::string::npos ? "" : c.plot.substr(colon + 1);
-    if (std::find(header.begin(), header.end(), metric) == header.end() ||
-        std::find_if(axes.begin(), axes.end(), [&](auto& a) { return a.key == param; }) ==
-          axes.end())
-      throw std::invalid_argument(fmt::format(
-        "--plot {}: expected METRIC:PARAM, METRIC a column (e.g. achieved_flop_per_s, "
-        "max_latency_ps, busiest_utilisation_1, events_per_s) and PARAM a swept key",
-        c.plot));
+    plot = plot_args(c, header, axes);
     script = find_plot_script(c.plot_script);
-    prefix = c.plot_out;
-    if (prefix.empty()) {
-      prefix = c.csv;
-      if (prefix.size() > 4 && prefix.substr(prefix.size() - 4) == ".csv")
-        prefix.resize(prefix.size() - 4);
-    }
   }
 
   const size_t n = point_count(axes);
@@ -185,9 +153,8 @@ int sweep(const sweep_cli& c) {
       fmt::print(stderr, "kernbench sweep: no point succeeded; nothing to plot\n");
       return 1;
     }
-    std::cout.flush();
-    if (const std::string err = run_plot(script, c.csv, metric, param, prefix); !err.empty()) {
-      fmt::print(stderr, "kernbench sweep: {}\n", err);
+    if (const plot_outcome p = run_plot_script(script, plot); p.exit_code != 0) {
+      fmt::print(stderr, "kernbench sweep: --plot: {}\n", p.error);
       status = 1;
     }
   }
@@ -211,19 +178,30 @@ CLI::App* add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--jobs", c->jobs, "points run at a time (default: the number of cores)")
     ->check(CLI::Range(1, 1024));
   cmd->add_option("--csv", c->csv, "the CSV written (one row per point)")->capture_default_str();
-  cmd->add_option("--plot", c->plot,
-                  "METRIC:PARAM, e.g. achieved_flop_per_s:M: plot a CSV column against a "
-                  "swept parameter (PNG and SVG, python3-matplotlib)");
-  cmd->add_option("--plot-out", c->plot_out, "prefix of the plot files (default: --csv less .csv)");
+  auto* plot = cmd->add_option(
+    "--plot", c->plot,
+    "METRIC:PARAM[:SERIES] or roofline[:PARAM[:SERIES]], repeatable: a CSV column against a "
+    "swept parameter, one line per value of SERIES (e.g. achieved_flop_per_s:M:tile), or "
+    "achieved FLOP/s against FLOP per HBM byte under the machine's roofs (python3-matplotlib; "
+    "`kernbench plot --help` says more)")
+    ->allow_extra_args(false);
+  cmd->add_option("--plot-out", c->plot_out,
+                  "a plot file, repeatable: .png (300 dpi), .svg or .pdf; another name is the "
+                  "prefix of a .png and an .svg (default: --csv less .csv); with several --plot "
+                  "each name gets -SPEC before its extension")
+    ->allow_extra_args(false)
+    ->needs(plot);
   cmd->add_option("--plot-script", c->plot_script,
-                  "the plot script (default: plot_sweep.py beside the binary)");
+                  "the plot script (default: plot_sweep.py beside the binary)")
+    ->needs(plot);
   cmd->add_flag("--quiet", c->quiet, "no progress lines on standard error");
   cmd->add_option("run_options", c->run_args, "options of every `kernbench run`, after --");
   cmd->footer(
     "Example:\n"
     "  kernbench sweep --param M=256,512,1024 --param cube.pe_template.pe_gemm.mac_rows=16,32 \\\n"
-    "      --csv gemm.csv --plot achieved_flop_per_s:M -- --K 512 --N 512\n"
-    "  (writes gemm.csv with 6 rows, gemm.png and gemm.svg)\n"
+    "      --csv gemm.csv --plot achieved_flop_per_s:M:cube.pe_template.pe_gemm.mac_rows \\\n"
+    "      -- --K 512 --N 512\n"
+    "  (writes gemm.csv with 6 rows, gemm.png and gemm.svg: one line per mac_rows)\n"
     "  kernbench sweep --param arg.block_m=64,128 --param arg.tile=32,64 --csv k.csv \\\n"
     "      -- --kernel gemm --arg M=512 --arg K=512 --arg N=512\n"
     "Exit status: 0 all points ran (and plotted), 1 a point or the plot failed, 2 bad input.");

@@ -262,9 +262,22 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
   return spec;
 }
 
+YAML::Node load_topology_document(const std::string& path) {
+  YAML::Node doc = load_yaml_file(path);
+  // A result names its schema and carries the machine it ran.
+  if (!doc.IsMap() || !doc["schema_version"] || !doc["machine"])
+    return doc;
+  YAML::Node machine = doc["machine"];
+  if (!machine.IsMap())
+    throw config_error({path, line_of(machine.Mark())}, "machine",
+                       "this kernbench result carries no machine to rerun (it was written "
+                       "without one); give its topology file instead");
+  return machine;
+}
+
 topology_spec load_topology(const std::string& path, const impl_registry& impls,
                             const kind_catalog& kinds) {
-  return parse_topology(load_yaml_file(path), path, impls, kinds);
+  return parse_topology(load_topology_document(path), path, impls, kinds);
 }
 
 } // namespace kb

@@ -20,6 +20,11 @@ namespace kb {
 topology_spec load_topology(const std::string& path, const impl_registry& impls,
                             const kind_catalog& kinds);
 
+/// The topology document at `path`: a topology file (YAML or JSON), or a
+/// result of `kernbench run --json`, whose `machine` (the topology as that
+/// run resolved it) it then is, so that a result reruns itself.
+YAML::Node load_topology_document(const std::string& path);
+
 /// As `load_topology`, from a parsed document; `file` names it in errors.
 topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
                              const impl_registry& impls,

@@ -5,6 +5,7 @@
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/driver/run_limits.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
+#include "runtime/report/stop_request.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/trace/stage_tally_recorder.hpp"
 
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <string_view>
@@ -147,9 +149,17 @@ driver_run run_driver(topology_spec topology,
                        [who, limit = o.stall_timeout, ranks = o.cluster.ranks](auto stalled) {
                          return end_stalled_run(who, stalled, limit, ranks);
                        });
+    // SIGINT/SIGTERM now stop the run at its next safe point (ADR-0030):
+    // rank 0's; the other processes of a split run stop when its shards
+    // tell theirs, and end at once on a signal of their own (a launcher
+    // that goes ends them so; one that waited for a window's end could
+    // wait for a process that is gone).
+    std::optional<stop_request::armed> stoppable;
+    if (o.cluster.rank == 0)
+      stoppable.emplace();
     out.result = sim.run(opts);
   }
-  if (!o.end.is_infinite() && out.result.error.empty())
+  if (!o.end.is_infinite() && out.result.error.empty() && !out.result.stopped)
     out.result.error = passed_end_report(out.result, o.end);
   out.names = sim.names();
   // Its node table (a factory and its configuration per node, ~10 ms to

@@ -84,6 +84,7 @@ std::vector<char> encode_result(const run_result& r) {
   h.setYieldMsgs(r.hub.yield_msgs);
   h.setRunWallNs(r.hub.run_wall_ns);
   w.setError(r.error);
+  w.setStopped(r.stopped);
   auto nodes = w.initNodes(static_cast<unsigned>(r.nodes.size()));
   for (unsigned i = 0; i < r.nodes.size(); ++i) {
     const node_summary& n = r.nodes[i];
@@ -160,6 +161,7 @@ run_result decode_result(const std::vector<char>& bytes) {
   r.hub.yield_msgs = h.getYieldMsgs();
   r.hub.run_wall_ns = h.getRunWallNs();
   r.error = w.getError().cStr();
+  r.stopped = w.getStopped();
   const auto nodes = w.getNodes();
   r.nodes.reserve(nodes.size());
   for (const auto x : nodes) {

@@ -1,5 +1,7 @@
 #include "runtime/engine/hub.hpp"
 
+#include "runtime/report/stop_request.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -129,7 +131,11 @@ caf::behavior hub::make_behavior() {
     [this](hub_snapshot& s) { on_snapshot(s); },
     [this](jump_atom, uint64_t lbts) { apply_jump(SimTime{lbts}); },
     [this](halt_atom, uint32_t shard, std::string& why) {
-      if (running_)
+      if (!running_)
+        return;
+      if (why == stop_reason)
+        stop();
+      else
         fail(fmt::format("shard {} failed: {}", shard, why));
     },
     [this](collect_atom) {
@@ -340,8 +346,13 @@ void hub::step_direct() {
     collect();
     return;
   }
+  if (stop_request::requested()) {
+    stop();
+    return;
+  }
   // Events handled between two looks into the mailbox (peer batches, down
-  // messages): large enough that the yield costs nothing per event.
+  // messages, a stop request): large enough that the yield costs nothing
+  // per event.
   constexpr size_t loop_budget = size_t{1} << 16;
   const SimTime safe = std::min(promise_in_min(), end_);
   std::string err;
@@ -393,6 +404,10 @@ SimTime hub::local_min() const {
 void hub::try_advance(SimTime local) {
   if (outstanding_ > 0 || done_ || !running_)
     return;
+  if (stop_request::requested()) {
+    stop();
+    return;
+  }
   const SimTime t = local;
   const SimTime p = promise_in_min();
   if (t >= end_ && p >= end_) {
@@ -451,6 +466,23 @@ void hub::fail(std::string why) {
   }
 }
 
+void hub::stop() {
+  if (stopped_ || done_)
+    return;
+  stopped_ = true;
+  if (!halt_sent_) {
+    // Every shard stops, each at the end of its own window: a shard that
+    // ran on would wait for promises that never come.
+    halt_sent_ = true;
+    for (uint32_t s = 0; s < peers_.size(); ++s)
+      if (s != init_.shard && peers_[s])
+        send(peers_[s], halt_atom_v, init_.shard, std::string(stop_reason));
+  }
+  done_ = true;
+  outstanding_ = 0;
+  collect();
+}
+
 void hub::collect() {
   stats_.run_wall_ns = static_cast<uint64_t>(
     std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -501,6 +533,7 @@ void hub::request_summary() {
 void hub::deliver() {
   collected_ = true;
   result_.hub = stats_;
+  result_.stopped = result_.stopped || stopped_;
   if (result_.error.empty())
     result_.error = error_;
   if (init_.shard != 0) {
@@ -570,13 +603,14 @@ void hub::merge(run_result& part, uint32_t shard) {
   result_.hub.lbts_jumps += part.hub.lbts_jumps;
   result_.hub.yield_msgs += part.hub.yield_msgs;
   result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
+  result_.stopped = result_.stopped || part.stopped;
   if (result_.error.empty() && !part.error.empty())
     result_.error = fmt::format("shard {}: {}", shard, part.error);
 }
 
 void hub::finish_part() {
   if (run_rp_.pending())
-    run_rp_.deliver(run_result{result_.hub, {}, result_.error});
+    run_rp_.deliver(run_result{result_.hub, {}, result_.error, result_.stopped});
 }
 
 void hub::finish_root() {

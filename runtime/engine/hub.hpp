@@ -91,6 +91,9 @@ private:
   SimTime promise_in_min(uint32_t except = UINT32_MAX) const;
   bool peers_known() const;
   void fail(std::string why);
+  /// A stop_request was seen (or another shard stopped for one): ends the
+  /// run here, at the end of a window, and collects the summaries so far.
+  void stop();
   void collect();
   /// Asks the next local node for its summary (collect()).
   void request_summary();
@@ -161,6 +164,7 @@ private:
   bool done_ = false;
   bool collected_ = false;
   bool halt_sent_ = false; ///< the other shards were told this one failed
+  bool stopped_ = false;   ///< stopped by a stop_request (stop())
   std::string error_;
   node_id error_node_ = no_node;
   hub_stats stats_;

@@ -4,6 +4,7 @@
 // nothing is in transit, lets every shard jump its incoming promises.
 
 #include "runtime/engine/hub.hpp"
+#include "runtime/report/stop_request.hpp"
 
 namespace kb {
 
@@ -74,6 +75,10 @@ void hub::arm_watch() {
 
 void hub::on_watch() {
   watch_armed_ = false;
+  if (running_ && !done_ && stop_request::requested()) { // blocked, yet asked to stop
+    stop();
+    return;
+  }
   if (!running_ || done_ || collected_ || !stuck_) {
     watch_delay_ = first_watch;
     return;

@@ -129,7 +129,13 @@ struct run_result {
   hub_stats hub;
   std::vector<node_summary> nodes;
   std::string error; ///< empty on success (e.g. deadlock report otherwise)
+  /// A stop request (SIGINT, SIGTERM; stop_request.hpp) ended the run at a
+  /// safe point: the nodes' figures are those of the run so far.
+  bool stopped = false;
 };
+
+/// The reason a hub gives the other shards when a stop request ended it.
+inline constexpr const char* stop_reason = "stopped by a signal";
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_result& x) {
   std::vector<char> bytes;

@@ -356,9 +356,11 @@ run_result simulation::run(const run_options& opts) {
     self->receive(
       [&](run_result& r) {
         std::string err = result.error.empty() ? r.error : result.error;
+        const bool stopped = result.stopped || r.stopped;
         if (!r.nodes.empty() || result.nodes.empty())
           result = std::move(r);
         result.error = std::move(err);
+        result.stopped = stopped;
       },
       [&](caf::error& e) { result.error = sys.render(e); });
   }
@@ -368,7 +370,7 @@ run_result simulation::run(const run_options& opts) {
     live->exit_on_release = true;
   else
     shutdown();
-  if (result.error.empty() && opts.end.is_infinite()) {
+  if (result.error.empty() && opts.end.is_infinite() && !result.stopped) {
     // Quiet without an end time: every node that still holds work is part
     // of a deadlock in the modelled machine (a cyclic credit wait, a lost
     // notice), never a run that simply ended.

@@ -104,7 +104,8 @@ data_session::data_session(const data_request& r, std::shared_ptr<const memory_i
 data_session::~data_session() {
   log_.reset();
   std::error_code ec;
-  if (temporary_)
+  // A run that failed or was stopped (ADR-0030) leaves no partial --oplog.
+  if (temporary_ || (!finished_ && !log_path_.empty()))
     std::filesystem::remove(log_path_, ec);
   log_on_signal_.release();
 }
@@ -136,6 +137,7 @@ data_result data_session::finish(
   if (!log_)
     return d;
   d.op_records = log_->finish();
+  finished_ = true;
   if (!request_.verify && request_.dump_dir.empty() && request_.op_digests.empty())
     return d;
 

@@ -81,7 +81,8 @@ public:
   /// naming the node if its records are damaged.
   void absorb(const std::vector<node_summary>& nodes);
 
-  /// After a clean run: closes the op log, replays it on a copy of the
+  /// After a clean run: closes the op log (a --oplog is kept; without
+  /// finish, the destructor removes it: the run failed or stopped early), replays it on a copy of the
   /// initial image (when verify, dumps or digests want it), checks every
   /// output of `tensors` against `expected(name)` (with verify) and dumps
   /// every tensor (inputs from the initial image, outputs from the final).
@@ -94,6 +95,7 @@ private:
   std::string log_path_;
   signal_cleanup::entry log_on_signal_;
   bool temporary_ = false;
+  bool finished_ = false; ///< finish() closed the log: a --oplog stays
   std::shared_ptr<op_log> log_;
 };
 

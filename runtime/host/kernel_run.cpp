@@ -210,8 +210,8 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   if (replays)
     d.ops = data.sink();
   r.run = run_driver(std::move(topo), programs, d);
-  if (!r.run.error.empty() || !replays)
-    return r; // nothing to replay: the run failed, or rank 0 replays
+  if (!r.run.error.empty() || !replays || r.run.result.stopped)
+    return r; // nothing to replay: the run failed or stopped early, or rank 0 replays
   data.absorb(r.run.result.nodes);
   std::vector<data_tensor> tensors;
   for (size_t i = 0; i < l.tensors.size(); ++i) {

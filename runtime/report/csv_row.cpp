@@ -67,8 +67,39 @@ std::vector<std::string> run_csv_header() {
           "busiest_unit_2",    "busiest_utilisation_2",
           "busiest_unit_3",    "busiest_utilisation_3",
           "events",            "wall_s",
-          "events_per_s"};
+          "events_per_s",
+          // What reproduces the row (as the JSON's last fields).
+          "schema_version",    "complete",
+          "kernbench_version", "git",
+          "seed",              "host",
+          "threads",           "processes",
+          "command"};
 }
+
+namespace {
+
+/// The command line as a shell reads it back: words with anything but
+/// [A-Za-z0-9_./=:,+@%-] in single quotes.
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    if (!out.empty())
+      out += ' ';
+    const bool plain = !w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                         "0123456789_./=:,+@%-") == std::string::npos;
+    if (plain) {
+      out += w;
+      continue;
+    }
+    out += '\'';
+    for (char c : w)
+      out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+} // namespace
 
 std::vector<std::string> run_csv_fields(const report_input& in, const run_metrics& m) {
   auto num = [](double v) { return fmt::format("{:.6g}", v); };
@@ -96,6 +127,15 @@ std::vector<std::string> run_csv_fields(const report_input& in, const run_metric
   f.push_back(std::to_string(m.events));
   f.push_back(num(m.wall_s));
   f.push_back(num(m.wall_s > 0 ? m.events / m.wall_s : 0));
+  f.push_back(report_schema_version);
+  f.push_back(in.stopped_by == 0 ? "true" : "false");
+  f.push_back(in.version);
+  f.push_back(in.git_hash);
+  f.push_back(std::to_string(in.invocation.seed));
+  f.push_back(in.invocation.host);
+  f.push_back(std::to_string(in.threads));
+  f.push_back(std::to_string(in.invocation.processes));
+  f.push_back(shell_words(in.invocation.command));
   return f;
 }
 

@@ -37,7 +37,8 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
   for (const pe_commands& p : in.commands)
     for (const command_stat& c : p.rows) {
       m.max_latency_ps = std::max(m.max_latency_ps, c.done_ps - std::min(c.issue_ps, c.done_ps));
-      m.flops += c.flops;
+      if (c.done) // a run stopped early (ADR-0030) has commands that are not
+        m.flops += c.flops;
     }
   for (const auto& n : r.nodes) {
     m.events += n.stats.events;

@@ -10,6 +10,7 @@
 
 #include "runtime/report/json_writer.hpp"
 #include "runtime/report/run_metrics.hpp"
+#include "runtime/report/stop_request.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -78,6 +79,10 @@ void write_summary(std::ostream& out, const report_input& in) {
              fewest == most ? fmt::format("{}", most) : fmt::format("{}..{}", fewest, most),
              in.threads);
   fmt::print(out, "topology: {}\n\n", in.topology_file);
+  if (in.stopped_by != 0)
+    fmt::print(out, "STOPPED by {} at simulated time {} ns, before the machine went quiet: "
+                    "every figure below is of the run so far (incomplete)\n\n",
+               stop_request::name_of(in.stopped_by), ns_str(end));
   const bool grouped = !in.per_pe && in.pes.size() > summary_pe_lines;
   pe_group_input groups{&r, in.pes, &in.commands, end};
   const std::vector<pe_commands> no_pes;     // grouped: the per-PE loops skip
@@ -205,7 +210,7 @@ std::string report_json(const report_input& in) {
   }
   json_writer j;
   j.begin_object();
-  j.field("schema_version", report_schema_version);
+  j.field("schema_version", std::string(report_schema_version));
   j.field("topology", in.topology_file);
   j.key("set").begin_array();
   for (const auto& o : in.overrides)
@@ -301,6 +306,24 @@ std::string report_json(const report_input& in) {
     in.machine(j);
   else
     j.null_value();
+  j.field("complete", in.stopped_by == 0);
+  j.key("stopped_by");
+  if (in.stopped_by != 0)
+    j.value(std::string(stop_request::name_of(in.stopped_by)));
+  else
+    j.null_value();
+  // Last: everything before it is the same bytes whatever the threads,
+  // processes and host; this is not.
+  const auto& inv = in.invocation;
+  j.key("invocation").begin_object().key("command").begin_array();
+  for (const auto& a : inv.command)
+    j.value(a);
+  j.end_array()
+    .field("host", inv.host)
+    .field("seed", inv.seed)
+    .field("threads", uint64_t{in.threads})
+    .field("processes", uint64_t{inv.processes})
+    .end_object();
   j.end_object();
   return j.str();
 }

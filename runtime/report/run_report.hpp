@@ -20,7 +20,10 @@ namespace kb {
 
 /// `schema_version` of the JSON results (docs/results-schema.md): raised on
 /// any change a reader would notice.
-inline constexpr uint64_t report_schema_version = 4;
+/// MAJOR.MINOR: additions at the end of an object raise the minor
+/// version; renamed, removed or redefined fields the major
+/// (docs/results-schema.md, schema/results.schema.json).
+inline constexpr const char* report_schema_version = "5.0";
 
 struct report_input {
   std::string topology_file;
@@ -50,6 +53,20 @@ struct report_input {
   /// Writes the JSON's `machine` value: the topology document as the run
   /// resolved it (after --set); unset: null.
   std::function<void(json_writer&)> machine;
+  /// A stop request ended the run (runtime/report/stop_request.hpp): the
+  /// signal (SIGINT, SIGTERM); 0: the machine went quiet, the run is whole.
+  int stopped_by = 0;
+  /// The JSON's `invocation`: how the run was started. It differs between
+  /// runs whose results are the same (threads, processes, host), so it is
+  /// the document's last field and byte comparisons leave it out.
+  struct invocation_info {
+    std::vector<std::string> command; ///< the argv
+    std::string host;
+    uint64_t seed = 1;
+    uint32_t processes = 1;
+  } invocation;
+  /// The text report as printed (--out keeps it as summary.txt).
+  std::string summary_text;
 };
 
 /// One stage's service on its unit (DESIGN §4 rule 9).

@@ -1,5 +1,7 @@
 #include "runtime/report/signal_cleanup.hpp"
 
+#include "runtime/report/stop_request.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -61,7 +63,27 @@ void remove_folder(const char* dir) {
   ::rmdir(dir);
 }
 
+void install_handler(int sig);
+
+void say(const char* text) {
+  size_t n = 0;
+  while (text[n] != 0)
+    ++n;
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, text, n);
+}
+
 void on_signal(int sig) {
+  // A run's event loop is going (stop_request::armed): the first SIGINT or
+  // SIGTERM stops it at its next safe point, and it writes what it has.
+  if ((sig == SIGINT || sig == SIGTERM) && stop_request::is_armed() &&
+      stop_request::request(sig)) {
+    say("\nkernbench: ");
+    say(stop_request::name_of(sig));
+    say(": stopping the run at its next safe point to report what it has "
+        "(send it again to end at once)\n");
+    install_handler(sig); // SA_RESETHAND made it the default again
+    return;
+  }
   for (slot& s : table()) {
     const auto what = static_cast<kind>(s.what.load(std::memory_order_acquire));
     if (what == kind::file)
@@ -97,6 +119,14 @@ entry claim(kind what, const std::string& path, pid_t pid, entry (*make)(int)) {
   return make(-1);
 }
 
+void install_handler(int sig) {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  ::sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  ::sigaction(sig, &sa, nullptr);
+}
+
 } // namespace
 
 void install() {
@@ -111,12 +141,15 @@ void install() {
     // SIGINT) stays ignored.
     if (old.sa_handler == SIG_IGN)
       continue;
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    ::sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    ::sigaction(sig, &sa, nullptr);
+    install_handler(sig);
   }
+}
+
+void ignore_interrupt() {
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  ::sigemptyset(&ign.sa_mask);
+  ::sigaction(SIGINT, &ign, nullptr);
 }
 
 entry& entry::operator=(entry&& o) noexcept {

@@ -7,6 +7,11 @@
 // `--trace-stream` temporary, op logs and sweep folders used to stay
 // (issue 35).
 //
+// Except while a run's event loop goes (stop_request::armed, ADR-0030): then
+// the first SIGINT or SIGTERM only asks the run to stop at its next safe
+// point, so that it reports and writes what it has; a second one ends the
+// process as above.
+//
 // The handler is async-signal-safe: fixed slots of fixed-size paths, each
 // claimed and released with atomics; unlink, unlinkat, rmdir, open,
 // getdents64 and kill are all it calls. A folder is removed one level deep
@@ -20,6 +25,11 @@ namespace kb::signal_cleanup {
 
 /// Installs the handlers (once; later calls do nothing). main() calls it.
 void install();
+
+/// A worker process of a split run: SIGINT is ignored from now on. A
+/// terminal's Ctrl-C reaches every process of its group, and rank 0 stops
+/// the whole run through its shards (ADR-0030); SIGTERM still ends it.
+void ignore_interrupt();
 
 /// A registration; release it when the thing is gone or kept. Moves only.
 class entry {

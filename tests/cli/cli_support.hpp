@@ -15,9 +15,18 @@ struct cli_result {
 
 /// Runs `env kernbench args` through /bin/sh (so `args` may quote) and
 /// returns its exit code, standard output and standard error. With
-/// `stdout_to`, standard output goes there instead.
+/// `stdout_to`, standard output goes there instead. With KB_RESULTS_COLLECT
+/// set (CTest sets it for every test here), a `run` that wrote a `--json`
+/// file (exit 0, 3, 130 or 143) leaves a copy of it in
+/// $KB_RESULTS_COLLECT/json/, which results_schema.every_json_the_suite_wrote
+/// validates against schema/results.schema.json (tests/cli/CMakeLists.txt).
 cli_result run_kernbench(const std::string& args, const std::string& env = "",
                          const std::string& stdout_to = "");
+
+/// Copies `path`, a `run --json` file of a run started another way (e.g.
+/// with kernbench_argv and posix_spawn), into $KB_RESULTS_COLLECT/json/ as
+/// run_kernbench does (nothing if the variable is unset or there is no file).
+void collect_json(const std::string& path);
 
 /// An `env` prefix for run_kernbench that limits each file the run writes
 /// to `bytes` (RLIMIT_FSIZE in whole 512-byte blocks, SIGXFSZ ignored):
@@ -53,6 +62,10 @@ std::string source_dir();
 /// `kernel` object: the two places where a driver run and a kernel run of
 /// the same work are meant to differ.
 std::string json_without_program_and_kernel(const std::string& json);
+/// A `run --json` document without its `invocation` (the command line,
+/// threads, processes and host, which differ between runs whose results are
+/// the same bytes): what identical runs must agree on.
+std::string json_results(const std::string& json);
 
 /// config/FILE of the source tree, loaded with config/components.yaml and
 /// the builtin kinds (e.g. "scale/2sip_2cube_4pe.yaml").

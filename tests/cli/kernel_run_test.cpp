@@ -273,7 +273,8 @@ TEST(KernelRun, TensorsOverTheMemoryBudgetAreRefusedWithTheEstimate) {
 TEST(KernelRun, AnOpLogItCannotWriteIsRefusedBeforeTheRun) {
   const auto r = run_kernbench("run --kernel gemm --oplog /nonexistent-dir/x.oplog");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "kernbench: error: --oplog /nonexistent-dir/x.oplog: cannot write it\n");
+  EXPECT_EQ(r.err, "kernbench: error: cannot write --oplog file '/nonexistent-dir/x.oplog': No "
+                   "such file or directory\n");
   EXPECT_EQ(r.out, "") << "nothing ran";
 }
 

@@ -20,12 +20,14 @@ const std::string k_small = "run --M 128 --K 128 --N 128";
 
 // Every writer on a full disk: output_safety_test.cpp.
 
-TEST(output_error, a_chrome_trace_in_a_missing_directory_fails_the_run) {
+// Found before the machine is built (issue 33): bad input, nothing runs.
+TEST(output_error, a_chrome_trace_in_a_missing_directory_is_refused_before_the_run) {
   const std::string dir = test::temp_dir("trace_missing");
   const auto r = run_kernbench(k_small + " --trace " + dir + "/gone/t.json");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: cannot write trace file '" + dir +
                      "/gone/t.json': No such file or directory\n");
+  EXPECT_EQ(r.out, "");
 }
 
 TEST(output_error, complete_files_are_written_and_no_temporary_is_left) {

@@ -173,7 +173,17 @@ TEST(sweep, bad_input_is_refused_before_anything_runs) {
   EXPECT_NE(r.err.find("--param M: --M is also given after --"), std::string::npos) << r.err;
   r = run_kernbench("sweep --param M=1 --plot nonsense:M --csv " + dir + "/s.csv");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--plot nonsense:M: expected METRIC:PARAM"), std::string::npos);
+  EXPECT_NE(r.err.find("--plot nonsense:M: METRIC 'nonsense' is not a column of the sweep's CSV "
+                       "(the columns: process_wall_s, topology, set, program, pes, end_ps, "
+                       "max_latency_ps"),
+            std::string::npos)
+    << r.err;
+  r = run_kernbench("sweep --param M=1 --plot max_latency_ps:K:M --csv " + dir + "/s.csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--plot max_latency_ps:K:M: 'K' is not a swept parameter (the --param "
+                       "keys: M)"),
+            std::string::npos)
+    << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/s.csv"));
 }
 
@@ -211,7 +221,9 @@ TEST(sweep, the_plot_says_what_it_shows_in_words_and_units) {
                                "/s.csv --plot max_latency_ps:M -- --K 128 --N 128 --pes 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string svg = test::slurp(dir + "/s.svg");
-  for (const char* text : {"max latency (ns)", "max latency vs M", "on topology.yaml, 2 PE(s)"})
+  for (const char* text : {">max latency (ns)<", ">max latency vs M<",
+                           ">fixed: K=128, N=128, dtype=f16, tile=128x128x128, pes=2<",
+                           ">machine: topology.yaml"})
     EXPECT_NE(svg.find(text), std::string::npos) << text;
   EXPECT_EQ(svg.find("max_latency_ps"), std::string::npos);
   // No offset or exponent in any text of the figure (e.g. "1e7").
@@ -224,8 +236,9 @@ TEST(sweep, a_plot_without_python_says_so) {
                                  "/s.csv --plot max_latency_ps:M -- --K 128 --N 128",
                                "KB_PYTHON=/nonexistent/python3");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--plot: cannot run /nonexistent/python3: No such file or directory "
-                       "(install python3 and python3-matplotlib)"),
+  EXPECT_NE(r.err.find("kernbench sweep: --plot: cannot run /nonexistent/python3: No such file "
+                       "or directory (install python3 and python3-matplotlib, or name the Python "
+                       "that has matplotlib in KB_PYTHON)"),
             std::string::npos)
     << r.err;
   EXPECT_EQ(read_csv(dir + "/s.csv").size(), 2u); // the CSV is written anyway
