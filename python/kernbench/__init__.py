@@ -120,6 +120,19 @@ def _read(path):
         return f.read()
 
 
+def _captured(args, folder, echo):
+    """Runs the command line ``args`` in this process, its text report kept
+    in ``folder`` (printed with ``echo``); ``(exit status, text or None)``,
+    or the failure raised."""
+    text_path = None if echo else os.path.join(folder, "report.txt")
+    with _stdout:
+        code, message = _call(args, text_path)
+    text = _read(text_path) if text_path and os.path.exists(text_path) else None
+    if message is not None:
+        raise _error(code, message)
+    return code, text
+
+
 def run(topology=None, *, echo=False, **options):
     """``kernbench run`` with ``options`` (its CLI options as keywords, e.g.
     ``M=512``, ``kernel="softmax"``, ``args={"rows": 64}``, ``threads=2``,
@@ -138,12 +151,7 @@ def run(topology=None, *, echo=False, **options):
         if json_path is None:
             json_path = os.path.join(folder, "run.json")
             args += ["--json", json_path]
-        text_path = None if echo else os.path.join(folder, "report.txt")
-        with _stdout:
-            code, message = _call(args, text_path)
-        text = _read(text_path) if text_path and os.path.exists(text_path) else None
-        if message is not None:
-            raise _error(code, message)
+        code, text = _captured(args, folder, echo)
         if code not in (0, 3):
             raise _error(code, f"kernbench run exited with status {code}")
         with open(json_path, encoding="utf-8") as f:
@@ -162,13 +170,7 @@ def cli(*args, echo=False):
     if "--procs" in args and args[args.index("--procs") + 1:][:1] != ["1"]:
         raise InputError("--procs: the Python module runs in this process; run the CLI", 2)
     with tempfile.TemporaryDirectory(prefix="kernbench-py-") as folder:
-        text_path = None if echo else os.path.join(folder, "out.txt")
-        with _stdout:
-            code, message = _call(args, text_path)
-        text = _read(text_path) if text_path and os.path.exists(text_path) else None
-    if message is not None:
-        raise _error(code, message)
-    return code, text
+        return _captured(args, folder, echo)
 
 
 def load_machine(source=None, set=None):  # noqa: A002  (the CLI's --set)

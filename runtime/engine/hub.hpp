@@ -19,9 +19,10 @@
 // Shard 0 is the registrar: the other hubs say hello to it, it tells every
 // hub about all the others, and at the end it collects all node summaries.
 //
-// The hub's code is in three files: hub.cpp (start, windows, collection),
-// hub_promises.cpp (promises and the safe time) and hub_lbts.cpp (LBTS
-// rounds when every shard is stuck).
+// The hub's code is in four files: hub.cpp (start, windows),
+// hub_collect.cpp (a failure or stop, collection), hub_promises.cpp
+// (promises and the safe time) and hub_lbts.cpp (LBTS rounds when every
+// shard is stuck).
 
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/shard_loop.hpp"

@@ -1,0 +1,190 @@
+#include "runtime/engine/hub.hpp"
+
+#include "runtime/report/stop_request.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+// The end of a hub's run (docs/adr/0001-synchronisation.md): a failure or
+// a stop request (ADR-0030) ends it early; the node summaries are collected
+// and shard 0 gathers every shard's part.
+
+namespace kb {
+
+void hub::fail(std::string why) {
+  if (error_.empty())
+    error_ = std::move(why);
+  if (!halt_sent_) {
+    // The other shards stop too: one waiting for this shard's promises
+    // would otherwise wait forever, and shard 0 for its results.
+    halt_sent_ = true;
+    for (uint32_t s = 0; s < peers_.size(); ++s)
+      if (s != init_.shard && peers_[s])
+        send(peers_[s], halt_atom_v, init_.shard, error_);
+  }
+  if (!done_) {
+    done_ = true;
+    outstanding_ = 0;
+    collect();
+  }
+}
+
+void hub::stop() {
+  if (stopped_ || done_)
+    return;
+  stopped_ = true;
+  if (!halt_sent_) {
+    // Every shard stops, each at the end of its own window: a shard that
+    // ran on would wait for promises that never come.
+    halt_sent_ = true;
+    for (uint32_t s = 0; s < peers_.size(); ++s)
+      if (s != init_.shard && peers_[s])
+        send(peers_[s], halt_atom_v, init_.shard, std::string(stop_reason));
+  }
+  done_ = true;
+  outstanding_ = 0;
+  collect();
+}
+
+void hub::collect() {
+  stats_.run_wall_ns = static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now() - started_at_)
+      .count());
+  if (loop_) { // direct delivery: the loop asks its nodes itself
+    loop_->summarize(result_.nodes, error_);
+    deliver();
+    return;
+  }
+  summaries_due_ = local_.size();
+  next_summary_ = 0;
+  if (summaries_due_ == 0) {
+    deliver();
+    return;
+  }
+  // At most `summary_window` requests are out at a time: CAF keeps the
+  // handlers of pending responses in a flat map searched linearly, so
+  // 65,536 requests at once cost O(nodes^2) (3 s of a 65,536-LP PHOLD).
+  constexpr size_t summary_window = 64;
+  for (size_t k = 0; k < summary_window; ++k)
+    request_summary();
+}
+
+void hub::request_summary() {
+  if (next_summary_ == local_.size())
+    return;
+  const node_id id = local_[next_summary_++];
+  auto got_one = [this] {
+    if (--summaries_due_ == 0)
+      deliver();
+    else
+      request_summary();
+  };
+  request(init_.nodes[id], caf::infinite, finish_atom_v)
+    .then(
+      [this, got_one](node_summary& s) {
+        result_.nodes.push_back(std::move(s));
+        got_one();
+      },
+      [this, got_one](caf::error& e) {
+        if (error_.empty())
+          error_ = "collecting node summaries failed: " + to_string(e);
+        got_one();
+      });
+}
+
+void hub::deliver() {
+  collected_ = true;
+  result_.hub = stats_;
+  result_.stopped = result_.stopped || stopped_;
+  if (result_.error.empty())
+    result_.error = error_;
+  if (init_.shard != 0) {
+    // A shard hands its part to shard 0 when asked, then finishes.
+    if (collect_rps_.empty())
+      return;
+    // The part is moved out to the last asker (8,000 node summaries are
+    // not copied); only the hub's figures and the error are read later.
+    for (size_t k = 0; k + 1 < collect_rps_.size(); ++k)
+      collect_rps_[k].deliver(result_);
+    collect_rps_.back().deliver(std::move(result_));
+    collect_rps_.clear();
+    // This shard's process may end once the run request is answered, and
+    // a reply still on its way out could be lost with it (a split run then
+    // waited 120 s for a part that never came): answer when shard 0 says
+    // it has the part, or has gone.
+    part_handed_in_ = true;
+    return;
+  }
+  parts_due_ = 0;
+  for (uint32_t s = 1; s < init_.shards; ++s)
+    parts_due_ += peers_[s] ? 1 : 0;
+  if (!lost_.empty() && result_.error.empty()) {
+    // Never a result that looks complete without a lost shard's nodes.
+    std::sort(lost_.begin(), lost_.end());
+    result_.error = fmt::format("shard {} stopped before handing in its results (its "
+                                "process ended?); the run's results are incomplete",
+                                lost_.front());
+  }
+  if (parts_due_ == 0) {
+    finish_root();
+    return;
+  }
+  for (uint32_t s = 1; s < init_.shards; ++s) {
+    if (!peers_[s])
+      continue;
+    request(peers_[s], std::chrono::seconds(120), collect_atom_v)
+      .then(
+        [this, s](run_result& part) {
+          handed_in_.resize(init_.shards, 0);
+          handed_in_[s] = 1;
+          send(peers_[s], release_atom_v);
+          merge(part, s);
+          if (--parts_due_ == 0)
+            finish_root();
+        },
+        [this, s](caf::error& e) {
+          if (result_.error.empty())
+            result_.error = fmt::format("shard {} did not hand in its "
+                                        "results: {}",
+                                        s, to_string(e));
+          if (--parts_due_ == 0)
+            finish_root();
+        });
+  }
+}
+
+void hub::merge(run_result& part, uint32_t shard) {
+  for (auto& n : part.nodes)
+    result_.nodes.push_back(std::move(n));
+  result_.hub.windows += part.hub.windows;
+  result_.hub.advance_msgs += part.hub.advance_msgs;
+  result_.hub.report_msgs += part.hub.report_msgs;
+  result_.hub.peer_msgs += part.hub.peer_msgs;
+  result_.hub.peer_null_msgs += part.hub.peer_null_msgs;
+  result_.hub.lbts_msgs += part.hub.lbts_msgs;
+  result_.hub.lbts_jumps += part.hub.lbts_jumps;
+  result_.hub.yield_msgs += part.hub.yield_msgs;
+  result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
+  result_.stopped = result_.stopped || part.stopped;
+  if (result_.error.empty() && !part.error.empty())
+    result_.error = fmt::format("shard {}: {}", shard, part.error);
+}
+
+void hub::finish_part() {
+  if (run_rp_.pending())
+    run_rp_.deliver(run_result{result_.hub, {}, result_.error, result_.stopped});
+}
+
+void hub::finish_root() {
+  result_.hub.shards = init_.shards;
+  std::sort(result_.nodes.begin(), result_.nodes.end(),
+            [](const node_summary& a, const node_summary& b) {
+              return a.node < b.node;
+            });
+  if (run_rp_.pending())
+    run_rp_.deliver(std::move(result_)); // nothing reads it after this
+}
+
+} // namespace kb
