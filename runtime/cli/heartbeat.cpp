@@ -77,9 +77,10 @@ void heartbeat::loop() {
     last = now;
     last_events = events;
     last_tiles = tiles;
-    const std::string line =
-      progress_line(who_, std::chrono::duration<double>(now - start).count(), rate, tile_rate,
-                    *counters_, totals_);
+    const double wall = std::chrono::duration<double>(now - start).count();
+    const std::string line = counters_->running.load(std::memory_order_relaxed)
+                               ? progress_line(who_, wall, rate, tile_rate, *counters_, totals_)
+                               : fmt::format("{}: {:.1f} s: setting up the machine", who_, wall);
     std::fprintf(out_, "%s\n", line.c_str());
     std::fflush(out_);
   }

@@ -149,14 +149,19 @@ driver_run run_driver(topology_spec topology,
                        [who, limit = o.stall_timeout, ranks = o.cluster.ranks](auto stalled) {
                          return end_stalled_run(who, stalled, limit, ranks);
                        });
-    // SIGINT/SIGTERM now stop the run at its next safe point (ADR-0030):
-    // rank 0's; the other processes of a split run stop when its shards
-    // tell theirs, and end at once on a signal of their own (a launcher
-    // that goes ends them so; one that waited for a window's end could
-    // wait for a process that is gone).
+    // Once the machine is built, SIGINT/SIGTERM stop the run at its next
+    // safe point (ADR-0030); during set-up they end it at once, as there is
+    // nothing to report. Rank 0's: the other processes of a split run stop
+    // when its shards tell theirs, and end at once on a signal of their own
+    // (a launcher that goes ends them so; one that waited for a window's
+    // end could wait for a process that is gone).
     std::optional<stop_request::armed> stoppable;
-    if (o.cluster.rank == 0)
-      stoppable.emplace();
+    opts.on_running = [&stoppable, rank = o.cluster.rank, progress = o.progress] {
+      if (rank == 0)
+        stoppable.emplace();
+      if (progress)
+        progress->running.store(true, std::memory_order_relaxed);
+    };
     out.result = sim.run(opts);
   }
   if (!o.end.is_infinite() && out.result.error.empty() && !out.result.stopped)

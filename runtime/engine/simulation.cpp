@@ -349,6 +349,8 @@ run_result simulation::run(const run_options& opts) {
 
   // Start every local shard, then wait for all of them: shard 0 answers
   // with everything, the others once shard 0 has collected their part.
+  if (opts.on_running)
+    opts.on_running();
   for (auto& [s, h] : hubs)
     self->send(h, run_request{opts.end});
   run_result result;

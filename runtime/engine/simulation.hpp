@@ -73,6 +73,9 @@ struct run_options {
   /// finished until then (the fabric routes, fabric_beside.hpp). What it
   /// throws ends the run there.
   std::function<void()> before_build;
+  /// Set: called once every node is built and the shards are about to
+  /// start their event loops (the heartbeat's "set-up is over").
+  std::function<void()> on_running;
 };
 
 class simulation {

@@ -12,10 +12,16 @@ void progress_recorder::advance(SimTime t) {
 
 void progress_recorder::record(trace_kind kind, SimTime t, node_id node,
                                const service_tag& tag) {
-  if (kind == trace_kind::tile_ready)
+  // The simulated time moves with tiles and commands too: a node reports
+  // its events only every progress_batch, which a node of a wide machine
+  // may never reach.
+  if (kind == trace_kind::tile_ready) {
     c_->tiles_ready.fetch_add(1, std::memory_order_relaxed);
-  else if (kind == trace_kind::command_complete)
+    advance(t);
+  } else if (kind == trace_kind::command_complete) {
     c_->commands_done.fetch_add(1, std::memory_order_relaxed);
+    advance(t);
+  }
   if (inner_)
     inner_->record(kind, t, node, tag);
 }

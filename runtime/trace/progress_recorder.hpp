@@ -19,6 +19,7 @@ struct progress_counters {
   std::atomic<uint64_t> max_time_ps{0};     ///< latest simulated time seen
   std::atomic<uint64_t> tiles_ready{0};     ///< tiles whose last stage finished
   std::atomic<uint64_t> commands_done{0};
+  std::atomic<bool> running{false};         ///< set-up over: the event loop runs
 };
 
 class progress_recorder final : public recorder {

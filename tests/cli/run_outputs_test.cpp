@@ -8,11 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -180,6 +183,30 @@ TEST(heartbeat, the_line_gives_time_rate_commands_and_time_left) {
             "25% of tiles, about 15 s left");
   const std::string stalled = progress_line("x", 2, 0, 0, c, {1000, 4});
   EXPECT_EQ(stalled.substr(stalled.find("25%")), "25% of tiles, time left not known yet");
+}
+
+// Until the machine is built (simulation::run's on_running), the lines say
+// so rather than report a simulated time of zero.
+TEST(heartbeat, says_setting_up_until_the_event_loop_runs) {
+  const std::string path = test::temp_dir("heartbeat_setup") + "/lines";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  auto c = std::make_shared<progress_counters>();
+  auto lines_with = [&](const std::string& what) {
+    for (int k = 0; k < 6000 && slurp(path).find(what) == std::string::npos; ++k)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return slurp(path).find(what) != std::string::npos;
+  };
+  {
+    heartbeat beat("kb", c, {}, std::chrono::milliseconds(5), f);
+    EXPECT_TRUE(lines_with("kb: "));
+    EXPECT_EQ(slurp(path).substr(0, 4), "kb: ");
+    EXPECT_NE(slurp(path).find(" s: setting up the machine\n"), std::string::npos) << slurp(path);
+    EXPECT_EQ(slurp(path).find("simulated"), std::string::npos);
+    c->running = true;
+    EXPECT_TRUE(lines_with("simulated 0.000 us")) << slurp(path);
+  }
+  std::fclose(f);
 }
 
 TEST(csv_row, fields_with_commas_and_quotes_are_quoted_and_split_back) {
