@@ -32,6 +32,16 @@ hbm_ctrl_channels::hbm_ctrl_channels(caf::actor_config& cfg, node_init init, con
   ch_.assign(c.channels, detail::memory_server(per));
 }
 
+service_time_fn hbm_ctrl_channels::service_time(const config& c, const machine_context&) {
+  const service_time_fn one =
+    detail::memory_service_time({Bandwidth{c.bandwidth.mbps / c.channels}, c.latency});
+  return [one, channels = c.channels, granule = c.granule](const service_request& r) {
+    service_request busiest = r;
+    busiest.bytes = bytes_on(0, r.bytes, 0, channels, granule);
+    return one(busiest);
+  };
+}
+
 uint64_t hbm_ctrl_channels::bytes_on(uint64_t offset, uint64_t length, uint32_t ch,
                                      uint32_t channels, uint64_t granule) {
   // Bytes of [0, x) on channel ch: whole rounds of all channels, then the
@@ -109,6 +119,7 @@ void hbm_ctrl_channels::on_finish() {
   add_figure("read_bytes", read_bytes_);
   add_figure("write_bytes", write_bytes_);
   add_figure("requests", requests_);
+  add_data_figures();
 }
 
 } // namespace kb

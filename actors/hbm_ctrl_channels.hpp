@@ -9,7 +9,8 @@
 // earliest part's head and the latest part's tail: a read is complete when
 // its last part is. With one channel this is exactly hbm_ctrl_v1.
 // Figures: busy_ps (mean over channels), read_bytes, write_bytes,
-// requests, and ch<i>.busy_ps per channel.
+// requests, ch<i>.busy_ps per channel, and the data figures every memory
+// adds (data_reads / data_writes, atomics). docs/adr/0034-per-channel-hbm.md.
 
 #include "actors/detail/memory_server.hpp"
 #include "actors/hbm_ctrl.hpp"
@@ -31,6 +32,15 @@ public:
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::hbm};
   static kind_doc doc() { return hbm_ctrl::doc(); }
   static config read_config(const param_reader& p, const machine_context& ctx);
+  /// Declared for the II prediction (ADR-0007, docs/adr/0034): an idle
+  /// controller serving a request that starts on a granule boundary. Its
+  /// channel 0 then holds the most bytes any channel can hold of a request
+  /// of that length (q·granule + min(r, granule) for length = q·round + r),
+  /// so this is the service of the busiest part: exact for such a request,
+  /// never below an unaligned one's. A read's head leaves at head + latency,
+  /// its tail at head + xfer(channel 0's bytes) + latency; a write's ack at
+  /// max(head + xfer(channel 0's bytes), tail) + latency.
+  static service_time_fn service_time(const config& c, const machine_context& ctx);
 
   hbm_ctrl_channels(caf::actor_config& cfg, node_init init, config c);
 

@@ -1,5 +1,7 @@
 #include "actors/noc.hpp"
 
+#include "runtime/config/topology_spec.hpp"
+
 namespace kb {
 
 kind_doc noc::doc() {
@@ -15,11 +17,13 @@ noc::config noc::read_config(const param_reader& p, const machine_context& ctx) 
   config c;
   c.forward_latency = p.required<SimTime>("forward_latency_ns");
   c.fabric = ctx.fabric;
+  c.credits = ctx.topology && ctx.topology->fabric_credits;
   return c;
 }
 
 noc::noc(caf::actor_config& cfg, node_init init, config c)
-  : forwarder_node(cfg, std::move(init), c.forward_latency, std::move(c.fabric)) {}
+  : forwarder_node(cfg, std::move(init), c.forward_latency, std::move(c.fabric),
+                   c.credits) {}
 
 service_time_fn noc::service_time(const config& c, const machine_context&) {
   return detail::forwarder_service_time(c.forward_latency);

@@ -18,6 +18,8 @@ public:
   struct config {
     SimTime forward_latency = ns(4); ///< added to head and tail
     std::shared_ptr<const fabric_map> fabric;
+    /// Credits on links to other forwarders (topology `fabric_credits`).
+    bool credits = false;
   };
   static constexpr fabric_kind fabric{fabric_role::forwarder};
 

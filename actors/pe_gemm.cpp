@@ -12,10 +12,13 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 } // namespace
 
 kind_doc pe_gemm::doc() {
-  return {"pe_gemm",
-          "MAC array: ceil(tm/R)*ceil(tn/C)*tk + R + C cycles per tile",
-          {{"mac_rows", "uint", "32", "MAC array rows (R)"},
-           {"mac_cols", "uint", "32", "MAC array columns (C)"}}};
+  kind_doc d{"pe_gemm",
+             "MAC array: ceil(ceil(tm/R)*ceil(tn/C)*tk / rate) + R + C cycles per tile",
+             {{"mac_rows", "uint", "32", "MAC array rows (R)"},
+              {"mac_cols", "uint", "32", "MAC array columns (C)"}}};
+  for (param_doc& p : rate_docs("MACs"))
+    d.params.push_back(std::move(p));
+  return d;
 }
 
 pe_gemm::config pe_gemm::read_config(const param_reader& p,
@@ -26,6 +29,7 @@ pe_gemm::config pe_gemm::read_config(const param_reader& p,
   if (c.mac_rows == 0 || c.mac_cols == 0)
     throw config_error(p.where("mac_rows"), p.key_path("mac_rows"),
                        "MAC array dimensions must be >= 1");
+  c.rates = read_rates(p);
   c.clock = ctx.clock;
   return c;
 }
@@ -34,19 +38,23 @@ pe_gemm::pe_gemm(caf::actor_config& cfg, node_init init, config c)
   : unit_node(cfg, std::move(init), {stage_type::gemm}), cfg_(c) {}
 
 Cycles pe_gemm::tile_cycles(const config& c, uint32_t tm, uint32_t tk,
-                            uint32_t tn) {
+                            uint32_t tn, dtype in) {
   // Saturating: a count beyond 64 bits stays the largest, which the clock
   // turns into SimTime::infinity() (the run refuses such tiles up front).
+  // The rate scales the array's passes, not its fill and drain (ADR-0032).
   auto n = checked_mul(ceil_div(tm, c.mac_rows), ceil_div(tn, c.mac_cols));
   if (n)
     n = checked_mul(*n, tk);
+  if (n)
+    n = scaled_ceil(*n, c.rates.of(in));
   if (n)
     n = checked_add(*n, uint64_t{c.mac_rows} + c.mac_cols);
   return Cycles{n.value_or(UINT64_MAX)};
 }
 
 void pe_gemm::begin_stage(lane_id lane, wire::Stage::Reader s) {
-  const Cycles n = tile_cycles(cfg_, s.getTm(), s.getTk(), s.getTn());
+  const Cycles n = tile_cycles(cfg_, s.getTm(), s.getTk(), s.getTn(),
+                               static_cast<dtype>(s.getInDtype()));
   schedule(now() + cfg_.clock.to_time(n), done_timer, lane);
 }
 
@@ -60,7 +68,8 @@ void pe_gemm::on_message(sim_event& ev) {
 service_time_fn pe_gemm::service_time(const config& c, const machine_context&) {
   return [c](const service_request& r) {
     const auto& p = r.s->params;
-    const SimTime end = r.in.head + c.clock.to_time(tile_cycles(c, p.tm, p.tk, p.tn));
+    const SimTime end =
+      r.in.head + c.clock.to_time(tile_cycles(c, p.tm, p.tk, p.tn, p.in_dtype));
     return crossing{end, end};
   };
 }

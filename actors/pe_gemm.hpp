@@ -1,7 +1,10 @@
 #pragma once
 // PE_GEMM: the MAC array. Computes on register data only (ADR-0021 D6).
-// A (tm, tk, tn) tile takes ceil(tm/R) * ceil(tn/C) * tk + R + C cycles.
+// A (tm, tk, tn) tile of in-dtype t takes
+// ceil(ceil(tm/R) * ceil(tn/C) * tk / rate(t)) + R + C cycles, rate(t) the
+// exact fraction rate_<t> of the f16 rate (ADR-0032; 1 by default).
 
+#include "actors/compute_rate.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
@@ -15,6 +18,7 @@ public:
   struct config {
     uint32_t mac_rows = 32; ///< R
     uint32_t mac_cols = 32; ///< C
+    dtype_rates rates{};    ///< MACs per cycle by in-dtype, relative to f16
     sim_clock clock{};
   };
   static kind_doc doc();
@@ -24,8 +28,9 @@ public:
 
   pe_gemm(caf::actor_config& cfg, node_init init, config c);
 
-  /// The timing model of one tile.
-  static Cycles tile_cycles(const config& c, uint32_t tm, uint32_t tk, uint32_t tn);
+  /// The timing model of one tile whose operands are of type `in`.
+  static Cycles tile_cycles(const config& c, uint32_t tm, uint32_t tk, uint32_t tn,
+                            dtype in = dtype::f16);
 
 protected:
   void begin_stage(lane_id lane, wire::Stage::Reader s) override;

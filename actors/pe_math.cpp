@@ -9,19 +9,22 @@ namespace kb {
 namespace {
 constexpr uint16_t done_timer = kind_of(pipe_kind::timer);
 constexpr uint8_t last_op = static_cast<uint8_t>(math_op::rsqrt);
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 } // namespace
 
 kind_doc pe_math::doc() {
-  return {"pe_math",
-          "SIMD: ceil(E/lanes)*op_cost + pipeline cycles per stage of E "
-          "elements",
-          {{"lanes", "uint", "64", "elements per cycle (L)"},
-           {"pipeline_cycles", "cycles", "4", "pipeline latency per stage"},
-           {"cheap_op_cycles", "cycles", "1",
-            "op cost of add, mul, relu, bias, scale"},
-           {"expensive_op_cycles", "cycles", "4",
-            "op cost of exp, dequant, rsqrt"}}};
+  kind_doc d{"pe_math",
+             "SIMD: ceil(E/(lanes*rate))*op_cost + pipeline cycles per stage of E "
+             "elements",
+             {{"lanes", "uint", "64", "elements per cycle (L)"},
+              {"pipeline_cycles", "cycles", "4", "pipeline latency per stage"},
+              {"cheap_op_cycles", "cycles", "1",
+               "op cost of add, mul, relu, bias, scale"},
+              {"expensive_op_cycles", "cycles", "4",
+               "op cost of exp, dequant, rsqrt"}}};
+  for (param_doc& p : rate_docs("elements"))
+    d.params.push_back(std::move(p));
+  return d;
 }
 
 pe_math::config pe_math::read_config(const param_reader& p,
@@ -34,6 +37,7 @@ pe_math::config pe_math::read_config(const param_reader& p,
   c.pipeline = p.required<Cycles>("pipeline_cycles");
   c.cheap_op = p.required<Cycles>("cheap_op_cycles");
   c.expensive_op = p.required<Cycles>("expensive_op_cycles");
+  c.rates = read_rates(p);
   c.clock = ctx.clock;
   return c;
 }
@@ -58,9 +62,17 @@ Cycles pe_math::op_cost(const config& c, math_op op) {
     fmt::format("unknown math op {}", static_cast<unsigned>(op)));
 }
 
-Cycles pe_math::stage_cycles(const config& c, math_op op, uint64_t elements) {
-  // Saturating like pe_gemm::tile_cycles.
-  auto n = checked_mul(op_cost(c, op).count(), ceil_div(elements, c.lanes));
+Cycles pe_math::stage_cycles(const config& c, math_op op, uint64_t elements,
+                             dtype in, dtype out) {
+  // Saturating like pe_gemm::tile_cycles. At rate num/den the lanes take
+  // lanes * num elements per den cycles: ceil(E * den / (lanes * num))
+  // groups, exactly ceil(E / lanes) at rate 1.
+  const compute_rate rate = c.rates.slower(in, out);
+  auto n = checked_mul(elements, rate.den);
+  if (n)
+    n = ceil_div(*n, uint64_t{c.lanes} * rate.num);
+  if (n)
+    n = checked_mul(op_cost(c, op).count(), *n);
   if (n)
     n = checked_add(*n, c.pipeline.count());
   return Cycles{n.value_or(UINT64_MAX)};
@@ -76,7 +88,8 @@ void pe_math::begin_stage(lane_id lane, wire::Stage::Reader s) {
                        : fmt::format("an unknown ({})", s.getOp())));
   }
   const Cycles n =
-    stage_cycles(cfg_, static_cast<math_op>(s.getOp()), s.getElements());
+    stage_cycles(cfg_, static_cast<math_op>(s.getOp()), s.getElements(),
+                 static_cast<dtype>(s.getInDtype()), static_cast<dtype>(s.getOutDtype()));
   schedule(now() + cfg_.clock.to_time(n), done_timer, lane);
 }
 
@@ -91,7 +104,8 @@ service_time_fn pe_math::service_time(const config& c, const machine_context&) {
   return [c](const service_request& r) {
     const auto& p = r.s->params;
     const SimTime end =
-      r.in.head + c.clock.to_time(stage_cycles(c, p.op.value_or(math_op::add), p.elements));
+      r.in.head + c.clock.to_time(stage_cycles(c, p.op.value_or(math_op::add), p.elements,
+                                               p.in_dtype, p.out_dtype));
     return crossing{end, end};
   };
 }

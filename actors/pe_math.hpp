@@ -2,8 +2,11 @@
 // PE_MATH: the SIMD unit (DESIGN §4). One lane, "math": a stage on E
 // elements takes ceil(E / lanes) * op_cost + pipeline_cycles cycles, with
 // op_cost = cheap_op_cycles for add/mul/relu/bias/scale and
-// expensive_op_cycles for exp/dequant/rsqrt.
+// expensive_op_cycles for exp/dequant/rsqrt. At a rate r = num/den of the
+// f16 rate (rate_<dtype>, the slower of the stage's in- and out-dtype;
+// ADR-0032) the groups are ceil(E * den / (lanes * num)).
 
+#include "actors/compute_rate.hpp"
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
@@ -20,6 +23,7 @@ public:
     Cycles pipeline{4};            ///< fill/drain latency per stage
     Cycles cheap_op{1};            ///< add, mul, relu, bias, scale
     Cycles expensive_op{4};        ///< exp, dequant, rsqrt
+    dtype_rates rates{};           ///< elements per cycle by dtype, relative to f16
     sim_clock clock{};
   };
   static kind_doc doc();
@@ -31,8 +35,10 @@ public:
 
   /// Cycles per element-group of `op`.
   static Cycles op_cost(const config& c, math_op op);
-  /// The timing model of one stage on `elements` elements.
-  static Cycles stage_cycles(const config& c, math_op op, uint64_t elements);
+  /// The timing model of one stage on `elements` elements that reads `in`
+  /// and writes `out`.
+  static Cycles stage_cycles(const config& c, math_op op, uint64_t elements,
+                             dtype in = dtype::f16, dtype out = dtype::f16);
 
 protected:
   void begin_stage(lane_id lane, wire::Stage::Reader s) override;

@@ -44,6 +44,11 @@ pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
   c.modulo_feed = policy == "modulo";
   c.topology = ctx.topology;
   c.fabric = ctx.fabric;
+  if (ctx.topology) {
+    const std::string prefix = ctx.node.substr(0, ctx.node.rfind('.'));
+    if (const node_spec* tcm = ctx.topology->find_node(prefix + ".pe_tcm"))
+      c.tcm_reserve = tcm->params.required<uint64_t>("scheduler_reserved_kib") * 1024;
+  }
   return c;
 }
 
@@ -55,7 +60,7 @@ pe_scheduler::pe_scheduler(caf::actor_config& cfg, node_init init, config c)
       if (!topology)
         throw std::domain_error("no topology to model");
       return std::make_unique<service_model>(*topology, builtin_kinds(), prefix, fabric);
-    }) {}
+    }, c.tcm_reserve) {}
 
 void pe_scheduler::on_message(sim_event& ev) {
   switch (static_cast<pipe_kind>(ev.kind)) {
@@ -113,6 +118,7 @@ void pe_scheduler::on_command(sim_event& ev) {
   st.id = id;
   st.requester_link = *requester;
   st.done.assign(size, false);
+  st.tcm.assign(cfg_.tcm_reserve ? size : 0, 0);
   st.body_tiles = body_tiles;
   commands_.emplace(id, std::move(st));
 
@@ -141,12 +147,19 @@ void pe_scheduler::run_feeder() {
   // Composite commands keep their order among themselves: one starts once
   // every earlier one has fed all its tiles (the FIFO of seed ADR-0021 D2).
   bool composite_feeding = false;
+  tcm_waiting_ = false;
   for (auto it = feeds_.begin(); it != feeds_.end();) {
     if (!it->composite || !composite_feeding)
       feed_command(*it, busy);
     if (it->composite && it->next < it->size)
       composite_feeding = true;
     it = it->next == it->size ? feeds_.erase(it) : it + 1;
+  }
+  if (tcm_waiting_ && !tcm_wait_since_) {
+    tcm_wait_since_ = now();
+  } else if (!tcm_waiting_ && tcm_wait_since_) {
+    tcm_stall_ps_ += (now() - *tcm_wait_since_).ps();
+    tcm_wait_since_.reset();
   }
 }
 
@@ -200,6 +213,23 @@ void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
         return;
       }
     }
+    // Room for its buffers in the scheduler's TCM (ADR-0031), or it waits
+    // until a tile in flight is done; one that can never fit is an error.
+    uint64_t tcm = 0;
+    if (cfg_.tcm_reserve) {
+      tcm = scheduler_tcm_bytes(tile);
+      if (tcm > *cfg_.tcm_reserve)
+        throw std::runtime_error(fmt::format(
+          "command {}: tile {} needs {} B of the scheduler's TCM for its buffers, more than "
+          "all of it: {} B (pe_tcm scheduler_reserved_kib = {}); use smaller tiles or "
+          "reserve more",
+          f.command, tile.tile_id, tcm, *cfg_.tcm_reserve, *cfg_.tcm_reserve / 1024));
+      if (tcm_in_flight_ + tcm > *cfg_.tcm_reserve) {
+        tcm_waiting_ = true;
+        busy.push_back(q);
+        return; // fed again when a tile in flight is done
+      }
+    }
     if (!f.start) {
       f.start = now();
       command_stat& row = rows_[f.command];
@@ -211,6 +241,11 @@ void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
         row.held = static_cast<uint8_t>(held_why::engine);
         row.held_by = f.engine_held_by;
       }
+    }
+    if (tcm > 0) {
+      tcm_in_flight_ += tcm;
+      tcm_peak_ = std::max(tcm_peak_, tcm_in_flight_);
+      commands_.at(f.command).tcm[tile.tile_id] = tcm;
     }
     ++f.next;
     message_body token = make_token(tile, f.command, node_name());
@@ -279,8 +314,16 @@ void pe_scheduler::on_tile_done(sim_event& ev) {
   hook_event(trace_kind::tile_ready, {0, 0, tile, id, 0});
   if ((tile + 1) % st.body_tiles == 0)
     st.body_done.push_back(now().ps());
-  if (++st.completed < st.done.size())
+  const bool freed = !st.tcm.empty() && st.tcm[tile] > 0;
+  if (freed) { // its buffers are free (ADR-0031)
+    tcm_in_flight_ -= st.tcm[tile];
+    st.tcm[tile] = 0;
+  }
+  if (++st.completed < st.done.size()) {
+    if (freed && tcm_wait_since_)
+      run_feeder(); // a tile waits for the room
     return;
+  }
   hook_event(trace_kind::command_complete, {0, 0, st.done.size(), id, 0});
   outgoing m;
   m.kind = kind_of(pipe_kind::command_done);
@@ -333,6 +376,10 @@ void pe_scheduler::on_finish() {
     rows.push_back(std::move(row));
   add_commands(std::move(rows));
   add_figure("feeder.stall_ps", stall_ps_);
+  if (tcm_stall_ps_ > 0 || tcm_wait_since_) { // the reserve held a tile back
+    add_figure("tcm.peak_bytes", tcm_peak_);
+    add_figure("tcm.stall_ps", tcm_stall_ps_);
+  }
   add_figure("tiles_fed", tiles_fed_);
   add_figure("commands_done", commands_done_);
 }

@@ -33,6 +33,11 @@ public:
     bool modulo_feed = false; ///< feed_policy: modulo
     const topology_spec* topology = nullptr;
     std::shared_ptr<const fabric_map> fabric; ///< the machine's routes (for the prediction)
+    /// SchedulerReservedTCM in bytes (its PE's pe_tcm scheduler_reserved_kib;
+    /// seed ADR-0014 D5.1): the buffers of the tiles in flight never exceed
+    /// it, and a tile whose buffers alone do is refused
+    /// (docs/adr/0031-tcm-capacity.md). No pe_tcm: no limit.
+    std::optional<uint64_t> tcm_reserve;
   };
   static kind_doc doc();
   static config read_config(const param_reader& p, const machine_context& ctx);
@@ -54,6 +59,7 @@ private:
     uint32_t body_tiles = 1;          ///< tiles per steady-state body
     std::vector<uint64_t> body_done;  ///< completion time of each body, ps
     message_body data;                ///< a kernel load's token, with its bytes
+    std::vector<uint64_t> tcm;        ///< per tile: reserved TCM bytes it holds in flight
   };
   struct feed {
     uint64_t command = 0;
@@ -114,6 +120,13 @@ private:
   std::deque<feed> feeds_;      ///< the in-flight table: commands with tiles to feed, oldest first
   std::vector<blocked_queue> blocked_;
   uint64_t stall_ps_ = 0;       ///< summed over the blocked queues
+  /// The scheduler's reserved TCM (ADR-0031): bytes held by the tiles in
+  /// flight, their peak, and the time a tile waited for room.
+  uint64_t tcm_in_flight_ = 0;
+  uint64_t tcm_peak_ = 0;
+  uint64_t tcm_stall_ps_ = 0;
+  bool tcm_waiting_ = false; ///< a tile waits for room (this walk)
+  std::optional<SimTime> tcm_wait_since_;
   uint64_t tiles_fed_ = 0;
   uint64_t commands_done_ = 0;
 };

@@ -18,10 +18,10 @@ kind_doc pe_tcm::doc() {
            {"dma_bandwidth_gbps", "GB/s", "512",
             "bandwidth of the DMA port that serves other PEs' DMA reads and writes"},
            {"dma_latency_ns", "ns", "0", "access latency of the DMA port, added to every reply"},
-           {"size_kib", "uint", "2048", "capacity (kernels allocate tensors from it)"},
-           {"scheduler_reserved_kib", "uint", "512",
-            "SchedulerReservedTCM: the scheduler's tile slots; kernels allocate from the rest "
-            "(AllocatableTCM)"}}};
+           {"size_kib", "uint", "4096", "capacity (kernels allocate tensors from it)"},
+           {"scheduler_reserved_kib", "uint", "2560",
+            "SchedulerReservedTCM: the buffers of the tiles in flight never exceed it "
+            "(docs/adr/0031-tcm-capacity.md); kernels allocate from the rest (AllocatableTCM)"}}};
 }
 
 pe_tcm::config pe_tcm::read_config(const param_reader& p,

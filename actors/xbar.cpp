@@ -1,5 +1,7 @@
 #include "actors/xbar.hpp"
 
+#include "runtime/config/topology_spec.hpp"
+
 namespace kb {
 
 kind_doc xbar::doc() {
@@ -13,11 +15,13 @@ xbar::config xbar::read_config(const param_reader& p, const machine_context& ctx
   config c;
   c.latency = p.required<SimTime>("latency_ns");
   c.fabric = ctx.fabric;
+  c.credits = ctx.topology && ctx.topology->fabric_credits;
   return c;
 }
 
 xbar::xbar(caf::actor_config& cfg, node_init init, config c)
-  : forwarder_node(cfg, std::move(init), c.latency, std::move(c.fabric)) {}
+  : forwarder_node(cfg, std::move(init), c.latency, std::move(c.fabric),
+                   c.credits) {}
 
 service_time_fn xbar::service_time(const config& c, const machine_context&) {
   return detail::forwarder_service_time(c.latency);

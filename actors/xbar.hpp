@@ -17,6 +17,8 @@ public:
   struct config {
     SimTime latency = ns(2); ///< added to head and tail
     std::shared_ptr<const fabric_map> fabric;
+    /// Credits on links to other forwarders (topology `fabric_credits`).
+    bool credits = false;
   };
   static constexpr fabric_kind fabric{fabric_role::forwarder};
 

@@ -28,15 +28,25 @@ public:
   /// neighbour (node::find_link_to). Throws naming both ends if no route.
   template <class Find>
   uint32_t link_toward(node_id self, node_id dst, Find&& find) {
+    return hop_toward(self, dst, find).link;
+  }
+
+  /// The next hop of node `self` toward `dst` and the link to it.
+  struct hop {
+    uint32_t link;
+    node_id next;
+  };
+  template <class Find>
+  hop hop_toward(node_id self, node_id dst, Find&& find) {
     const node_id next = next_hop(self, dst);
     for (const auto& [n, l] : links_)
       if (n == next)
-        return l;
+        return {l, next};
     const std::optional<uint32_t> l = find(next);
     if (!l)
       no_link(self, next);
     links_.emplace_back(next, *l);
-    return *l;
+    return {*l, next};
   }
 
   const fabric_map& map() const;

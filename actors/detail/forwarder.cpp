@@ -10,29 +10,68 @@
 namespace kb::detail {
 
 forwarder_node::forwarder_node(caf::actor_config& cfg, node_init init,
-                               SimTime latency, std::shared_ptr<const fabric_map> fabric)
-  : node(cfg, std::move(init)), latency_(latency), port_(std::move(fabric)) {}
+                               SimTime latency, std::shared_ptr<const fabric_map> fabric,
+                               bool credits)
+  : node(cfg, std::move(init)), latency_(latency), port_(std::move(fabric)),
+    credits_(credits) {
+  // The node id names this sender's input queue at the next forwarder.
+  if (credits_ && id() >= no_queue)
+    throw std::invalid_argument(fmt::format(
+      "{}: fabric_credits needs node ids below {} (this one is {})", node_name(), no_queue, id()));
+}
 
 void forwarder_node::on_message(sim_event& ev) {
+  route(ev, no_queue);
+}
+
+bool forwarder_node::route(sim_event& ev, queue_id from) {
   const auto kind = static_cast<pipe_kind>(ev.kind);
   switch (kind) {
   case pipe_kind::mem_read:
   case pipe_kind::mem_write:
     ++requests_;
-    forward(port_.memory_of(ev.arg0, node_name()), ev);
-    return;
+    return forward(port_.memory_of(ev.arg0, node_name()), ev, from);
   case pipe_kind::mem_data:
   case pipe_kind::mem_ack:
     ++replies_;
-    forward(mem_tag::unpack(ev.arg1).requester, ev);
-    return;
+    return forward(mem_tag::unpack(ev.arg1).requester, ev, from);
   case pipe_kind::launch:
   case pipe_kind::kernel_done:
     forward_in_cube(ev);
-    return;
+    return true;
   default:
     on_other(ev);
+    return true;
   }
+}
+
+void forwarder_node::on_queue_arrival(queue_id q) {
+  if (q >= stalled_.size() || !stalled_[q])
+    drain(q);
+}
+
+void forwarder_node::drain(queue_id q) {
+  // take() returns the credit to the sender of `q`: a message leaves the
+  // input queue only when the one before it has left this node.
+  while (!queue_empty(q)) {
+    sim_event ev = take(q);
+    if (!route(ev, q)) {
+      if (stalled_.size() <= q)
+        stalled_.resize(q + 1u, 0);
+      stalled_[q] = 1;
+      return;
+    }
+  }
+}
+
+void forwarder_node::on_unblocked(uint32_t link, queue_id) {
+  auto& from = held_from_.at(link);
+  const queue_id q = from.front();
+  from.pop_front();
+  if (q == no_queue)
+    return;
+  stalled_[q] = 0;
+  drain(q);
 }
 
 void forwarder_node::forward_in_cube(sim_event& ev) {
@@ -53,12 +92,19 @@ void forwarder_node::forward_in_cube(sim_event& ev) {
   pass_on(*link, ev);
 }
 
-void forwarder_node::forward(node_id toward, sim_event& ev) {
-  pass_on(port_.link_toward(id(), toward, [this](node_id n) { return find_link_to(n); }), ev);
+bool forwarder_node::forward(node_id toward, sim_event& ev, queue_id from) {
+  const auto hop =
+    port_.hop_toward(id(), toward, [this](node_id n) { return find_link_to(n); });
+  // With credits, the next forwarder (not the destination) queues it.
+  if (credits_ && hop.next != toward)
+    return pass_on(hop.link, ev, static_cast<queue_id>(id()), from);
+  pass_on(hop.link, ev);
+  return true;
 }
 
-void forwarder_node::pass_on(uint32_t link, sim_event& ev) {
+bool forwarder_node::pass_on(uint32_t link, sim_event& ev, queue_id queue, queue_id from) {
   outgoing m;
+  m.queue = queue;
   m.kind = ev.kind;
   m.head = now() + latency_;
   m.tail = ev.tail + latency_;
@@ -66,7 +112,14 @@ void forwarder_node::pass_on(uint32_t link, sim_event& ev) {
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
   m.body = std::move(ev.body); // a kernel load's or store's data, if any
-  send_on(link, std::move(m));
+  if (send_on(link, std::move(m)))
+    return true;
+  // Held for lack of credit: it leaves in order, on_unblocked says when.
+  ++held_;
+  if (held_from_.size() <= link)
+    held_from_.resize(link + 1u);
+  held_from_[link].push_back(from);
+  return false;
 }
 
 service_time_fn forwarder_service_time(SimTime latency) {
@@ -84,6 +137,8 @@ void forwarder_node::on_other(sim_event& ev) {
 void forwarder_node::on_finish() {
   add_figure("requests", requests_);
   add_figure("replies", replies_);
+  if (credits_)
+    add_figure("held_for_credit", held_);
 }
 
 } // namespace kb::detail

@@ -3,9 +3,18 @@
 // contention of its own, adds a fixed latency to head and tail. Requests
 // (mem_read / mem_write) go toward the memory that owns their address,
 // replies (mem_data / mem_ack) toward the requester named in the mem_tag,
-// both by the fabric routes built with the machine (fabric_map). Memory
-// traffic uses no queue (no credits). A NOC also carries kernel launches
-// from its cube's M_CPU to the PE_CPUs and their completions back.
+// both by the fabric routes built with the machine (fabric_map). A NOC
+// also carries kernel launches from its cube's M_CPU to the PE_CPUs and
+// their completions back.
+//
+// Credits (docs/adr/0033-fabric-credits.md): by default memory traffic uses
+// no queue (no credits). With `credits`, a message whose next hop is
+// another forwarder (not its destination) goes to that forwarder's input
+// queue for this sender (queue id = the sender's node id), so the link's
+// queue_depth bounds it. A message that finds that link without credit is
+// held there, in order; the input it came from is not read again until it
+// has left (on_unblocked), so that input's queue fills and holds back its
+// own sender in turn.
 
 #include "actors/detail/fabric_port.hpp"
 #include "actors/detail/names.hpp"
@@ -13,7 +22,9 @@
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/service_time.hpp"
 
+#include <deque>
 #include <string>
+#include <vector>
 
 namespace kb::detail {
 
@@ -24,29 +35,43 @@ service_time_fn forwarder_service_time(SimTime latency);
 class forwarder_node : public node {
 public:
   forwarder_node(caf::actor_config& cfg, node_init init, SimTime latency,
-                 std::shared_ptr<const fabric_map> fabric);
+                 std::shared_ptr<const fabric_map> fabric, bool credits = false);
 
 protected:
   /// Any message other than a memory request or reply; default: an error.
   virtual void on_other(sim_event& ev);
 
   void on_message(sim_event& ev) override;
+  void on_queue_arrival(queue_id q) override;
+  void on_unblocked(uint32_t link, queue_id q) override;
   void on_finish() override;
 
   SimTime latency() const { return latency_; }
   uint64_t requests() const { return requests_; }
 
 private:
-  void forward(node_id toward, sim_event& ev);
+  /// Routes a request or reply that came from input queue `from` (no_queue:
+  /// a plain message); false when it was held for lack of credit.
+  bool route(sim_event& ev, queue_id from);
+  bool forward(node_id toward, sim_event& ev, queue_id from);
   /// A kernel launch (to a PE_CPU) or completion (to the M_CPU) of the cube.
   void forward_in_cube(sim_event& ev);
-  /// Sends `ev` on over `link`, its head and tail later by this latency.
-  void pass_on(uint32_t link, sim_event& ev);
+  /// Sends `ev` on over `link`, its head and tail later by this latency,
+  /// into the receiver's queue `queue` (no_queue: a plain message).
+  bool pass_on(uint32_t link, sim_event& ev, queue_id queue = no_queue,
+               queue_id from = no_queue);
+  /// Forwards the messages of input queue `q` until one is held.
+  void drain(queue_id q);
 
   SimTime latency_;
   fabric_port port_;
+  bool credits_;
   uint64_t requests_ = 0;
   uint64_t replies_ = 0;
+  uint64_t held_ = 0; ///< messages that found their link without credit
+  /// Per output link, the input queue of each message held on it, in order.
+  std::vector<std::deque<queue_id>> held_from_;
+  std::vector<char> stalled_; ///< per input queue: its last message is held
 };
 
 } // namespace kb::detail

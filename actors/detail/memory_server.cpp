@@ -217,6 +217,10 @@ void memory_server_node::on_finish() {
   add_figure(prefix_ + "read_bytes", server_.read_bytes());
   add_figure(prefix_ + "write_bytes", server_.write_bytes());
   add_figure(prefix_ + "requests", server_.requests());
+  add_data_figures();
+}
+
+void memory_server_node::add_data_figures() {
   if (data_reads_ + data_writes_ > 0) {
     add_figure(prefix_ + "data_reads", data_reads_);
     add_figure(prefix_ + "data_writes", data_writes_);

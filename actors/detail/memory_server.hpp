@@ -119,6 +119,9 @@ protected:
   /// Serves an atomic (memory_server::atomic); a per-channel model overrides it.
   virtual memory_rmw serve_atomic(SimTime head, SimTime tail, uint64_t address,
                                   uint64_t length);
+  /// data_reads / data_writes and atomics, when there were any (on_finish
+  /// adds them; a per-channel model that replaces on_finish calls it).
+  void add_data_figures();
 
 private:
   void check_address(uint64_t address);

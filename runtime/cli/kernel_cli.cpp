@@ -210,6 +210,8 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   rep.overrides = c.set;
   rep.pes = r.pes;
   rep.threads = c.threads;
+  if (const auto t = args.values().find("dtype"); t != args.values().end())
+    rep.compute_dtype = parse_dtype(t->second).value_or(dtype::f16); // the kernel's operands
   describe_machine(rep, r.run.topology);
   rep.label = fmt::format("kernel {}", def.name);
   rep.kernel = &info;

@@ -1,5 +1,6 @@
 #include "runtime/cli/report_machine.hpp"
 
+#include "actors/compute_rate.hpp"
 #include "runtime/cli/run_program.hpp"
 
 #include <set>
@@ -24,6 +25,14 @@ void describe_machine(report_input& rep, const topology_spec& machine) {
   rep.clock_period_ps = machine.clock_period_ps;
   rep.mac_rows = param_of(machine, "pe_gemm", "mac_rows");
   rep.mac_cols = param_of(machine, "pe_gemm", "mac_cols");
+  for (const auto& n : machine.nodes) // the loader checked the rate (pe_gemm::read_config)
+    if (n.kind == "pe_gemm") {
+      const auto rate =
+        parse_compute_rate(n.params.required<std::string>(rate_key(rep.compute_dtype)));
+      rep.mac_rate_num = rate ? rate->num : 1;
+      rep.mac_rate_den = rate ? rate->den : 1;
+      break;
+    }
   rep.math_lanes = param_of(machine, "pe_math", "lanes");
   for (const auto& n : machine.nodes)
     if (n.kind == "hbm_ctrl") {

@@ -8,7 +8,8 @@
 namespace kb {
 
 /// Sets `rep`'s clock, MAC array, MATH lanes, HBM bandwidth and the number
-/// of cubes its PEs (`rep.pes`, set before) are in, from `machine`.
+/// of cubes its PEs (`rep.pes`, set before) are in, from `machine`, and
+/// PE_GEMM's rate of `rep.compute_dtype` (set before).
 void describe_machine(report_input& rep, const topology_spec& machine);
 
 } // namespace kb

@@ -289,6 +289,7 @@ int run(const run_cli& c) {
   rep.overrides = c.set;
   rep.pes = pes;
   rep.threads = c.threads;
+  rep.compute_dtype = parse_dtype(c.dtype_name).value_or(dtype::f16); // checked by the driver
   describe_machine(rep, machine);
   rep.result = &result;
   rep.names = dr.names;

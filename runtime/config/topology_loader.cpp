@@ -174,8 +174,8 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
                              const kind_catalog& kinds) {
   const param_reader root = param_reader::root(doc, file);
   root.unknown_keys({"clock_period_ps", "pe_wire_latency_cycles",
-                     "pe_queue_depth", "link_queue_depth", "system", "sip",
-                     "cube"});
+                     "pe_queue_depth", "link_queue_depth", "fabric_credits",
+                     "system", "sip", "cube"});
   topology_spec spec;
   spec.file = file;
   spec.clock_period_ps = root.get_or<uint64_t>("clock_period_ps", 1000);
@@ -186,6 +186,7 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
                "a zero-latency wire cannot be synchronised conservatively");
   spec.pe_queue_depth = positive(root, "pe_queue_depth", 4);
   spec.link_queue_depth = positive(root, "link_queue_depth", 4);
+  spec.fabric_credits = root.get_or<bool>("fabric_credits", false);
   if (spec.clock_period_ps > max_time_ps)
     throw root.error("clock_period_ps", fmt::format("{} ps exceeds {}", spec.clock_period_ps,
                                                     max_time_reason));

@@ -60,6 +60,10 @@ struct topology_spec {
   uint32_t pe_wire_latency_cycles = 1;
   uint32_t pe_queue_depth = 4;
   uint32_t link_queue_depth = 4;
+  /// Credits on the links between forwarders (XBAR, NOC: the UCIe and
+  /// inter-SIP links too), by each link's queue_depth; off: those links
+  /// are unbounded (docs/adr/0033-fabric-credits.md).
+  bool fabric_credits = false;
   uint32_t sips = 1;
   uint32_t cubes_per_sip = 1;
   pe_grid pe_layout;

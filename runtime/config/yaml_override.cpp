@@ -93,8 +93,11 @@ void apply_override(YAML::Node& doc, const yaml_override& o, const std::string& 
     cur.reset(next);
   }
   const std::string& last = segs.back();
-  const bool component = child_of(cur, "impl").IsDefined();
-  if (!child_of(cur, last).IsDefined() && !component)
+  // A component's keys and the document's own top-level keys may be set
+  // when the file leaves them at their defaults (e.g. fabric_credits): the
+  // kind's and the loader's key lists then refuse an unknown one by name.
+  const bool open = child_of(cur, "impl").IsDefined() || path.empty();
+  if (!child_of(cur, last).IsDefined() && !open)
     throw std::invalid_argument(fmt::format("{} {}: no key '{}' in {} (it has: {})", opt, o.key,
                                             last, where(path), has(cur)));
   cur[last] = value;

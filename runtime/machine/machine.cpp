@@ -52,8 +52,35 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
   return std::make_shared<const fabric_map>(build_fabric_map(fabric_inputs_of(topo, kinds)));
 }
 
+namespace {
+
+/// With fabric_credits, a forwarder returns a credit over the link it got
+/// the message on, backwards, after that link's latency: the link back must
+/// exist and be no slower, or the credit would beat the lookahead the
+/// synchronisation relies on (ADR-0001, ADR-0033).
+void check_credit_links(const topology_spec& topo, const kind_registry& kinds) {
+  auto forwarder = [&](const std::string& id) {
+    const node_spec* n = topo.find_node(id);
+    return n && kinds.fabric_of(n->kind).role == fabric_role::forwarder;
+  };
+  for (const auto& l : topo.links) {
+    if (!forwarder(l.src) || !forwarder(l.dst))
+      continue;
+    const link_spec* back = topo.find_link(l.dst, l.src);
+    if (!back || back->latency > l.latency)
+      throw std::invalid_argument(fmt::format(
+        "{}: fabric_credits: the link {} -> {} needs a link back with at most its "
+        "latency ({} ps) for the credits",
+        topo.file, l.src, l.dst, l.latency.ps()));
+  }
+}
+
+} // namespace
+
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& given, simulation& sim) {
+  if (topo.fabric_credits)
+    check_credit_links(topo, kinds);
   machine_context ctx = given;
   if (!ctx.fabric)
     ctx.fabric = build_fabric(topo, kinds);

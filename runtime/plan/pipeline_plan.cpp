@@ -51,6 +51,15 @@ uint64_t stage_count(const pipeline_plan& plan, stage_type type) {
   return total;
 }
 
+uint64_t scheduler_tcm_bytes(const tile_plan& tile) {
+  uint64_t total = 0;
+  for (const auto& s : tile.stages)
+    if ((s.type == stage_type::dma_read || s.type == stage_type::dma_write) &&
+        s.params.local_address == 0)
+      total += s.params.bytes;
+  return total;
+}
+
 std::string to_string(const stage& s) {
   const auto& p = s.params;
   std::string out{to_string(s.type)};

@@ -134,6 +134,13 @@ uint64_t stage_count(const pipeline_plan& plan);
 /// Number of stages of kind `type` over all tiles of `plan`.
 uint64_t stage_count(const pipeline_plan& plan, stage_type type);
 
+/// Bytes of the scheduler's reserved TCM (seed ADR-0014 D5.1) that `tile`
+/// holds while in flight: its DMA stages to and from a scheduler slot
+/// (local_address 0), i.e. the operand tiles it reads and the output tile
+/// it writes back (docs/adr/0031-tcm-capacity.md). Kernel loads and stores
+/// use the kernel's own TCM and hold none.
+uint64_t scheduler_tcm_bytes(const tile_plan& tile);
+
 /// One-line human-readable rendering of `s` for logs and test failures.
 std::string to_string(const stage& s);
 

@@ -2,6 +2,9 @@
 
 #include "runtime/predict/background_jobs.hpp"
 #include "runtime/predict/periodic_body.hpp"
+#include "runtime/predict/tcm_bound.hpp"
+
+#include <fmt/format.h>
 
 #include <stdexcept>
 
@@ -37,9 +40,11 @@ std::string signature(const sched::problem& body) {
 
 } // namespace
 
-body_predictor::body_predictor(std::function<std::unique_ptr<service_model>()> make_model)
+body_predictor::body_predictor(std::function<std::unique_ptr<service_model>()> make_model,
+                               std::optional<uint64_t> tcm_reserve)
     : shared_(std::make_shared<shared>()) {
   shared_->make_model = std::move(make_model);
+  shared_->tcm_reserve = tcm_reserve;
 }
 
 body_predictor::~body_predictor() {
@@ -73,7 +78,22 @@ body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
       out.schedule = cached;
     }
     out.mii_ps = *out.schedule->bounds.mii * s.model->clock().period_ps();
+    // The units' II, unless the reserved TCM allows fewer bodies in flight.
+    if (s.tcm_reserve) {
+      const uint64_t bound = tcm_bound_cycles(tiles, body_tiles, *s.model, *s.tcm_reserve);
+      if (bound > UINT32_MAX)
+        throw std::domain_error(fmt::format(
+          "the reserved TCM's bound on the II, {} cycles, is over 2^32 cycles", bound));
+      if (bound > out.schedule->ii_cycles) {
+        auto raised = std::make_shared<tile_schedule>(*out.schedule);
+        raised->ii_cycles = static_cast<uint32_t>(bound);
+        raised->ii = s.model->clock().to_time(Cycles{bound});
+        raised->tcm_bound = true;
+        out.schedule = std::move(raised);
+      }
+    }
   } catch (const std::domain_error& e) {
+    out.schedule.reset();
     out.unpredicted_because = e.what(); // not covered by the unloaded model
   }
   return out;

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,8 +36,11 @@ public:
   static constexpr uint32_t background_tiles = 64;
 
   /// `make_model` builds the PE's service model the first time one is needed
-  /// (it may throw std::domain_error: then no body is covered).
-  explicit body_predictor(std::function<std::unique_ptr<service_model>()> make_model);
+  /// (it may throw std::domain_error: then no body is covered). With a
+  /// `tcm_reserve` (the scheduler's reserved TCM, bytes), an II is never
+  /// below the reserve's bound (tcm_bound.hpp, ADR-0031).
+  explicit body_predictor(std::function<std::unique_ptr<service_model>()> make_model,
+                          std::optional<uint64_t> tcm_reserve = std::nullopt);
   body_predictor(const body_predictor&) = delete;
   body_predictor& operator=(const body_predictor&) = delete;
   ~body_predictor(); ///< waits for its background predictions
@@ -54,6 +58,7 @@ private:
     std::mutex mutex;
     std::function<std::unique_ptr<service_model>()> make_model;
     std::unique_ptr<service_model> model;
+    std::optional<uint64_t> tcm_reserve;
     std::map<std::string, std::shared_ptr<const tile_schedule>> by_body;
   };
   struct started {

@@ -24,6 +24,9 @@ struct tile_schedule {
   sched::mii_bounds bounds; ///< ResMII, RecMII and MII of the whole body
   uint32_t ii_cycles = 0;
   SimTime ii; ///< per body: ii_cycles at the PE clock
+  /// The II is the scheduler's reserved TCM's bound (tcm_bound.hpp), above
+  /// what the units allow (`bounds` and the seats are the units').
+  bool tcm_bound = false;
   /// The body op by op and its modulo schedule (a seat per op). Absent when
   /// the body was periodic: its II is then its cycle time, the MII, found
   /// from a sample without seating every op (periodic_body.hpp, ADR-0022).

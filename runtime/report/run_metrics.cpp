@@ -30,6 +30,10 @@ uint64_t kernel_latency_ps(const run_result& r) {
   return e;
 }
 
+const char* ops_unit(dtype t) {
+  return t == dtype::i8 || t == dtype::i32 ? "OP/s" : "FLOP/s";
+}
+
 run_metrics compute_metrics(const report_input& in, size_t top) {
   const run_result& r = *in.result;
   run_metrics m;
@@ -50,8 +54,10 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
         m.hbm_bytes += f.value;
   }
   const double secs = m.end_ps * 1e-12;
+  // The rate factor last: at rate 1/1 the product is bit for bit the same.
   m.peak_flops = 2.0 * in.mac_rows * in.mac_cols * (1e12 / in.clock_period_ps) *
-                 static_cast<double>(in.pes.size());
+                 static_cast<double>(in.pes.size()) * static_cast<double>(in.mac_rate_num) /
+                 static_cast<double>(in.mac_rate_den);
   m.peak_hbm_bps = in.hbm_mbps * 1e6 * in.cubes;
   m.achieved_flops = secs > 0 ? m.flops / secs : 0;
   m.achieved_hbm_bps = secs > 0 ? m.hbm_bytes / secs : 0;

@@ -21,8 +21,8 @@ struct run_metrics {
   uint64_t end_ps = 0;          ///< simulated time of the last event
   uint64_t max_latency_ps = 0;  ///< slowest command (issue -> done) over all PEs
   uint64_t flops = 0;           ///< of all commands on all PEs
-  double achieved_flops = 0;    ///< FLOP/s over the simulated time
-  double peak_flops = 0;        ///< the PEs' MACs at their clock
+  double achieved_flops = 0;    ///< FLOP/s (OP/s: ops_unit) over the simulated time
+  double peak_flops = 0;        ///< the PEs' MACs at their clock and dtype rate
   uint64_t hbm_bytes = 0;       ///< read out of and written into HBM
   double achieved_hbm_bps = 0;  ///< bytes/s over the simulated time
   double peak_hbm_bps = 0;      ///< all cubes' HBM controllers
@@ -30,6 +30,10 @@ struct run_metrics {
   uint64_t events = 0;          ///< engine events of all nodes
   double wall_s = 0;            ///< the engine's wall time (not deterministic)
 };
+
+/// What a run's compute counts, per second: "OP/s" for an integer dtype
+/// (i8, i32), "FLOP/s" for a floating one (ADR-0032).
+const char* ops_unit(dtype t);
 
 /// The figures of `in`; `busiest` keeps the `top` busiest lanes.
 run_metrics compute_metrics(const report_input& in, size_t top = 3);

@@ -177,9 +177,9 @@ void write_summary(std::ostream& out, const report_input& in) {
              r.hub.report_msgs, r.hub.shards);
   fmt::print(out, "\nthroughput\n");
   if (secs > 0 && flops > 0)
-    fmt::print(out, "  compute   {:.3f} TFLOP/s achieved of {:.3f} TFLOP/s peak ({:.1f}%) over {} PE(s)\n",
-               flops / secs / 1e12, peak_flops / 1e12, 100.0 * flops / secs / peak_flops,
-               in.pes.size());
+    fmt::print(out, "  compute   {:.3f} T{} achieved of {:.3f} T{} peak ({:.1f}%) over {} PE(s)\n",
+               flops / secs / 1e12, ops_unit(in.compute_dtype), peak_flops / 1e12,
+               ops_unit(in.compute_dtype), 100.0 * flops / secs / peak_flops, in.pes.size());
   if (secs > 0)
     fmt::print(out, "  HBM       {:.1f} GB/s achieved of {:.1f} GB/s peak ({:.1f}%)\n",
                hbm_bytes / secs / 1e9, peak_bw / 1e9, 100.0 * hbm_bytes / secs / peak_bw);

@@ -37,6 +37,12 @@ struct report_input {
   size_t threads = 1;
   uint64_t clock_period_ps = 1000;
   uint64_t mac_rows = 32, mac_cols = 32, math_lanes = 64;
+  /// The element type the run computes in (`--dtype`, a kernel's `dtype`
+  /// argument): its compute counts OP/s for an integer type and FLOP/s for
+  /// a floating one, and PE_GEMM's rate of it, mac_rate_num / mac_rate_den
+  /// of the f16 rate, scales the peak (ADR-0032).
+  dtype compute_dtype = dtype::f16;
+  uint64_t mac_rate_num = 1, mac_rate_den = 1;
   uint64_t hbm_mbps = 512000;          ///< per cube
   uint32_t cubes = 1;
   const run_result* result = nullptr;

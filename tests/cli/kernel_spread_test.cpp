@@ -229,8 +229,8 @@ kernel_def from_tcm(uint32_t rows) {
       if (tl.program_id() != 1)
         return;
       tl::tensor v = tl.load(t.at("x"), {rows, 16});
-      // 524288 (SchedulerReservedTCM) + the host's 4 KiB of x.
-      if (global_address::decode(v.address()).offset != 524288 + uint64_t{rows} * 64)
+      // 2621440 (SchedulerReservedTCM, ADR-0031) + the host's 4 KiB of x.
+      if (global_address::decode(v.address()).offset != 2621440 + uint64_t{rows} * 64)
         throw tl::kernel_error("the kernel's first tensor is not after the host's");
       tl.wait(tl.store(t.at("y"), v));
     };
@@ -247,14 +247,14 @@ TEST(KernelSpread, ATcmTensorTakesTheStartOfItsPesAllocatableTcm) {
   const auto x = global_address::decode(r.tensors.at(0).second.address);
   EXPECT_EQ(x.space, mem_space::tcm);
   EXPECT_EQ(x.pe, 1u);
-  EXPECT_EQ(x.offset, 524288u);
+  EXPECT_EQ(x.offset, 2621440u);
   EXPECT_EQ(r.where.at(0), "tcm of sip0.cube0.pe1");
   // 1.5 MiB of AllocatableTCM: 24577 rows of 64 B do not fit.
   EXPECT_THAT([] { run(from_tcm(24577), 2); },
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr(
                 "kernel from_tcm: tensor x (1572928 B) does not fit in the AllocatableTCM of "
-                "sip0.cube0.pe1: 1572928 B of 1572864 B (the TCM's 2097152 B less the "
-                "scheduler's 524288 B) would be taken")));
+                "sip0.cube0.pe1: 1572928 B of 1572864 B (the TCM's 4194304 B less the "
+                "scheduler's 2621440 B) would be taken")));
   auto c = run_kernbench("run --kernel gemm --place a=tcm:sip0.cube0.pe99");
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_THAT(c.err, HasSubstr("tensor a is placed in tcm:sip0.cube0.pe99, a PE the machine does "

@@ -22,7 +22,7 @@ using test::run_kernels;
 using test::tcm;
 
 /// AllocatableTCM starts after the 512 KiB SchedulerReservedTCM (default pe_tcm).
-constexpr uint64_t tcm0 = 512 * 1024;
+constexpr uint64_t tcm0 = 2560 * 1024;
 
 /// Row 0 at hbm 0 starts positive (1..16), row 1 at hbm 64 negative (-1..14).
 std::shared_ptr<memory_image> two_rows() {

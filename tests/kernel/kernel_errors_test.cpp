@@ -56,7 +56,7 @@ TEST(KernelErrors, AnEmptyBlockOrAStrideBelowTheRowIsRefused) {
 }
 
 TEST(KernelErrors, LoadingMoreThanAllocatableTcmIsATcmOverflow) {
-  // Default pe_tcm: 2048 KiB, 512 KiB reserved: 1572864 B allocatable.
+  // Default pe_tcm: 4096 KiB, 2560 KiB reserved: 1572864 B allocatable.
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {1, 393217}); }),
             cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: TCM overflow: a 1x393217 f32 tensor "
                          "needs 1572868 B, but 1572864 B of the 1572864 B AllocatableTCM free "

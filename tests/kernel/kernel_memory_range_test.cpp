@@ -20,7 +20,7 @@ using test::run_kernel_on_pe0;
 using test::run_kernels;
 using test::tcm;
 
-constexpr uint64_t tcm0 = 512 * 1024; // start of AllocatableTCM
+constexpr uint64_t tcm0 = 2560 * 1024; // start of AllocatableTCM
 
 std::vector<float> row(const tl::tensor& t) {
   std::vector<float> v;
@@ -71,12 +71,12 @@ TEST(KernelMemoryRange, AnHbmBlockRunningPast64GibIsRefused) {
                         "sip0.cube0), +16 B) runs past the end of sip0.cube0.hbm"));
 }
 
-// A load from another PE's TCM beyond that TCM's size (default 2048 KiB) is
+// A load from another PE's TCM beyond that TCM's size (default 4096 KiB) is
 // refused: the fabric map gives every TCM the whole offset range, the
 // kernel's check knows each TCM's size_kib.
 TEST(KernelMemoryRange, ALoadBeyondAnotherPesTcmSizeIsRefused) {
   const auto r = run_kernel_on_pe0(
-    [](tl::context& tl) { tl.load({tcm(1, 3 * 1024 * 1024), dtype::f32}, {1, 4}); });
+    [](tl::context& tl) { tl.load({tcm(1, 5 * 1024 * 1024), dtype::f32}, {1, 4}); });
   EXPECT_THAT(r.run.error, HasSubstr("kernel k on sip0.cube0.pe0: load of 1x4 f32"));
 }
 

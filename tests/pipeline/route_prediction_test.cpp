@@ -109,22 +109,25 @@ TEST(RoutePrediction, AnMmuOnThePathAddsItsWireAndTranslation) {
   EXPECT_EQ(t.service(dma(stage_type::dma_read, hbm(0, 0))).ps(), 249000u);
 }
 
-// The per-channel HBM declares no unloaded service (it depends on the
-// address's channels): a DMA to it is "not modelled", named.
-TEST(RoutePrediction, ANodeWithoutADeclaredServiceOnTheRouteIsNotModelled) {
+// The per-channel HBM declares its unloaded service (docs/adr/0034): that of
+// a request starting on a granule boundary. 8 channels of 64 GB/s, 8 KiB
+// granules; a 24 KiB read at 8 KiB (a granule boundary) is 8 KiB on each of
+// channels 1-3: xfer 128 ns. Request 8 -> XBAR 9, +2 11 -> HBM 12: head 112,
+// tail 12 + 128 + 100 = 240; hbm->xbar (512) s = 112, tail max(160, 240) ->
+// 113/241; XBAR 115/243; xbar->pe_dma (256) s = 115, tail max(211, 243) ->
+// 244. (The aggregated HBM: tail 12 + 48 + 100 = 160, so 212.)
+TEST(RoutePrediction, APerChannelHbmDeclaresTheServiceOfItsBusiestChannel) {
   const std::string path = patched(
     config_file("topology.yaml"), "channels_topology.yaml",
     {{"hbm: {kind: hbm_ctrl, impl: hbm_ctrl_v1, bandwidth_gbps: 512, latency_ns: 100}",
-      "hbm: {kind: hbm_ctrl, impl: hbm_ctrl_channels_v1, bandwidth_gbps: 512, latency_ns: 100}"}});
+      "hbm: {kind: hbm_ctrl, impl: hbm_ctrl_channels_v1, bandwidth_gbps: 512, latency_ns: 100, "
+      "channels: 8, interleave_bytes: 8192}"}});
   const topology_spec topo = load(path);
   const service_model t(topo, builtin_kinds(), "sip0.cube0.pe0");
-  try {
-    t.service(dma(stage_type::dma_read, hbm(0, 0)));
-    FAIL() << "expected a domain_error";
-  } catch (const std::domain_error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("node 'sip0.cube0.hbm' on the DMA's route declares no "
-                                    "service time"));
-  }
+  EXPECT_EQ(t.service(dma(stage_type::dma_read, hbm(0, 0), 24 * 1024)).ps(), 244000u);
+  const topology_spec aggregated = load(config_file("topology.yaml"));
+  const service_model agg(aggregated, builtin_kinds(), "sip0.cube0.pe0");
+  EXPECT_EQ(agg.service(dma(stage_type::dma_read, hbm(0, 0), 24 * 1024)).ps(), 212000u);
 }
 
 } // namespace

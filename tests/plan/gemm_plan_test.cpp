@@ -172,6 +172,24 @@ TEST(GemmPlan, BothPinnedTilesStartWithFetch) {
   EXPECT_EQ(stage_count(plan), 8u * 2 + 4u * 2);
 }
 
+// The scheduler's TCM a tile holds (ADR-0031): its DMA stages to and from a
+// scheduler slot. 128^3 f16: A and B 32,768 B each, C 32,768 B on the last
+// K tile only; a pinned operand holds none; a kernel's own TCM holds none.
+TEST(GemmPlan, SchedulerTcmBytesAreTheTilesSlotBuffers) {
+  auto plan = generate_gemm_plan(grid_2x2x2());
+  for (const auto& tile : plan.tiles)
+    EXPECT_EQ(scheduler_tcm_bytes(tile), tile.k == 1 ? 98304u : 65536u) << tile.tile_id;
+  auto args = grid_2x2x2();
+  args.a_pinned = true;
+  plan = generate_gemm_plan(args);
+  for (const auto& tile : plan.tiles)
+    EXPECT_EQ(scheduler_tcm_bytes(tile), tile.k == 1 ? 65536u : 32768u) << tile.tile_id;
+  tile_plan kernel_load = plan.tiles.front();
+  for (auto& s : kernel_load.stages)
+    s.params.local_address = 0x4000; // into the kernel's TCM tensor
+  EXPECT_EQ(scheduler_tcm_bytes(kernel_load), 0u);
+}
+
 TEST(GemmPlan, KTileEpilogueRunsAfterGemmOnEveryKTile) {
   auto args = grid_2x2x2();
   args.epilogue = {{math_op::dequant, epilogue_scope::k_tile},
