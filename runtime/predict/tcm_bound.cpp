@@ -18,18 +18,18 @@ uint64_t tcm_bound_cycles(const tile_source& tiles, uint32_t body_tiles,
                           const service_model& timing, uint64_t reserve) {
   if (reserve == 0)
     throw std::invalid_argument("tcm_bound_cycles: a reserve of 0 bytes holds no tile");
-  unsigned __int128 byte_ps = 0;
+  uint128 byte_ps = 0;
   const uint32_t n = std::min(body_tiles, tiles.size());
   for (uint32_t i = 0; i < n; ++i) {
     const tile_plan tile = tiles.tile(i);
     if (const uint64_t bytes = scheduler_tcm_bytes(tile))
-      byte_ps += static_cast<unsigned __int128>(bytes) * tcm_lifetime(tile, timing).ps();
+      byte_ps += static_cast<uint128>(bytes) * tcm_lifetime(tile, timing).ps();
   }
   if (byte_ps == 0)
     return 0;
-  const unsigned __int128 ps = (byte_ps + reserve - 1) / reserve;
+  const uint128 ps = (byte_ps + reserve - 1) / reserve;
   const uint64_t period = timing.clock().period_ps();
-  const unsigned __int128 cycles = (ps + period - 1) / period;
+  const uint128 cycles = (ps + period - 1) / period;
   return cycles > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(cycles);
 }
 
