@@ -53,6 +53,26 @@ body_predictor::~body_predictor() {
       s.running.wait(); // the job reads the machine the model refers to
 }
 
+std::shared_ptr<const tile_schedule> body_predictor::with_tcm_bound(shared& s,
+                                                                   tile_schedule units,
+                                                                   const tile_source& tiles,
+                                                                   uint32_t body_tiles) {
+  // The units' II, unless the reserved TCM allows fewer bodies in flight
+  // (ADR-0031). Computed with the schedule, once per distinct body.
+  if (s.tcm_reserve) {
+    const uint64_t bound = tcm_bound_cycles(tiles, body_tiles, *s.model, *s.tcm_reserve);
+    if (bound > UINT32_MAX)
+      throw std::domain_error(fmt::format(
+        "the reserved TCM's bound on the II, {} cycles, is over 2^32 cycles", bound));
+    if (bound > units.ii_cycles) {
+      units.ii_cycles = static_cast<uint32_t>(bound);
+      units.ii = s.model->clock().to_time(Cycles{bound});
+      units.tcm_bound = true;
+    }
+  }
+  return std::make_shared<const tile_schedule>(std::move(units));
+}
+
 body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
                                         uint32_t body_tiles) {
   std::lock_guard lock(s.mutex);
@@ -66,34 +86,19 @@ body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
       append_bytes(key, sample->inserted);
       auto& cached = s.by_body[std::move(key)];
       if (!cached)
-        cached = std::make_shared<const tile_schedule>(
-          schedule_periodic_body(*sample, s.model->clock()));
+        cached = with_tcm_bound(s, schedule_periodic_body(*sample, s.model->clock()), tiles,
+                                body_tiles);
       out.schedule = cached;
     } else {
       auto body = body_problem(tiles, body_tiles, *s.model);
       auto& cached = s.by_body[signature(body)];
       if (!cached)
-        cached = std::make_shared<const tile_schedule>(
-          schedule_body(std::move(body), body_tiles, s.model->clock()));
+        cached = with_tcm_bound(s, schedule_body(std::move(body), body_tiles, s.model->clock()),
+                                tiles, body_tiles);
       out.schedule = cached;
     }
     out.mii_ps = *out.schedule->bounds.mii * s.model->clock().period_ps();
-    // The units' II, unless the reserved TCM allows fewer bodies in flight.
-    if (s.tcm_reserve) {
-      const uint64_t bound = tcm_bound_cycles(tiles, body_tiles, *s.model, *s.tcm_reserve);
-      if (bound > UINT32_MAX)
-        throw std::domain_error(fmt::format(
-          "the reserved TCM's bound on the II, {} cycles, is over 2^32 cycles", bound));
-      if (bound > out.schedule->ii_cycles) {
-        auto raised = std::make_shared<tile_schedule>(*out.schedule);
-        raised->ii_cycles = static_cast<uint32_t>(bound);
-        raised->ii = s.model->clock().to_time(Cycles{bound});
-        raised->tcm_bound = true;
-        out.schedule = std::move(raised);
-      }
-    }
   } catch (const std::domain_error& e) {
-    out.schedule.reset();
     out.unpredicted_because = e.what(); // not covered by the unloaded model
   }
   return out;

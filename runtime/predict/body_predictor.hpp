@@ -59,6 +59,7 @@ private:
     std::function<std::unique_ptr<service_model>()> make_model;
     std::unique_ptr<service_model> model;
     std::optional<uint64_t> tcm_reserve;
+    /// By body signature: the schedule, its II raised to the TCM's bound.
     std::map<std::string, std::shared_ptr<const tile_schedule>> by_body;
   };
   struct started {
@@ -68,6 +69,11 @@ private:
     std::future<body_prediction> running; ///< valid when on the runner
   };
   static body_prediction predict(shared& s, const tile_source& tiles, uint32_t body_tiles);
+  /// `units` (the units' schedule) with its II raised to the reserved
+  /// TCM's bound where that is larger (tcm_bound.hpp).
+  static std::shared_ptr<const tile_schedule> with_tcm_bound(shared& s, tile_schedule units,
+                                                             const tile_source& tiles,
+                                                             uint32_t body_tiles);
 
   std::shared_ptr<shared> shared_;
   std::vector<started> started_;
