@@ -45,7 +45,12 @@ TEST(sync_cost, phold_on_two_processes_of_two_threads) {
   EXPECT_EQ(f.digest, s.digest);
   EXPECT_EQ(f.shards, 4u) << split.out; // split runs: one per thread of each process
   ASSERT_GE(f.sync_per_event, 0.0) << split.out;
-  EXPECT_LE(f.sync_per_event, 0.05) << split.out;
+  // How many promises and yields the shards ask for depends on when each
+  // thread runs (they are sent on demand, ADR-0029): 12 runs on 2 cores
+  // gave 0.029-0.085 per event, and a loaded machine more. A collapse
+  // into lockstep costs one or more per event; the bound catches that, not
+  // the threads' timing (0.05 failed about one run in three).
+  EXPECT_LE(f.sync_per_event, 0.5) << split.out;
 }
 
 struct engine_figures {

@@ -18,7 +18,7 @@ TEST(impl_registry, default_file_maps_impls_to_kinds) {
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->kind, "pe_gemm");
   EXPECT_EQ(gemm->description,
-            "MAC array: ceil(tm/R)*ceil(tn/C)*tk + R + C cycles per tile");
+            "MAC array: ceil(ceil(tm/R)*ceil(tn/C)*tk / rate) + R + C cycles per tile");
   EXPECT_EQ(gemm->where.line,
             test::line_containing(test::config_path("components.yaml"),
                                   "pe_gemm_v1:"));

@@ -113,8 +113,8 @@ TEST(print_components, lists_every_kind_with_impls_and_keys) {
   // Columns are aligned within a kind; required keys say so.
   EXPECT_THAT(text, HasSubstr("pe_gemm: MAC array\n"
                               "  impls:\n"
-                              "    pe_gemm_v1  MAC array: ceil(tm/R)*ceil(tn/C)"
-                              "*tk + R + C cycles per tile\n"
+                              "    pe_gemm_v1  MAC array: ceil(ceil(tm/R)*ceil(tn/C)"
+                              "*tk / rate) + R + C cycles per tile\n"
                               "  keys:\n"
                               "    mac_rows  uint  required  MAC array rows "
                               "(R)\n"
