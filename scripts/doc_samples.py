@@ -83,7 +83,8 @@ VOLATILE = [
     ("a sweep's wall time", r"(?<=wall )[\d.]+ s for [\d.]+ s of point wall time \([\d.]+x\)"),
     ("parallel jobs", r"\d+(?= at a time)|(?<=with )\d+(?= job\(s\))"),
     ("progress line", r"(?<=: )[\d.]+ s(?=: simulated)|(?<=simulated )[\d.]+(?= us, )"
-                      r"|\d+(?=/\d+ commands done)|\d+(?=% of tiles)|(?<=about )\d+(?= s left)"),
+                      r"|\d+(?=/\d+ commands done)|\d+(?=% of tiles)"
+                      r"|(?<=% of tiles, )(?:about \d+ s left|time left not known yet)"),
     ("resident memory", r"[\d.]+ ?[KMG]i?B(?= (?:peak )?RSS)|(?<=RSS )[\d.]+ ?[KMG]i?B"),
     ("temporary path", r"/tmp/\S+"),
     ("version and git hash", r"(?<=kernbench )\d+\.\d+\.\d+\S* \((?:[0-9a-f]+|unknown)\)"),
