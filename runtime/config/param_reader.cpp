@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/config/detail/load_work.hpp"
 #include "runtime/config/detail/value_convert.hpp"
 #include "runtime/config/yaml_source.hpp"
 
@@ -233,10 +234,17 @@ std::optional<param_reader::found>
 param_reader::find(std::string_view key) const {
   if (!node_.IsMap())
     return std::nullopt;
-  for (const auto kv : node_)
-    if (kv.first.IsScalar() && kv.first.Scalar() == key)
-      return found{kv.first, kv.second};
-  return std::nullopt;
+  uint64_t visited = 0;
+  std::optional<found> out;
+  for (const auto kv : node_) {
+    ++visited;
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      out = found{kv.first, kv.second};
+      break;
+    }
+  }
+  detail::this_thread_load_work().yaml_entries += visited;
+  return out;
 }
 
 } // namespace kb

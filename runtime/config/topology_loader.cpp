@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
-#include <tuple>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "runtime/config/detail/machine_tree.hpp"
 #include "runtime/config/detail/scope_template.hpp"
+#include "runtime/config/machine_limits.hpp"
 #include "runtime/config/yaml_source.hpp"
 
 namespace kb {
@@ -50,47 +49,6 @@ struct templates {
   std::vector<link_tmpl> system_links, sip_links, cube_links, pe_links;
 };
 
-class node_builder {
-public:
-  explicit node_builder(std::vector<node_spec>& out) : out_(out) {}
-
-  void instantiate(const std::vector<component_tmpl>& comps,
-                   const std::string& prefix) {
-    for (const component_tmpl& c : comps) {
-      std::string id = prefix.empty() ? c.name : prefix + "." + c.name;
-      auto [it, fresh] = seen_.emplace(id, c.where);
-      if (!fresh)
-        throw config_error(c.where, c.path,
-                           fmt::format("duplicate node id '{}' (first "
-                                       "declared at {})",
-                                       id, it->second.str()));
-      out_.push_back({std::move(id), c.kind, c.impl, c.params, c.where});
-    }
-  }
-
-private:
-  std::vector<node_spec>& out_;
-  std::unordered_map<std::string, source_loc> seen_;
-};
-
-std::string child(const std::string& prefix, std::string_view name,
-                  uint32_t index) {
-  return prefix.empty() ? fmt::format("{}{}", name, index)
-                        : fmt::format("{}.{}{}", prefix, name, index);
-}
-
-void check_unique_links(const std::vector<link_spec>& links) {
-  for (std::size_t i = 1; i < links.size(); ++i) {
-    const link_spec& a = links[i - 1];
-    const link_spec& b = links[i];
-    if (a.src == b.src && a.dst == b.dst)
-      throw config_error(b.where, "",
-                         fmt::format("duplicate link {} -> {} (first declared "
-                                     "at {})",
-                                     b.src, b.dst, a.where.str()));
-  }
-}
-
 /// `n` cycles of `clock`, or an error naming `key` if that time is beyond
 /// kb::max_time_ps.
 SimTime cycles_time(const param_reader& r, std::string_view key, Cycles n,
@@ -119,7 +77,7 @@ void check_cycle_params(const std::vector<component_tmpl>& comps,
 /// first memory past 255.
 void check_address_limits(const topology_spec& spec, const param_reader& system,
                           const param_reader& sip, const param_reader& cube) {
-  constexpr uint64_t limit = uint64_t{1} << 8;
+  constexpr uint64_t limit = max_address_count;
   const auto why = [&](std::string_view what) {
     return fmt::format("more than the limit of {} {} (a global address holds the number in 8 "
                        "bits: docs/adr/0003-address-encoding.md)",
@@ -150,21 +108,6 @@ void check_node_count(const topology_spec& spec, const templates& t, const param
                     spec.sips, spec.cubes_per_sip, spec.pe_layout.count(),
                     static_cast<uint64_t>(std::min<uint128>(nodes, UINT64_MAX)),
                     max_topology_nodes));
-}
-
-/// Sorts `v` stably by `less`, moving each element once: a node_spec's move
-/// copies its YAML handles, and a sort would move each element many times.
-template <class T, class Less>
-void sort_by(std::vector<T>& v, Less less) {
-  std::vector<uint32_t> order(v.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return less(v[a], v[b]); });
-  std::vector<T> sorted;
-  sorted.reserve(v.size());
-  for (uint32_t i : order)
-    sorted.push_back(std::move(v[i]));
-  v = std::move(sorted);
 }
 
 } // namespace
@@ -220,46 +163,14 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
     check_cycle_params(*level, kinds, spec.clock());
   check_node_count(spec, t, cube);
 
-  // -- nodes ------------------------------------------------------------------
-  spec.nodes.reserve(t.system_nodes.size() +
-                     spec.sips * (t.sip_nodes.size() +
-                                  spec.cubes_per_sip * (t.cube_nodes.size() +
-                                                        spec.pe_layout.count() * t.pe_nodes.size())));
-  node_builder nodes(spec.nodes);
-  nodes.instantiate(t.system_nodes, "");
-  for (uint32_t s = 0; s < spec.sips; ++s) {
-    const std::string sip_id = child("", "sip", s);
-    nodes.instantiate(t.sip_nodes, sip_id);
-    for (uint32_t c = 0; c < spec.cubes_per_sip; ++c) {
-      const std::string cube_id = child(sip_id, "cube", c);
-      nodes.instantiate(t.cube_nodes, cube_id);
-      for (uint32_t p = 0; p < spec.pe_layout.count(); ++p)
-        nodes.instantiate(t.pe_nodes, child(cube_id, "pe", p));
-    }
-  }
-  sort_by(spec.nodes, [](const node_spec& a, const node_spec& b) { return a.id < b.id; });
-  std::vector<std::string> ids;
-  ids.reserve(spec.nodes.size());
-  for (const node_spec& n : spec.nodes)
-    ids.push_back(n.id);
-
-  // -- links, innermost scopes first ------------------------------------------
-  for (uint32_t s = 0; s < spec.sips; ++s) {
-    const std::string sip_id = child("", "sip", s);
-    for (uint32_t c = 0; c < spec.cubes_per_sip; ++c) {
-      const std::string cube_id = child(sip_id, "cube", c);
-      for (uint32_t p = 0; p < spec.pe_layout.count(); ++p)
-        detail::expand_links(t.pe_links, child(cube_id, "pe", p), ids,
-                             spec.links);
-      detail::expand_links(t.cube_links, cube_id, ids, spec.links);
-    }
-    detail::expand_links(t.sip_links, sip_id, ids, spec.links);
-  }
-  detail::expand_links(t.system_links, "", ids, spec.links);
-  sort_by(spec.links, [](const link_spec& a, const link_spec& b) {
-    return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-  });
-  check_unique_links(spec.links);
+  // -- nodes and links, in id order -------------------------------------------
+  const detail::machine_tree tree({{&t.system_nodes, &t.system_links, "sip", spec.sips},
+                                   {&t.sip_nodes, &t.sip_links, "cube", spec.cubes_per_sip},
+                                   {&t.cube_nodes, &t.cube_links, "pe", spec.pe_layout.count()},
+                                   {&t.pe_nodes, &t.pe_links, "", 0}});
+  tree.check_unique_names();
+  spec.nodes = tree.nodes();
+  spec.links = tree.links(spec.nodes);
   return spec;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "runtime/config/detail/link_pattern.hpp"
+#include "runtime/config/detail/load_work.hpp"
 #include "runtime/config/detail/names.hpp"
 #include "runtime/config/pe_wires.hpp"
 
@@ -59,14 +60,25 @@ link_tmpl read_common(const param_reader& item, uint32_t default_depth) {
   return l;
 }
 
-void add_link(const link_tmpl& l, std::string src, std::string dst,
-              std::vector<link_spec>& out) {
+/// The position of `id` in the sorted `ids`, if it is there.
+std::optional<uint32_t> find_id(const std::vector<std::string_view>& ids,
+                                std::string_view id) {
+  ++this_thread_load_work().id_lookups;
+  const auto it = std::lower_bound(ids.begin(), ids.end(), id);
+  if (it == ids.end() || *it != id)
+    return std::nullopt;
+  return static_cast<uint32_t>(it - ids.begin());
+}
+
+void add_link(const link_tmpl& l, std::string_view lead,
+              const std::vector<std::string_view>& ids, uint32_t src,
+              uint32_t dst, std::vector<link_ref>& out) {
   if (src == dst)
-    throw l.item.error("to", fmt::format("link from '{}' to itself", src));
+    throw l.item.error("to", fmt::format("link from '{}{}' to itself", lead,
+                                         ids[src]));
   if (l.bidirectional)
-    out.push_back({dst, src, l.latency, l.bandwidth, l.queue_depth, l.where});
-  out.push_back({std::move(src), std::move(dst), l.latency, l.bandwidth,
-                 l.queue_depth, l.where});
+    out.push_back({dst, src, &l});
+  out.push_back({src, dst, &l});
 }
 
 } // namespace
@@ -185,54 +197,50 @@ std::vector<link_tmpl> read_pe_links(const param_reader& pe_template,
   return out;
 }
 
-void expand_links(const std::vector<link_tmpl>& links, std::string_view prefix,
-                  const std::vector<std::string>& ids,
-                  std::vector<link_spec>& out) {
-  const std::string lead = prefix.empty() ? "" : std::string(prefix) + ".";
-  auto first = std::lower_bound(ids.begin(), ids.end(), lead);
-  auto last = first;
-  while (last != ids.end() && last->starts_with(lead))
-    ++last;
-  auto exists = [&](const std::string& id) {
-    return std::binary_search(first, last, id);
-  };
+void expand_links(const std::vector<link_tmpl>& links, std::string_view lead,
+                  const std::vector<std::string_view>& ids,
+                  std::vector<link_ref>& out) {
   for (const link_tmpl& l : links) {
-    const std::string from = lead + l.from, to = lead + l.to;
-    const bool from_pattern = star_count(from) > 0;
-    const bool to_pattern = star_count(to) > 0;
-    if (!from_pattern && !exists(from))
-      throw l.item.error("from",
-                         fmt::format("link from unknown node '{}'", from));
-    if (!to_pattern && !exists(to))
-      throw l.item.error("to", fmt::format("link to unknown node '{}'", to));
+    const bool from_pattern = star_count(l.from) > 0;
+    const bool to_pattern = star_count(l.to) > 0;
+    std::optional<uint32_t> from, to;
+    if (!from_pattern && !(from = find_id(ids, l.from)))
+      throw l.item.error("from", fmt::format("link from unknown node '{}{}'",
+                                             lead, l.from));
+    if (!to_pattern && !(to = find_id(ids, l.to)))
+      throw l.item.error("to", fmt::format("link to unknown node '{}{}'", lead,
+                                           l.to));
     if (!from_pattern && !to_pattern) {
-      add_link(l, from, to, out);
+      add_link(l, lead, ids, *from, *to, out);
       continue;
     }
-    // Expand the pattern end(s) over the nodes of this scope instance.
-    const std::string& pattern = from_pattern ? from : to;
+    // Expand the pattern end(s) over the nodes of the scope instance.
+    const std::string& pattern = from_pattern ? l.from : l.to;
     bool matched = false;
-    for (auto it = first; it != last; ++it) {
-      auto caps = match_pattern(pattern, *it);
+    for (uint32_t i = 0; i < ids.size(); ++i) {
+      ++this_thread_load_work().pattern_tests;
+      auto caps = match_pattern(pattern, ids[i]);
       if (!caps)
         continue;
       matched = true;
       if (!from_pattern) {
-        add_link(l, from, *it, out);
+        add_link(l, lead, ids, *from, i, out);
       } else if (!to_pattern) {
-        add_link(l, *it, to, out);
+        add_link(l, lead, ids, i, *to, out);
       } else {
-        std::string dst = substitute(to, *caps);
-        if (!exists(dst))
-          throw l.item.error(
-              "to",
-              fmt::format("link to unknown node '{}' (from '{}')", dst, *it));
-        add_link(l, *it, std::move(dst), out);
+        const std::string dst = substitute(l.to, *caps);
+        const std::optional<uint32_t> d = find_id(ids, dst);
+        if (!d)
+          throw l.item.error("to",
+                             fmt::format("link to unknown node '{}{}' (from "
+                                         "'{}{}')",
+                                         lead, dst, lead, ids[i]));
+        add_link(l, lead, ids, i, *d, out);
       }
     }
     if (!matched)
       throw l.item.error(from_pattern ? "from" : "to",
-                         fmt::format("'{}' matches no node", pattern));
+                         fmt::format("'{}{}' matches no node", lead, pattern));
   }
 }
 

@@ -53,11 +53,21 @@ std::vector<link_tmpl> read_pe_links(const param_reader& pe_template,
                                      SimTime wire_latency,
                                      uint32_t default_depth);
 
-/// Appends the links of one instance of a scope whose nodes have ids
-/// starting with `prefix.` (all nodes when `prefix` is empty). `ids` holds
-/// every node id, sorted.
-void expand_links(const std::vector<link_tmpl>& links, std::string_view prefix,
-                  const std::vector<std::string>& ids,
-                  std::vector<link_spec>& out);
+/// One directed link of a scope instance: its ends as positions among the
+/// instance's nodes in id order, and the template it came from.
+struct link_ref {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  const link_tmpl* tmpl = nullptr;
+};
+
+/// Appends the links of one instance of a scope. `ids` are the ids of the
+/// instance's nodes without the instance's prefix, sorted; `lead` is that
+/// prefix with its '.' (empty for the whole machine), used only in errors.
+/// Every instance of a scope holds the same relative ids in the same order,
+/// so one expansion serves them all.
+void expand_links(const std::vector<link_tmpl>& links, std::string_view lead,
+                  const std::vector<std::string_view>& ids,
+                  std::vector<link_ref>& out);
 
 } // namespace kb::detail
