@@ -1,20 +1,18 @@
 #include "runtime/machine/fabric_map.hpp"
 
+#include "runtime/machine/fabric_routes.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
-#include <limits>
 #include <map>
-#include <queue>
 #include <stdexcept>
+#include <tuple>
 
 namespace kb {
 
 namespace {
-
-constexpr uint64_t unreachable = std::numeric_limits<uint64_t>::max();
 
 std::string_view space_name(mem_space s) {
   switch (s) {
@@ -59,38 +57,31 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
   fabric_map f;
   const size_t n = nodes.size();
   f.nodes_ = std::move(nodes);
-  f.tables_.resize(n);
 
-  struct edge {
-    node_id other;
-    uint64_t latency;
-  };
-  std::vector<std::vector<edge>> in(n), out(n);
-  for (const auto& l : links) {
-    if (l.src >= n || l.dst >= n)
-      throw std::invalid_argument("fabric link to or from an unknown node");
-    in[l.dst].push_back({l.src, l.latency_ps});
-    out[l.src].push_back({l.dst, l.latency_ps});
+  f.out_latency_.resize(n);
+  {
+    std::vector<uint32_t> degree(n, 0);
+    for (const auto& l : links) {
+      if (l.src >= n || l.dst >= n)
+        throw std::invalid_argument("fabric link to or from an unknown node");
+      ++degree[l.src];
+    }
+    for (node_id v = 0; v < n; ++v)
+      f.out_latency_[v].reserve(degree[v]);
   }
-  for (auto& o : out) // ties go to the lowest next-hop id: scan in id order
-    std::sort(o.begin(), o.end(), [](const edge& a, const edge& b) { return a.other < b.other; });
+  for (const auto& l : links)
+    f.out_latency_[l.src].push_back({l.dst, l.latency_ps});
+  for (auto& o : f.out_latency_) // ties go to the lowest next-hop id: scan in id order
+    std::sort(o.begin(), o.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
-  std::vector<fabric_role> role(n);
-  for (node_id v = 0; v < n; ++v)
-    role[v] = f.nodes_[v].kind.role;
-  std::vector<node_id> dests, routers; // routers: nodes that send fabric traffic
   f.is_dest_.assign(n, 0);
   std::vector<node_id> requesters, memories; // in id order
   for (node_id v = 0; v < n; ++v) {
-    const fabric_role r = role[v];
-    if (r == fabric_role::requester || r == fabric_role::memory) {
-      dests.push_back(v);
+    const fabric_role r = f.nodes_[v].kind.role;
+    if (r == fabric_role::requester || r == fabric_role::memory)
       f.is_dest_[v] = 1;
-    }
     if (r == fabric_role::requester)
       requesters.push_back(v);
-    if (r != fabric_role::none)
-      routers.push_back(v);
     if (r == fabric_role::memory) {
       memories.push_back(v);
       f.memories_.push_back({memory_key(f.nodes_[v].name, f.nodes_[v].kind.space), v});
@@ -103,272 +94,25 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
         "{} and {} serve the same memory", f.nodes_[f.memories_[i - 1].second].name,
         f.nodes_[f.memories_[i].second].name));
 
-  // The routers' out edges that a route may take (to a forwarder, or to a
-  // destination as the last hop), packed in router order: the inner loop
-  // below runs over every router for every destination, so it reads only
-  // flat arrays (a machine of 1,024 PEs has some 2,000 of each).
-  std::vector<uint32_t> edge_begin(routers.size() + 1, 0);
-  std::vector<edge> edges;
-  for (size_t i = 0; i < routers.size(); ++i) {
-    for (const edge& e : out[routers[i]])
-      if (role[e.other] == fabric_role::forwarder || f.is_dest_[e.other])
-        edges.push_back(e);
-    edge_begin[i + 1] = static_cast<uint32_t>(edges.size());
-  }
-  // A leaf: a router that is no forwarder (a PE's DMA or TCM, an HBM) and
-  // has links to forwarders. Leaves with the same forwarder links (node and
-  // latency: the 64 DMAs of a cube) route alike to every destination they
-  // have no direct link to, so each such group is routed once, from its
-  // forwarders' distances, after the loop below; a leaf then only patches
-  // itself and its directly linked destinations in. (A machine of 1,024 PEs
-  // has some 2,000 leaves and 64 groups.)
-  std::vector<uint32_t> group_of(routers.size(), no_node);
-  std::vector<std::vector<edge>> groups; // per group: its forwarder links
-  std::vector<uint32_t> fwd_index(n, no_node); // forwarder -> row of fwd_dist
-  std::vector<node_id> fwds;
-  {
-    std::map<std::vector<std::pair<node_id, uint64_t>>, uint32_t> known;
-    for (size_t i = 0; i < routers.size(); ++i) {
-      if (role[routers[i]] == fabric_role::forwarder)
-        continue;
-      std::vector<std::pair<node_id, uint64_t>> key;
-      std::vector<edge> links;
-      for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k)
-        if (role[edges[k].other] == fabric_role::forwarder) {
-          key.emplace_back(edges[k].other, edges[k].latency);
-          links.push_back(edges[k]);
-          if (fwd_index[edges[k].other] == no_node) {
-            fwd_index[edges[k].other] = static_cast<uint32_t>(fwds.size());
-            fwds.push_back(edges[k].other);
-          }
-        }
-      if (key.empty())
-        continue;
-      auto [it, fresh] = known.emplace(std::move(key), static_cast<uint32_t>(groups.size()));
-      if (fresh)
-        groups.push_back(std::move(links));
-      group_of[i] = it->second;
-    }
-  }
-  // The leaves by node id (the Dijkstra below neither relaxes nor routes
-  // them), and the routers it routes (forwarders and leafless others).
-  std::vector<char> is_leaf(n, 0);
-  std::vector<uint32_t> core;
-  for (size_t i = 0; i < routers.size(); ++i) {
-    if (group_of[i] != no_node)
-      is_leaf[routers[i]] = 1;
-    else
-      core.push_back(static_cast<uint32_t>(i));
-  }
-  // A routed router's links: to forwarders, and (sorted by id) directly to
-  // destinations, which only matter when routing to that one.
-  std::vector<uint32_t> fwd_begin(routers.size() + 1, 0), direct_begin(routers.size() + 1, 0);
-  std::vector<edge> fwd_edges, direct_edges;
-  for (size_t i = 0; i < routers.size(); ++i) {
-    for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k)
-      (role[edges[k].other] == fabric_role::forwarder ? fwd_edges : direct_edges)
-        .push_back(edges[k]);
-    fwd_begin[i + 1] = static_cast<uint32_t>(fwd_edges.size());
-    direct_begin[i + 1] = static_cast<uint32_t>(direct_edges.size());
-  }
-  // What the Dijkstra relaxes: forwarders (it expands them) and the routers
-  // it routes; not leaves, nor nodes off the fabric (a PE's CPU on its NOC).
-  std::vector<std::vector<edge>> in_relaxed(n);
-  for (node_id u = 0; u < n; ++u)
-    for (const edge& e : in[u])
-      if (role[e.other] == fabric_role::forwarder ||
-          (role[e.other] != fabric_role::none && !is_leaf[e.other]))
-        in_relaxed[u].push_back(e);
-  // Per forwarder next to a leaf, its distance to destination number di.
-  std::vector<std::vector<uint64_t>> fwd_dist(fwds.size(),
-                                              std::vector<uint64_t>(dests.size(), unreachable));
-  // Per router, the row being grown: destinations [first, last] all go to
-  // `next`; it is closed (written to the table) when the next hop changes.
-  std::vector<row> open(routers.size(), row{no_node, no_node, no_node});
-
-  // One Dijkstra per destination over the reversed links; only the
-  // destination and forwarders are expanded (they alone may be inner nodes).
-  std::vector<uint64_t> dist(n, unreachable);
-  std::vector<node_id> touched;
-  using item = std::pair<uint64_t, node_id>;
-  for (size_t di = 0; di < dests.size(); ++di) {
-    const node_id d = dests[di];
-    for (node_id v : touched)
-      dist[v] = unreachable;
-    touched.clear();
-    std::priority_queue<item, std::vector<item>, std::greater<>> pq;
-    dist[d] = 0;
-    touched.push_back(d);
-    pq.push({0, d});
-    while (!pq.empty()) {
-      const auto [du, u] = pq.top();
-      pq.pop();
-      if (du != dist[u])
-        continue;
-      if (u != d && role[u] != fabric_role::forwarder)
-        continue;
-      for (const edge& e : in_relaxed[u]) {
-        const uint64_t nd = du + e.latency;
-        if (nd < dist[e.other]) {
-          if (dist[e.other] == unreachable)
-            touched.push_back(e.other);
-          dist[e.other] = nd;
-          if (role[e.other] == fabric_role::forwarder) // only they are expanded
-            pq.push({nd, e.other});
-        }
-      }
-    }
-    const node_id prev = di == 0 ? no_node : dests[di - 1];
-    for (size_t x = 0; x < fwds.size(); ++x)
-      fwd_dist[x][di] = dist[fwds[x]];
-    for (uint32_t i : core) {
-      const node_id v = routers[i];
-      if (v == d || dist[v] == unreachable)
-        continue;
-      uint64_t best = unreachable;
-      node_id hop = no_node;
-      for (uint32_t k = fwd_begin[i]; k < fwd_begin[i + 1]; ++k) {
-        const edge& e = fwd_edges[k];
-        if (dist[e.other] == unreachable)
-          continue;
-        const uint64_t c = e.latency + dist[e.other];
-        if (c < best) { // strict: the first (lowest id) of equals stays
-          best = c;
-          hop = e.other;
-        }
-      }
-      const auto first = direct_edges.begin() + direct_begin[i];
-      const auto last = direct_edges.begin() + direct_begin[i + 1];
-      const auto it = std::lower_bound(first, last, d,
-                                       [](const edge& e, node_id x) { return e.other < x; });
-      if (it != last && it->other == d && (it->latency < best || (it->latency == best && d < hop))) {
-        best = it->latency;
-        hop = d;
-      }
-      if (hop == no_node)
-        continue;
-      row& o = open[i];
-      if (o.first != no_node && o.next == hop && o.last == prev) {
-        o.last = d; // the previous destination went the same way: one row
-      } else {
-        if (o.first != no_node)
-          f.tables_[v].push_back(o);
-        o = {d, d, hop};
-      }
-    }
-  }
-  for (size_t i = 0; i < routers.size(); ++i)
-    if (open[i].first != no_node)
-      f.tables_[routers[i]].push_back(open[i]);
-  // The leaves, as the loop above would route them: to destination d the
-  // best link of the leaf's (d itself, or a forwarder plus its distance to
-  // d; ties to the lower id), rows merged over consecutive destinations.
-  std::vector<uint32_t> dest_index(n, no_node);
-  for (size_t di = 0; di < dests.size(); ++di)
-    dest_index[dests[di]] = static_cast<uint32_t>(di);
-  /// The next hop over `links` (in id order) to destination number di.
-  auto best_hop = [&](const edge* first, const edge* last, size_t di) {
-    uint64_t best = unreachable;
-    node_id hop = no_node;
-    for (const edge* e = first; e != last; ++e) {
-      const uint64_t rest = e->other == dests[di] ? 0
-                            : role[e->other] == fabric_role::forwarder
-                              ? fwd_dist[fwd_index[e->other]][di]
-                              : unreachable;
-      if (rest != unreachable && e->latency + rest < best) {
-        best = e->latency + rest;
-        hop = e->other;
-      }
-    }
-    return hop;
-  };
-  auto leaf_hop = [&](size_t i, size_t di) {
-    if (routers[i] == dests[di])
-      return no_node;
-    return best_hop(edges.data() + edge_begin[i], edges.data() + edge_begin[i + 1], di);
-  };
-  struct run {
-    uint32_t a, b; // destination numbers, inclusive
-    node_id hop;
-  };
-  auto add = [](std::vector<run>& out, uint32_t a, uint32_t b, node_id hop) {
-    if (hop == no_node)
-      return;
-    if (!out.empty() && out.back().hop == hop && out.back().b + 1 == a)
-      out.back().b = b;
-    else
-      out.push_back({a, b, hop});
-  };
-  std::vector<std::vector<run>> group_runs(groups.size());
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (uint32_t di = 0; di < dests.size(); ++di)
-      add(group_runs[g], di, di,
-          best_hop(groups[g].data(), groups[g].data() + groups[g].size(), di));
-  std::vector<run> mine;
-  std::vector<uint32_t> odd; // destinations where a leaf differs from its group
-  for (size_t i = 0; i < routers.size(); ++i) {
-    if (group_of[i] == no_node)
-      continue;
-    odd.clear();
-    if (dest_index[routers[i]] != no_node)
-      odd.push_back(dest_index[routers[i]]);
-    for (uint32_t k = edge_begin[i]; k < edge_begin[i + 1]; ++k)
-      if (dest_index[edges[k].other] != no_node)
-        odd.push_back(dest_index[edges[k].other]);
-    std::sort(odd.begin(), odd.end());
-    odd.erase(std::unique(odd.begin(), odd.end()), odd.end());
-    mine.clear();
-    size_t x = 0;
-    for (const run& r : group_runs[group_of[i]]) {
-      for (; x < odd.size() && odd[x] < r.a; ++x)
-        add(mine, odd[x], odd[x], leaf_hop(i, odd[x]));
-      uint32_t start = r.a;
-      for (; x < odd.size() && odd[x] <= r.b; ++x) {
-        if (odd[x] > start)
-          add(mine, start, odd[x] - 1, r.hop);
-        add(mine, odd[x], odd[x], leaf_hop(i, odd[x]));
-        start = odd[x] + 1;
-      }
-      if (start <= r.b)
-        add(mine, start, r.b, r.hop);
-    }
-    for (; x < odd.size(); ++x)
-      add(mine, odd[x], odd[x], leaf_hop(i, odd[x]));
-    auto& t = f.tables_[routers[i]];
-    for (const run& r : mine)
-      t.push_back({dests[r.a], dests[r.b], r.hop});
-  }
-  f.out_latency_.resize(n);
-  for (node_id v = 0; v < n; ++v)
-    for (const edge& e : out[v])
-      f.out_latency_[v].push_back({e.other, e.latency});
+  detail::fabric_routes routes = detail::compute_routes(f.nodes_, f.out_latency_);
+  f.tables_ = std::move(routes.tables);
+  f.work_ = routes.work;
 
   // A requester linked to a translator that reaches a memory sends every
   // request through it (two such translators: which one is ambiguous).
   f.via_.assign(n, no_node);
   for (node_id rq : requesters)
-    for (const edge& e : out[rq])
-      if (role[e.other] == fabric_role::translator && f.reaches_any(e.other, memories)) {
+    for (const auto& [o, l] : f.out_latency_[rq])
+      if (f.nodes_[o].kind.role == fabric_role::translator && f.reaches_any(o, memories)) {
         if (f.via_[rq] != no_node)
           throw std::invalid_argument(fmt::format(
             "{} links to two translators with routes, {} and {}: its requests must go "
             "through one",
-            f.nodes_[rq].name, f.nodes_[f.via_[rq]].name, f.nodes_[e.other].name));
-        f.via_[rq] = e.other;
+            f.nodes_[rq].name, f.nodes_[f.via_[rq]].name, f.nodes_[o].name));
+        f.via_[rq] = o;
       }
-  f.check_routes(requesters, memories);
+  f.check_routes(requesters, memories, routes);
   return f;
-}
-
-void fabric_map::mark_reachable(node_id from, const std::vector<node_id>& targets,
-                                std::vector<char>& out) const {
-  out.assign(targets.size(), 0);
-  for (const row& r : tables_[from]) {
-    auto a = std::lower_bound(targets.begin(), targets.end(), r.first);
-    const auto b = std::upper_bound(a, targets.end(), r.last);
-    for (; a != b; ++a)
-      out[static_cast<size_t>(a - targets.begin())] = 1;
-  }
 }
 
 bool fabric_map::reaches_any(node_id from, const std::vector<node_id>& targets) const {
@@ -379,26 +123,91 @@ bool fabric_map::reaches_any(node_id from, const std::vector<node_id>& targets) 
 }
 
 void fabric_map::check_routes(const std::vector<node_id>& requesters,
-                              const std::vector<node_id>& memories) const {
-  // Who each memory answers (row m: requester r), then per requester whom
-  // it reaches; both read the finished tables a range of ids at a time.
-  const size_t nr = requesters.size();
-  std::vector<char> back(memories.size() * nr), mark;
-  for (size_t m = 0; m < memories.size(); ++m) {
-    mark_reachable(memories[m], requesters, mark);
-    std::copy(mark.begin(), mark.end(), back.begin() + static_cast<std::ptrdiff_t>(m * nr));
+                              const std::vector<node_id>& memories,
+                              const detail::fabric_routes& routes) {
+  // Between a sender and a receiver not linked to each other, a route
+  // exists exactly when the sender's source class reaches the receiver's
+  // group (fabric_routes.hpp). So the memories are taken a class at a time
+  // (group, source class, TCM or not), and a requester meets, besides the
+  // memory classes that fail for its class (its sender's source class, its
+  // group), only the memories linked to it or its sender, one by one.
+  constexpr uint32_t none = detail::fabric_routes::none;
+  const size_t n = nodes_.size();
+  std::vector<uint32_t> mem_index(n, none);
+  std::map<std::tuple<uint32_t, uint32_t, bool>, uint32_t> class_ids;
+  struct mem_class {
+    uint32_t group, source;
+    bool tcm;
+    std::vector<uint32_t> members; // memory numbers, ascending
+  };
+  std::vector<mem_class> classes;
+  std::vector<std::pair<node_id, uint32_t>> links_in; // (requester, memory linking to it)
+  for (uint32_t m = 0; m < memories.size(); ++m) {
+    const node_id mem = memories[m];
+    mem_index[mem] = m;
+    const bool tcm = nodes_[mem].kind.space == mem_space::tcm;
+    const auto key = std::make_tuple(routes.group_of[mem], routes.source_of[mem], tcm);
+    auto [it, fresh] = class_ids.emplace(key, static_cast<uint32_t>(classes.size()));
+    if (fresh)
+      classes.push_back({routes.group_of[mem], routes.source_of[mem], tcm, {}});
+    classes[it->second].members.push_back(m);
+    for (const auto& [o, l] : out_latency_[mem])
+      if (nodes_[o].kind.role == fabric_role::requester)
+        links_in.emplace_back(o, m);
+    work_.steps += out_latency_[mem].size() + 1;
   }
-  for (size_t r = 0; r < nr; ++r) {
-    const node_id rq = requesters[r];
+  std::sort(links_in.begin(), links_in.end());
+  auto reaches = [&](node_id from, node_id to) { return next_hop(from, to).has_value(); };
+  // A memory fails a requester when it must be reached and is not, or is
+  // reached and has no way back.
+  auto fails = [&](node_id from, node_id rq, uint32_t m) {
+    const node_id mem = memories[m];
+    const bool there = reaches(from, mem);
+    return (!there && nodes_[mem].kind.space != mem_space::tcm) || (there && !reaches(mem, rq));
+  };
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> failing; // per requester class
+  std::vector<uint32_t> linked;
+  for (const node_id rq : requesters) {
     const node_id from = via_[rq] != no_node ? via_[rq] : rq;
-    mark_reachable(from, memories, mark);
-    for (size_t m = 0; m < memories.size(); ++m) {
-      const node_id mem = memories[m];
-      if (nodes_[mem].kind.space != mem_space::tcm && !mark[m])
-        throw std::invalid_argument(no_route_message(*this, from, mem));
-      if (mark[m] && !back[m * nr + r])
-        throw std::invalid_argument(no_route_message(*this, mem, rq));
+    const uint32_t sender = routes.source_of[from], group = routes.group_of[rq];
+    auto [it, fresh] = failing.emplace(std::make_pair(sender, group), std::vector<uint32_t>{});
+    if (fresh) {
+      for (uint32_t c = 0; c < classes.size(); ++c) {
+        const mem_class& mc = classes[c];
+        const bool there = routes.reaches(sender, mc.group);
+        if ((!there && !mc.tcm) || (there && !routes.reaches(mc.source, group)))
+          it->second.push_back(c);
+      }
+      work_.steps += classes.size();
     }
+    linked.clear();
+    for (auto at = std::lower_bound(links_in.begin(), links_in.end(), std::make_pair(rq, 0u));
+         at != links_in.end() && at->first == rq; ++at)
+      linked.push_back(at->second);
+    for (const auto& [o, l] : out_latency_[from])
+      if (mem_index[o] != none)
+        linked.push_back(mem_index[o]);
+    std::sort(linked.begin(), linked.end());
+    linked.erase(std::unique(linked.begin(), linked.end()), linked.end());
+    uint32_t first = none;
+    for (uint32_t c : it->second) // a member linked to neither end fails as its class
+      for (uint32_t m : classes[c].members) {
+        ++work_.steps;
+        if (!std::binary_search(linked.begin(), linked.end(), m)) {
+          first = std::min(first, m);
+          break;
+        }
+      }
+    for (uint32_t m : linked)
+      if (m < first && fails(from, rq, m))
+        first = m;
+    work_.steps += it->second.size() + linked.size() + out_latency_[from].size() + 1;
+    if (first == none)
+      continue;
+    const node_id mem = memories[first];
+    if (!reaches(from, mem))
+      throw std::invalid_argument(no_route_message(*this, from, mem));
+    throw std::invalid_argument(no_route_message(*this, mem, rq));
   }
 }
 

@@ -14,7 +14,9 @@
 // next-hop node id. Each node keeps only "destination range -> next hop"
 // rows: node ids are assigned in id order, so everything behind one UCIe
 // port is one row, and a node's table has a handful of rows however large
-// the machine is.
+// the machine is. The build routes alike destinations together (a cube's
+// DMAs, its TCMs) and so takes time near-linear in the machine
+// (fabric_routes.hpp).
 //
 // A memory is found from an address (ADR-0003): space, SIP, cube and, for
 // TCM, PE. A requester or memory that cannot reach one that it must (every
@@ -54,6 +56,22 @@ struct fabric_link {
   uint64_t latency_ps = 0;
 };
 
+/// What building the routes cost, counted (tests check that it grows with
+/// the machine, not with its square; ADR-0012 "Build").
+struct fabric_build_work {
+  uint64_t searches = 0; ///< shortest-path searches: one per destination group
+  uint64_t steps = 0;    ///< inner-loop steps of the whole build, checks included
+};
+
+namespace detail {
+/// A route-table row: destinations [first, last] (ids, inclusive) go to `next`.
+struct route_row {
+  node_id first, last;
+  node_id next;
+};
+struct fabric_routes;
+} // namespace detail
+
 class fabric_map {
 public:
   fabric_map() = default;
@@ -79,22 +97,18 @@ public:
   size_t size() const { return nodes_.size(); }
   /// Rows of `from`'s route table (a measure of its size).
   size_t rows(node_id from) const { return tables_.at(from).size(); }
+  /// What building the routes cost.
+  const fabric_build_work& work() const { return work_; }
 
 private:
-  struct row {
-    node_id first, last; ///< destination ids, inclusive
-    node_id next;
-  };
-  /// out[i] = 1 when `from` has a route to targets[i] (`targets` in id order).
-  void mark_reachable(node_id from, const std::vector<node_id>& targets,
-                      std::vector<char>& out) const;
+  using row = detail::route_row;
   /// True when `from` has a route to one of `targets` (in id order).
   bool reaches_any(node_id from, const std::vector<node_id>& targets) const;
   /// Every requester reaches every HBM and SRAM (through its translator, if
   /// it has one), and every memory it reaches has a way back; throws the
-  /// first pair, requester by requester, that has not.
-  void check_routes(const std::vector<node_id>& requesters,
-                    const std::vector<node_id>& memories) const;
+  /// first pair, requester by requester (memories in id order), that has not.
+  void check_routes(const std::vector<node_id>& requesters, const std::vector<node_id>& memories,
+                    const detail::fabric_routes& routes);
 
   std::vector<fabric_node> nodes_;
   std::vector<std::vector<row>> tables_; ///< per node, rows by `first`
@@ -102,6 +116,7 @@ private:
   std::vector<std::vector<std::pair<node_id, uint64_t>>> out_latency_;
   std::vector<std::pair<uint64_t, node_id>> memories_; ///< address key -> node
   std::vector<node_id> via_; ///< per node: its translator, or no_node
+  fabric_build_work work_;
 };
 
 /// "no route from A to B: ..." for errors raised where a route is used.

@@ -6,7 +6,8 @@
 // router and destination the next hop must be the reference's: the out link
 // (to a forwarder, or to the destination itself) that minimises link
 // latency plus the shortest distance from there whose inner nodes are all
-// forwarders, ties to the lowest next-hop id.
+// forwarders, ties to the lowest next-hop id. The same on the shipped
+// machine's shape, and the work of building it as it grows (issue 31).
 
 #include "runtime/machine/fabric_map.hpp"
 
@@ -71,8 +72,58 @@ machine build() {
   return m;
 }
 
-TEST(FabricRoutes, EveryNextHopIsTheReferences) {
-  const machine m = build();
+/// The shipped machine's fabric (config/scale/): per cube an XBAR, a NOC,
+/// an HBM, an SRAM and an M_CPU; per PE a DMA, a TCM, an MMU and a CPU,
+/// linked as config/topology.yaml links them (1 ns); the cubes of a SIP in
+/// a 2x2 UCIe mesh (10 ns), the SIPs' cube-0 NOCs in a ring (500 ns).
+machine scaled(uint32_t sips, uint32_t pes) {
+  machine m;
+  const fabric_kind fwd{fabric_role::forwarder};
+  std::vector<node_id> nocs;
+  for (uint32_t s = 0; s < sips; ++s)
+    for (uint32_t c = 0; c < 4; ++c) {
+      const std::string cube = fmt::format("sip{}.cube{}", s, c);
+      const node_id hbm = m.add(cube + ".hbm", {fabric_role::memory, mem_space::hbm});
+      const node_id m_cpu = m.add(cube + ".m_cpu", {fabric_role::none});
+      const node_id noc = m.add(cube + ".noc", fwd);
+      nocs.push_back(noc);
+      std::vector<node_id> dmas;
+      for (uint32_t p = 0; p < pes; ++p) {
+        const std::string pe = fmt::format("{}.pe{}", cube, p);
+        const node_id cpu = m.add(pe + ".pe_cpu", {fabric_role::none});
+        const node_id dma = m.add(pe + ".pe_dma", {fabric_role::requester});
+        const node_id mmu = m.add(pe + ".pe_mmu", {fabric_role::translator});
+        const node_id tcm = m.add(pe + ".pe_tcm", {fabric_role::memory, mem_space::tcm});
+        m.pair(noc, cpu, 1);
+        m.pair(dma, noc, 1);
+        m.pair(dma, mmu, 1);
+        m.pair(noc, tcm, 1);
+        dmas.push_back(dma);
+      }
+      const node_id sram = m.add(cube + ".sram", {fabric_role::memory, mem_space::sram});
+      const node_id xbar = m.add(cube + ".xbar", fwd);
+      for (node_id dma : dmas)
+        m.pair(dma, xbar, 1);
+      m.pair(xbar, hbm, 1);
+      m.pair(noc, sram, 1);
+      m.pair(m_cpu, noc, 1);
+      m.pair(noc, xbar, 1);
+    }
+  for (uint32_t s = 0; s < sips; ++s) {
+    const node_id* c = &nocs[4 * s];
+    m.pair(c[0], c[1], 10);
+    m.pair(c[0], c[2], 10);
+    m.pair(c[1], c[3], 10);
+    m.pair(c[2], c[3], 10);
+    if (sips > 1 && (sips > 2 || s == 0))
+      m.pair(c[0], nocs[4 * ((s + 1) % sips)], 500);
+  }
+  return m;
+}
+
+/// Checks every router's next hop to every destination against the
+/// reference; returns the pairs checked and those with a route.
+std::pair<size_t, size_t> check_against_reference(const machine& m) {
   const fabric_map f = fabric_map::build(m.nodes, m.links);
   const size_t n = m.nodes.size();
   auto role = [&](node_id v) { return m.nodes[v].kind.role; };
@@ -110,11 +161,75 @@ TEST(FabricRoutes, EveryNextHopIsTheReferences) {
       routed += want.has_value();
     }
   }
+  return {checked, routed};
+}
+
+TEST(FabricRoutes, EveryNextHopIsTheReferences) {
+  const auto [checked, routed] = check_against_reference(build());
   // 32 destinations (per cube an HBM, an SRAM, 3 DMAs, 3 TCMs) from each of
   // the 39 other routers (the 32 and 8 forwarders); most pairs have a route
   // (not: into pe1's TCM from outside its PE, nor from a memory to a memory).
   EXPECT_EQ(checked, 32u * 39u);
   EXPECT_GT(routed, checked / 2);
+}
+
+// The shipped machine's shape (with its MMUs, and PEs whose DMAs and TCMs
+// alternate in id order), against the reference too.
+TEST(FabricRoutes, TheScaledMachineMatchesTheReference) {
+  const auto [checked, routed] = check_against_reference(scaled(2, 3));
+  // 8 cubes x 8 destinations (HBM, SRAM, 3 DMAs, 3 TCMs), each from the 103
+  // other routers (the 63 other destinations, 16 forwarders, 24 MMUs).
+  EXPECT_EQ(checked, 64u * 103u);
+  EXPECT_GT(routed, checked / 2);
+}
+
+// Issue 31: set-up on 4x the PEs does at most ~5x the work. The build runs
+// one shortest-path search per group of alike destinations (per cube: its
+// DMAs; its TCMs and SRAM; its HBM), however many PEs the cube has, and
+// otherwise steps through each node's links and rows once (the build that
+// ran a search per destination and checked every requester against every
+// memory grew 16x here). Work is counted, not timed.
+TEST(FabricRoutes, BuildWorkGrowsWithThePesNotTheirSquare) {
+  const machine a = scaled(2, 16), b = scaled(2, 64), c = scaled(8, 16);
+  const fabric_map small = fabric_map::build(a.nodes, a.links);
+  const fabric_map large = fabric_map::build(b.nodes, b.links);
+  EXPECT_EQ(small.work().searches, 3u * 8u);
+  EXPECT_EQ(large.work().searches, 3u * 8u);
+  EXPECT_LE(large.work().steps, 5 * small.work().steps)
+    << small.work().steps << " steps for 128 PEs, " << large.work().steps << " for 512";
+  // More SIPs: a search per group, so 4x the searches.
+  const fabric_map wide = fabric_map::build(c.nodes, c.links);
+  EXPECT_EQ(wide.work().searches, 4 * small.work().searches);
+}
+
+// The scaled machine's routes against hand-derived ones: a DMA reaches its
+// own HBM over the XBAR, the rest over the NOC; a NOC reaches its own PEs
+// straight, another cube of its SIP over UCIe, another SIP around the ring.
+TEST(FabricRoutes, TheScaledMachineRoutesAsDerived) {
+  const machine m = scaled(4, 4);
+  const fabric_map f = fabric_map::build(m.nodes, m.links);
+  auto id = [&](const std::string& name) {
+    for (node_id v = 0; v < m.nodes.size(); ++v)
+      if (m.nodes[v].name == name)
+        return v;
+    ADD_FAILURE() << name;
+    return no_node;
+  };
+  const node_id dma = id("sip1.cube2.pe3.pe_dma");
+  EXPECT_EQ(f.next_hop(dma, id("sip1.cube2.hbm")), id("sip1.cube2.xbar"));
+  EXPECT_EQ(f.next_hop(dma, id("sip1.cube2.sram")), id("sip1.cube2.noc"));
+  EXPECT_EQ(f.next_hop(dma, id("sip1.cube2.pe0.pe_tcm")), id("sip1.cube2.noc"));
+  EXPECT_EQ(f.next_hop(dma, id("sip3.cube1.hbm")), id("sip1.cube2.noc"));
+  // dma -> noc 1, UCIe to cube0 10, ring to sip2 500, UCIe to cube1 10, noc -> xbar 1, -> hbm 1
+  EXPECT_EQ(f.route_latency_ps(dma, id("sip2.cube1.hbm")), 523u);
+  EXPECT_EQ(f.next_hop(id("sip1.cube0.noc"), id("sip2.cube3.pe1.pe_dma")), id("sip2.cube0.noc"));
+  EXPECT_EQ(f.next_hop(id("sip1.cube0.noc"), id("sip0.cube0.sram")), id("sip0.cube0.noc"));
+  EXPECT_EQ(f.next_hop(id("sip1.cube2.noc"), id("sip1.cube2.pe2.pe_tcm")),
+            id("sip1.cube2.pe2.pe_tcm"));
+  EXPECT_FALSE(f.via(dma)); // the MMU has no routes of its own
+  // The NOC's table: a row per own DMA and TCM, a few for the rest.
+  EXPECT_LE(f.rows(id("sip1.cube2.noc")), 2u * 4u + 8u);
+  EXPECT_LE(f.rows(dma), 4u);
 }
 
 } // namespace
