@@ -8,6 +8,7 @@
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/schedule_command.hpp"
 #include "runtime/cli/sweep_command.hpp"
+#include "runtime/cli/topology_command.hpp"
 #include "runtime/cli/trace_command.hpp"
 #include "runtime/host/kernel_calls.hpp"
 #include "runtime/report/atomic_file.hpp"
@@ -46,6 +47,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   kb::add_sweep_command(app, exit_code);
   kb::add_plot_command(app, exit_code);
   kb::add_trace_command(app, exit_code);
+  kb::add_topology_command(app, exit_code);
 }
 
 int run_command_line(const std::vector<std::string>& args) {

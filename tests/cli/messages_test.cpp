@@ -25,7 +25,8 @@ TEST(messages, kernbench_alone_prints_the_help) {
 
 TEST(messages, every_subcommands_help_gives_an_example) {
   for (const char* sub : {"run", "sweep", "trace", "trace convert", "trace stats", "phold",
-                          "peer", "schedule", "list-components", "list-kernels"}) {
+                          "peer", "schedule", "list-components", "list-kernels", "topology",
+                          "topology scale"}) {
     const auto r = run_kernbench(std::string(sub) + " --help");
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_TRUE(std::regex_search(r.out, std::regex("\nExamples?:\n  kernbench ")))
@@ -84,7 +85,7 @@ TEST(messages, an_unknown_command_is_named_with_the_known_ones) {
   const auto r = run_kernbench("nosuch --lps 4");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: unknown command 'nosuch' (the commands: run, phold, peer, "
-                   "list-components, list-kernels, schedule, sweep, plot, trace)\n");
+                   "list-components, list-kernels, schedule, sweep, plot, trace, topology)\n");
 }
 
 TEST(messages, a_directory_given_as_the_topology_says_so) {
