@@ -1,4 +1,5 @@
 #include "runtime/cli/kernel_cli.hpp"
+#include "runtime/report/run_timings.hpp"
 
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/run_cluster.hpp"
@@ -124,7 +125,8 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
 } // namespace
 
 int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const std::string& components_path, const YAML::Node& resolved) {
+                   const std::string& components_path, const YAML::Node& resolved,
+                   phase_clock& phases) {
   const kernel_def& def = find_kernel(c.kernel);
   const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
   {
@@ -139,6 +141,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
     check_memory(fmt::format("kernel {}'s tensors", def.name), estimate);
   }
   kernel_run_options o;
+  o.driver.phases = &phases;
   apply_run_limits(c, o.driver);
   o.driver.threads = c.threads;
   const auto delivery = parse_delivery(c.delivery);
@@ -241,7 +244,11 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
                "log, tensors or verdict)\n");
   else
     status = print_data_result(c, r.data);
+  phases.mark("summary");
+  rep.phases = &phases;
   write_outputs(c, rep, o.driver);
+  if (c.timings)
+    print_timings(std::cout, phases);
   return status_after_run(status);
 }
 

@@ -33,6 +33,7 @@ struct run_cli {
   std::string out_dir; ///< --out DIR: every output in one folder (apply_out_dir)
   std::vector<std::string> set; ///< --set KEY=VALUE on the topology
   bool quiet = false;
+  bool timings = false;     // --timings: the phases' wall time and memory at the end
   bool trace_hops = false;
   uint32_t procs = 1;
   uint32_t rank = 0;        // workers of a split run

@@ -38,6 +38,7 @@
 #include "runtime/report/csv_row.hpp"
 #include "runtime/report/pe_groups.hpp"
 #include "runtime/report/run_report.hpp"
+#include "runtime/report/run_timings.hpp"
 #include "runtime/report/signal_cleanup.hpp"
 #include "runtime/trace/trace_file.hpp"
 
@@ -114,6 +115,7 @@ void claim_stdout_for_data(const run_cli& c) {
 }
 
 int run(const run_cli& c) {
+  phase_clock phases; // --timings, the JSON's `timings`
   check_run_options(c);
   claim_stdout_for_data(c);
   check_output_paths(c);
@@ -142,8 +144,9 @@ int run(const run_cli& c) {
         fmt::format("{} (after --set {})", e.what(), fmt::join(c.set, " --set ")));
     }
   }();
+  phases.mark("read the machine");
   if (!c.kernel.empty())
-    return run_kernel_cli(c, std::move(topo), topo_path, comp_path, doc);
+    return run_kernel_cli(c, std::move(topo), topo_path, comp_path, doc, phases);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
     unsigned long count = 0;
@@ -201,6 +204,7 @@ int run(const run_cli& c) {
   // its build (sequential) or there (beside).
   std::shared_ptr<const fabric_map> fabric;
   std::unique_ptr<fabric_beside> routes_beside;
+  phases.mark("place the operands");
   if (c.threads >= 2) {
     routes_beside = std::make_unique<fabric_beside>(fabric_inputs_of(topo, builtin_kinds()));
     fabric = routes_beside->fabric();
@@ -210,6 +214,7 @@ int run(const run_cli& c) {
     } catch (const std::exception&) {
     }
     check_first(topo, fabric);
+    phases.mark("build the routes");
   }
 
   report_input rep;
@@ -247,6 +252,7 @@ int run(const run_cli& c) {
   driver_options opts;
   opts.deploy = dd.image;
   opts.fabric = fabric;
+  opts.phases = &phases;
   if (routes_beside)
     opts.before_spawn = [&](const topology_spec& machine) {
       routes_beside->wait();
@@ -277,6 +283,7 @@ int run(const run_cli& c) {
   const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
   std::unique_ptr<heartbeat> beat = start_heartbeat(
     c, opts, "kernbench run", progress_totals{tiles_per_command(c) * commands, commands});
+  phases.mark("prepare the run");
   driver_run dr = run_driver(std::move(topo), programs, opts);
   beat.reset();
   const topology_spec& machine = dr.topology;
@@ -305,20 +312,24 @@ int run(const run_cli& c) {
     w += {mine.batches.load(), mine.events.load(), mine.bytes.load()};
     print_cross_process(w, opts.cluster.ranks, result);
   }
+  phases.mark("summary");
+  rep.phases = &phases;
   write_outputs(c, rep, opts);
-  if (!session)
-    return status_after_run(0);
-  if (result.stopped) { // an op log cut short verifies nothing
+  int status = 0;
+  if (session && result.stopped) { // an op log cut short verifies nothing
     fmt::print("\ndata\n  not replayed: the run was stopped before its end (no op log, "
                "tensors or verdict)\n");
-    return status_after_run(0);
-  }
-  session->absorb(result.nodes);
-  fmt::print("\ndata\n");
-  return status_after_run(
-    print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
+  } else if (session) {
+    session->absorb(result.nodes);
+    fmt::print("\ndata\n");
+    status = print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
       return dd.expected.at(name);
-    })));
+    }));
+    phases.mark("replay the data");
+  }
+  if (c.timings)
+    print_timings(std::cout, phases);
+  return status_after_run(status);
 }
 
 } // namespace
@@ -391,6 +402,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                             "prints one line per unit, link and command over its PEs; --json "
                             "always has every PE)",
                             summary_pe_lines));
+  cmd->add_flag("--timings", c->timings,
+                "print where the process's wall time and memory went, phase by phase (read "
+                "the machine, build the nodes, event loop, summary, outputs, teardown, ...); "
+                "the JSON's `timings` has the phases before it was written");
   cmd->add_flag("--quiet", c->quiet,
                 "no progress line on standard error (a run longer than ~2 s prints one "
                 "every ~2 s; results are the same either way)");

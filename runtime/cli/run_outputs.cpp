@@ -187,15 +187,26 @@ void write_outputs(const run_cli& c, const report_input& rep, const driver_optio
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
     write_trace(c.trace, rep.names, rep.records);
+  auto mark = [&](const char* phase) {
+    if (rep.phases)
+      rep.phases->mark(phase);
+  };
+  mark("write the outputs");
   // Nothing of the machine may run on (a kernel unwinding, say) while the
   // trace stream is finished.
-  if (opts.teardown)
+  if (opts.teardown) {
     opts.teardown->wait();
-  if (opts.stream)
+    mark("tear down");
+  }
+  if (opts.stream) {
     opts.stream->finish(rep.names);
-  if (!c.csv.empty())
+    mark("finish the trace stream");
+  }
+  if (!c.csv.empty()) {
     append_csv_row(c.csv, "--csv file", run_csv_header(),
                    run_csv_fields(rep, compute_metrics(rep)));
+    mark("append the CSV row");
+  }
 }
 
 } // namespace kb

@@ -88,6 +88,8 @@ struct driver_options {
   /// `--stall-timeout`: no event handled for this long ends the process
   /// with a report of every kernel still running (zero: never).
   std::chrono::milliseconds stall_timeout{0};
+  /// Set: the run marks its phases here (`--timings`; phase_clock.hpp).
+  phase_clock* phases = nullptr;
 };
 
 /// The process (of `ranks`) that runs node `name` of a machine of `sips`

@@ -79,15 +79,23 @@ std::vector<std::string> simulation::names() const {
 }
 
 void simulation::validate() const {
+  std::unordered_map<std::string_view, node_id> ids;
+  ids.reserve(nodes_.size());
+  for (const auto& [name, _] : nodes_)
+    ids.emplace(name, static_cast<node_id>(ids.size()));
+  check_links(ids);
+}
+
+void simulation::check_links(const std::unordered_map<std::string_view, node_id>& ids) const {
   for (size_t i = 0; i < links_.size(); ++i) {
     const std::string& src = link_names_[i].first;
     const std::string& dst = link_names_[i].second;
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument(fmt::format("link {} -> {}: {}", src, dst, what));
     };
-    if (!nodes_.count(src))
+    if (!ids.count(src))
       fail("unknown source node '" + src + "'");
-    if (!nodes_.count(dst))
+    if (!ids.count(dst))
       fail("unknown destination node '" + dst + "'");
     if (links_[i].latency < ps(1))
       fail("latency must be >= 1 ps (a zero-latency link cannot be "
@@ -97,7 +105,7 @@ void simulation::validate() const {
   }
   for (const auto& c : classes_) {
     for (const auto& m : c.members)
-      if (!nodes_.count(m))
+      if (!ids.count(m))
         throw std::invalid_argument(fmt::format("link class: unknown member node '{}'", m));
     if (c.latency < ps(1))
       throw std::invalid_argument("link class: latency must be >= 1 ps (a zero-latency link "
@@ -117,15 +125,21 @@ SimTime simulation::min_latency() const {
 
 
 run_result simulation::run(const run_options& opts) {
-  validate();
   const uint32_t rank = opts.cluster.rank;
   const uint32_t ranks = std::max<uint32_t>(1, opts.cluster.ranks);
   const std::vector<std::string> names = this->names();
   const size_t n = names.size();
+  // Each node's entry by id (the map's order is the id order), and the ids
+  // by name: one hash lookup per link end, not a search of the map.
+  std::vector<const node_entry*> entries;
+  entries.reserve(n);
+  for (const auto& [name, e] : nodes_)
+    entries.push_back(&e);
   std::unordered_map<std::string_view, node_id> ids;
   ids.reserve(n);
   for (node_id i = 0; i < n; ++i)
     ids.emplace(names[i], i);
+  check_links(ids);
 
   // Process of each node, then runs of whole groups of each process's
   // nodes form its shards (partition.hpp).
@@ -158,10 +172,26 @@ run_result simulation::run(const run_options& opts) {
     his[s].cut_in.assign(shards, SimTime::infinity());
     his[s].nodes.resize(n);
   }
+  // Each node's links counted first: its vectors are made once.
+  std::vector<node_id> link_src(links_.size()), link_dst(links_.size());
+  {
+    std::vector<uint32_t> outs(n, 0), ins(n, 0);
+    for (size_t k = 0; k < links_.size(); ++k) {
+      link_src[k] = ids.find(link_names_[k].first)->second;
+      link_dst[k] = ids.find(link_names_[k].second)->second;
+      ++outs[link_src[k]];
+      ++ins[link_dst[k]];
+    }
+    for (node_id i = 0; i < n; ++i) {
+      inits[i].out_links.reserve(outs[i]);
+      inits[i].out_names.reserve(outs[i]);
+      inits[i].in_links.reserve(ins[i]);
+    }
+  }
   for (size_t k = 0; k < links_.size(); ++k) {
     link_spec_rt l = links_[k];
-    l.src = ids.at(link_names_[k].first);
-    l.dst = ids.at(link_names_[k].second);
+    l.src = link_src[k];
+    l.dst = link_dst[k];
     auto& from = inits[l.src];
     const auto idx = static_cast<uint32_t>(from.out_links.size());
     from.out_links.push_back(l);
@@ -181,7 +211,7 @@ run_result simulation::run(const run_options& opts) {
     std::vector<node_id> ms;
     ms.reserve(c.members.size());
     for (const auto& m : c.members)
-      ms.push_back(ids.at(m));
+      ms.push_back(ids.find(m)->second); // checked by check_links
     std::sort(ms.begin(), ms.end());
     ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
     if (ms.size() < 2)
@@ -219,9 +249,15 @@ run_result simulation::run(const run_options& opts) {
   }
 
   const bool direct = opts.delivery == delivery_mode::direct;
-
-  if (opts.before_build)
+  auto mark = [&](const char* phase) {
+    if (opts.phases)
+      opts.phases->mark(phase);
+  };
+  mark("plan the shards");
+  if (opts.before_build) {
     opts.before_build();
+    mark("wait for the routes");
+  }
   // What lives as long as the actors, dropped here or by opts.teardown.
   auto live = std::make_shared<live_system>();
   caf::actor_system_config& cfg = live->cfg;
@@ -263,7 +299,7 @@ run_result simulation::run(const run_options& opts) {
         if (recorder_factory_)
           inits[i].rec = recorder_factory_(names[i]);
         inits[i].ops = op_sink_;
-        auto a = nodes_.at(names[i]).factory(sys, std::move(inits[i]));
+        auto a = entries[i]->factory(sys, std::move(inits[i]));
         his[owner[i]].nodes[i] = a;
         if (direct) {
           node* d = dynamic_cast<node*>(caf::actor_cast<caf::abstract_actor*>(a));
@@ -347,6 +383,7 @@ run_result simulation::run(const run_options& opts) {
     if (s != 0)
       self->send(root, hello_atom_v, s, h);
 
+  mark("build the nodes");
   // Start every local shard, then wait for all of them: shard 0 answers
   // with everything, the others once shard 0 has collected their part.
   if (opts.on_running)
@@ -366,6 +403,9 @@ run_result simulation::run(const run_options& opts) {
       },
       [&](caf::error& e) { result.error = sys.render(e); });
   }
+  if (opts.phases)
+    opts.phases->mark_event_loop(static_cast<double>(result.hub.run_wall_ns) * 1e-9,
+                                 "collect the results");
   // Deferred: the teardown thread sends the exits while the caller writes
   // (8,300 sends on 1,024 PEs, ~10 ms); else they go now.
   if (opts.teardown)

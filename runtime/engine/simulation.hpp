@@ -5,6 +5,7 @@
 // process spawns only the nodes it owns.
 
 #include "runtime/engine/deferred_teardown.hpp"
+#include "runtime/engine/phase_clock.hpp"
 #include "runtime/engine/node.hpp"
 
 #include <caf/actor_system.hpp>
@@ -12,6 +13,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace kb {
@@ -76,6 +79,9 @@ struct run_options {
   /// Set: called once every node is built and the shards are about to
   /// start their event loops (the heartbeat's "set-up is over").
   std::function<void()> on_running;
+  /// Set: the run marks its phases here (plan the shards, build the nodes,
+  /// event loop, collect the results; phase_clock.hpp).
+  phase_clock* phases = nullptr;
 };
 
 class simulation {
@@ -125,6 +131,8 @@ private:
   struct node_entry {
     node_factory factory;
   };
+  /// validate()'s link checks, with the node ids by name.
+  void check_links(const std::unordered_map<std::string_view, node_id>& ids) const;
   std::map<std::string, node_entry> nodes_;
   std::vector<link_spec_rt> links_; // src/dst hold indexes into names order
   std::vector<std::pair<std::string, std::string>> link_names_;

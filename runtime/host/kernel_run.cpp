@@ -209,6 +209,8 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   d.deploy = image;
   if (replays)
     d.ops = data.sink();
+  if (d.phases)
+    d.phases->mark("prepare the kernel");
   r.run = run_driver(std::move(topo), programs, d);
   if (!r.run.error.empty() || !replays || r.run.result.stopped)
     return r; // nothing to replay: the run failed or stopped early, or rank 0 replays
@@ -232,6 +234,8 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
       throw std::logic_error(fmt::format("kernel {}: its reference gives no '{}'", def.name, name));
     return it->second;
   });
+  if (d.phases)
+    d.phases->mark("replay the data");
   return r;
 }
 

@@ -1,4 +1,5 @@
 #include "runtime/report/run_report.hpp"
+#include "runtime/report/run_timings.hpp"
 
 #include "runtime/report/fabric_report.hpp"
 #include "runtime/report/pe_groups.hpp"
@@ -324,6 +325,8 @@ std::string report_json(const report_input& in) {
     .field("threads", uint64_t{in.threads})
     .field("processes", uint64_t{inv.processes})
     .end_object();
+  j.key("timings");
+  write_timings_json(j, in.phases);
   j.end_object();
   return j.str();
 }

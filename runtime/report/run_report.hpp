@@ -4,6 +4,7 @@
 // tiles served and busy time; per unit busy/stall figures; bytes per link;
 // achieved vs peak).
 
+#include "runtime/engine/phase_clock.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 #include "runtime/report/json_writer.hpp"
@@ -23,7 +24,7 @@ namespace kb {
 /// MAJOR.MINOR: additions at the end of an object raise the minor
 /// version; renamed, removed or redefined fields the major
 /// (docs/results-schema.md, schema/results.schema.json).
-inline constexpr const char* report_schema_version = "5.0";
+inline constexpr const char* report_schema_version = "5.1";
 
 struct report_input {
   std::string topology_file;
@@ -73,6 +74,10 @@ struct report_input {
   } invocation;
   /// The text report as printed (--out keeps it as summary.txt).
   std::string summary_text;
+  /// The run's phases (the JSON's `timings`, after `invocation`: wall-clock
+  /// figures, never compared, of the phases before the file was written);
+  /// write_outputs marks its own. Null: not timed.
+  phase_clock* phases = nullptr;
 };
 
 /// One stage's service on its unit (DESIGN §4 rule 9).

@@ -14,7 +14,7 @@ import kernbench
 
 # What legitimately differs between a Python run and a CLI run of the same
 # command line: how it was invoked, and wall-clock figures.
-VARYING_JSON = {"invocation"}
+VARYING_JSON = {"invocation", "timings"}
 VARYING_CSV = {"wall_s", "events_per_s", "process_wall_s", "command"}
 
 
