@@ -99,8 +99,12 @@ TEST(Phold, ZeroLookaheadIsRejected) {
   EXPECT_THROW(phold::run_actors(p, 1), std::invalid_argument);
 }
 
-std::string run_cli(const std::string& args) {
-  std::string cmd = "KB_JOIN_TIMEOUT_S=2 ";
+/// `kernbench phold args`, its standard output and error. `join_timeout_s`:
+/// how long shard 0 waits for the other processes to join (the default 60 s
+/// unless a test waits for the timeout itself: under ASan on a loaded
+/// machine a worker took more than 2 s to start, and a split run failed).
+std::string run_cli(const std::string& args, int join_timeout_s = 60) {
+  std::string cmd = "KB_JOIN_TIMEOUT_S=" + std::to_string(join_timeout_s) + " ";
   cmd.append(KB_KERNBENCH_EXE);
   cmd.append(" phold ").append(args).append(" 2>&1");
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
@@ -151,7 +155,7 @@ TEST(Phold, SixteenThousandLpsAgreeEverywhere) {
 
 // A worker that never joins is reported, not waited on forever.
 TEST(Phold, MissingWorkerIsReportedAfterTheJoinTimeout) {
-  const std::string out = run_cli("--lps 8 --end-ps 10000 --procs 2 --no-spawn");
+  const std::string out = run_cli("--lps 8 --end-ps 10000 --procs 2 --no-spawn", 2);
   EXPECT_NE(out.find("kernbench phold: run failed: shard(s) 1 did not join within 2 s"), std::string::npos)
     << out;
 }
