@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Engine speed on the machine model (issue 10): three `kernbench run` cases,
+# Engine speed on the machine model (issue 10): `kernbench run` cases,
 # each configuration repeated R times with the configurations of a case
 # interleaved (drift in machine load hits all alike). Prints the medians of
 # whole-process wall time, engine events/s, windows (safe-time advances),
-# sync messages per event, peak RSS of runs without --json (as users run
-# it), and checks that every configuration of a case writes the same --json
-# bytes (one untimed run each; exit 1 if not).
+# sync messages per event, the time outside the event loop (set-up, collection,
+# report, teardown: `--timings`), peak RSS of runs without --json (as users
+# run it), and checks that every configuration of a case writes the same
+# --json results (one untimed run each, compared up to `invocation`; exit 1
+# if not).
 #
 #   bench/pe_model_speed.sh              all three cases, R=5
 #   R=3 CASES="one_pe" bench/pe_model_speed.sh
+#   R=1 CASES="pes4096 pes16384" bench/pe_model_speed.sh   (issue 31; minutes)
 #
-# Cases (CASES, default all four):
+# Cases (CASES, default the first four):
 #   one_pe    one PE, 2048^3 f16 GEMM in 128^3 tiles (4,096 tiles), 1 thread
 #   cube64    64 PEs of one cube, 512^3 f16 GEMM each, 2 threads
 #   pes1024   4 SIPs x 4 cubes x 64 PEs (config/scale/4sip_4cube_64pe.yaml),
@@ -18,6 +21,10 @@
 #   remote1024  the same with --placement remote-cube: every PE reads its B
 #             operand from the neighbouring cube's HBM over UCIe (issue 11's
 #             goal), 1 and 2 threads
+#   pes4096   16 SIPs (config/scale/16sip_4cube_64pe.yaml), the same per PE,
+#             1 and 2 threads
+#   pes16384  64 SIPs (config/scale/64sip_4cube_64pe.yaml), the same, 1 and
+#             2 threads
 # Each case runs --delivery direct and --delivery mailbox (the lookahead
 # windows of advance/report messages, the engine before ADR-0009) side by
 # side; pes1024 runs mailbox on 1 thread only (it is slow).
@@ -39,7 +46,9 @@ case_args() {
     cube64) echo "--topology config/scale/1sip_4cube_64pe.yaml --pes 64 --M 512 --K 512 --N 512" ;;
     pes1024) echo "--topology config/scale/4sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512" ;;
     remote1024) echo "--topology config/scale/4sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512 --placement remote-cube" ;;
-    *) kb_die "unknown case '$1' (one_pe, cube64, pes1024, remote1024)" ;;
+    pes4096) echo "--topology config/scale/16sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512" ;;
+    pes16384) echo "--topology config/scale/64sip_4cube_64pe.yaml --pes all --M 512 --K 512 --N 512" ;;
+    *) kb_die "unknown case '$1' (one_pe, cube64, pes1024, remote1024, pes4096, pes16384)" ;;
   esac
 }
 # case name -> configurations "delivery:threads"
@@ -48,7 +57,7 @@ case_configs() {
     one_pe) echo "direct:1 mailbox:1" ;;
     cube64) echo "direct:2 mailbox:2" ;;
     pes1024) echo "direct:1 direct:2 mailbox:1" ;;
-    remote1024) echo "direct:1 direct:2" ;;
+    remote1024 | pes4096 | pes16384) echo "direct:1 direct:2" ;;
   esac
 }
 
@@ -64,8 +73,8 @@ for c in $CASES; do
       # Timed as users run it (no --json: that keeps every stage's records
       # to the end); the first round also writes --json, untimed, to check
       # that every configuration gives the same results.
-      /usr/bin/time -f "%e %M" -o "$log.time" "$EXE" run --quiet "${args[@]}" --delivery "$d" \
-        --threads "$t" >"$log.out" 2>"$log.err" ||
+      /usr/bin/time -f "%e %M" -o "$log.time" "$EXE" run --quiet --timings "${args[@]}" \
+        --delivery "$d" --threads "$t" >"$log.out" 2>"$log.err" ||
         { echo "FAILED: kernbench run ${args[*]} --delivery $d --threads $t"; cat "$log.err"; exit 1; }
       if ((r == 1)); then
         "$EXE" run --quiet "${args[@]}" --delivery "$d" --threads "$t" --json "$log.json" \
@@ -76,19 +85,23 @@ for c in $CASES; do
   done
   echo
   echo "case $c: kernbench run ${args[*]}"
-  printf '  %-16s %10s %14s %10s %12s %10s %8s\n' configuration "wall s" "events/s" events windows "sync/ev" "RSS MiB"
+  printf '  %-16s %10s %10s %14s %10s %12s %10s %8s\n' configuration "wall s" "outside s" "events/s" events windows "sync/ev" "RSS MiB"
   ref=""
   for cfg in $configs; do
     d=${cfg%%:*} t=${cfg##*:}
     wall=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f1 "$WORK/$c.$d.$t.$r.time"; done | median)
     rss=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f2 "$WORK/$c.$d.$t.$r.time"; done | median)
+    outside=$(for ((r = 1; r <= R; r++)); do awk '/^  outside the event loop/ { print $(NF - 2) }' "$WORK/$c.$d.$t.$r.out"; done | median)
     eps=$(for ((r = 1; r <= R; r++)); do sed -n 's/.*wall (\([0-9]*\) events\/s).*/\1/p' "$WORK/$c.$d.$t.$r.out"; done | median)
     line=$(grep '^engine:' "$WORK/$c.$d.$t.1.out")
     events=$(sed -n 's/^engine: \([0-9]*\) events.*/\1/p' <<<"$line")
     windows=$(sed -n 's/.*, \([0-9]*\) windows.*/\1/p' <<<"$line")
     sync=$(sed -n 's/.* \([0-9.]*\) sync messages per event.*/\1/p' <<<"$line")
-    printf '  %-16s %10.3f %14.0f %10s %12s %10s %8.0f\n' "$d, $t thr" "$wall" "$eps" "$events" "$windows" "$sync" "$(echo "$rss / 1024" | bc -l)"
-    f="$WORK/$c.$d.$t.1.json"
+    printf '  %-16s %10.3f %10.3f %14.0f %10s %12s %10s %8.0f\n' "$d, $t thr" "$wall" "$outside" "$eps" "$events" "$windows" "$sync" "$(echo "$rss / 1024" | bc -l)"
+    # The results: everything before `invocation` (how the run was started
+    # and its timings differ between configurations by design).
+    f="$WORK/$c.$d.$t.1.results"
+    sed '/^  "invocation": {/,$d' "$WORK/$c.$d.$t.1.json" >"$f"
     if [[ -z "$ref" ]]; then ref=$f; elif ! cmp -s "$ref" "$f"; then
       echo "  RESULTS DIFFER: $f vs $ref"; status=1
     fi
