@@ -87,7 +87,8 @@ VOLATILE = [
                       r"|(?<=% of tiles, )(?:about \d+ s left|time left not known yet)"),
     ("resident memory", r"[\d.]+ ?[KMG]i?B(?= (?:peak )?RSS)|(?<=RSS )[\d.]+ ?[KMG]i?B"),
     ("a phase's wall time, share and memory (--timings)",
-     r"\d+\.\d{3}(?= s +\d+\.\d%)|(?<=\d s )\s*\d+\.\d(?=%)|[\d.]+(?= MiB)"),
+     # (right-aligned: a number of more digits takes the blanks before it)
+     r"\d+\.\d{3}(?= s +\d+\.\d%)|(?<=\d s )\s*\d+\.\d(?=%)|(?<=%) +[\d.]+(?= MiB)"),
     ("temporary path", r"/tmp/\S+"),
     ("version and git hash", r"(?<=kernbench )\d+\.\d+\.\d+\S* \((?:[0-9a-f]+|unknown)\)"),
 ]
