@@ -6,7 +6,7 @@
 
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 #include "runtime/sim_time.hpp"
 
 #include <fmt/format.h>

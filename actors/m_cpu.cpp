@@ -1,12 +1,12 @@
 #include "actors/m_cpu.hpp"
 
 #include "actors/detail/names.hpp"
+#include "runtime/config/topology_spec.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 namespace kb {
@@ -29,14 +29,16 @@ kind_doc m_cpu::doc() {
 m_cpu::config m_cpu::read_config(const param_reader& p, const machine_context& ctx) {
   config c;
   c.host_latency = p.required<SimTime>("host_latency_ns");
+  // The programs are by PE name; a PE's number is its PE_CPU's place.
   const std::string cube = detail::parent_of(ctx.node) + ".";
-  if (ctx.programs)
+  if (ctx.programs && ctx.topology)
     for (const auto& [prefix, program] : *ctx.programs) {
-      unsigned pe = 0;
-      char rest = 0;
-      if (program && prefix.starts_with(cube) &&
-          std::sscanf(prefix.c_str() + cube.size(), "pe%u%c", &pe, &rest) == 1)
-        c.pes.push_back(pe);
+      if (!program || !prefix.starts_with(cube))
+        continue;
+      const node_spec* cpu = ctx.topology->find_node(prefix + ".pe_cpu");
+      if (cpu && cpu->place.pe && cpu->place.sip == ctx.place.sip &&
+          cpu->place.cube == ctx.place.cube)
+        c.pes.push_back(*cpu->place.pe);
     }
   std::sort(c.pes.begin(), c.pes.end());
   return c;
@@ -55,7 +57,7 @@ void m_cpu::on_start() {
 }
 
 void m_cpu::fan_out() {
-  const uint32_t noc = link_to(detail::parent_of(node_name()) + ".noc");
+  const uint32_t noc = port_link(0, ports()[0].to);
   for (uint32_t pe : cfg_.pes) {
     outgoing m;
     m.kind = kind_of(pipe_kind::launch);

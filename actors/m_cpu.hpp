@@ -12,6 +12,7 @@
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
 
+#include <span>
 #include <vector>
 
 namespace kb {
@@ -23,6 +24,11 @@ public:
     std::vector<uint32_t> pes; ///< indices of the cube's PEs with a program
   };
   static kind_doc doc();
+  /// Launches to its cube's PE_CPUs, over its cube's NOC.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"noc", "noc"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
 
   m_cpu(caf::actor_config& cfg, node_init init, config c);

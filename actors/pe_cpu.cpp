@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -90,17 +89,16 @@ void pe_cpu::start_kernel() {
   if (kernel_)
     throw std::runtime_error(fmt::format("{}: launched twice", node_name()));
   const std::string pe = detail::parent_of(node_name());
-  scheduler_ = link_to(pe + ".pe_scheduler");
+  scheduler_ = port_link(0, ports()[0].to);
   noc_ = find_link(detail::cube_of(node_name()) + ".noc");
   kernel_site site;
   site.kernel = cfg_.program->kernel;
   site.pe = pe;
-  const detail::cube_id cube = detail::cube_id_of(detail::cube_of(node_name()));
-  site.sip = cube.sip;
-  site.cube = cube.cube;
-  const std::string last = pe.substr(pe.rfind('.') + 1);
-  if (std::sscanf(last.c_str(), "pe%u", &site.index) != 1)
-    throw std::runtime_error(fmt::format("{}: not inside a PE named peN", node_name()));
+  if (!place().pe)
+    throw std::runtime_error(fmt::format("{}: not inside a PE", node_name()));
+  site.sip = *place().sip;
+  site.cube = *place().cube;
+  site.index = *place().pe;
   pe_index_ = site.index;
   site.program_id = cfg_.program->program_id;
   site.num_programs = cfg_.program->num_programs;

@@ -1,7 +1,7 @@
 #pragma once
 // PE_CPU: runs the PE's kernel (DESIGN §5): a plain C++ function on its own
 // fiber, whose calls become commands to PE_SCHEDULER (never to an engine
-// queue directly, ADR-0014 D1). The kernel runs in zero simulated time
+// queue directly, seed ADR-0014 D1). The kernel runs in zero simulated time
 // between its waits; a load or a wait suspends it until the command-done
 // notice it needs arrives. A command's latency runs from its issue here to
 // the receipt of its command-done notice.
@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <vector>
+#include <span>
 
 namespace kb {
 
@@ -34,6 +35,11 @@ public:
     bool launched = false;
   };
   static kind_doc doc();
+  /// Commands to its PE's scheduler.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"scheduler", "pe_scheduler"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
 
   pe_cpu(caf::actor_config& cfg, node_init init, config c);

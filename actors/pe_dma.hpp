@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <span>
 
 namespace kb {
 
@@ -32,6 +33,11 @@ public:
   };
   static constexpr fabric_kind fabric{fabric_role::requester};
   static kind_doc doc();
+  /// Tokens on to a read's FETCH; tile-done notices.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"fetch", "pe_fetch_store"}, {"done", "pe_scheduler"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): the request leaves after the setup.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

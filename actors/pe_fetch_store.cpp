@@ -1,6 +1,5 @@
 #include "actors/pe_fetch_store.hpp"
 
-#include "actors/detail/names.hpp"
 
 #include <fmt/format.h>
 
@@ -22,12 +21,11 @@ pe_fetch_store::config pe_fetch_store::read_config(const param_reader&,
 
 pe_fetch_store::pe_fetch_store(caf::actor_config& cfg, node_init init, config)
   : unit_node(cfg, std::move(init),
-              {stage_type::fetch, stage_type::store}),
-    tcm_name_(detail::parent_of(node_name()) + ".pe_tcm") {}
+              {stage_type::fetch, stage_type::store}) {}
 
 void pe_fetch_store::begin_stage(lane_id lane, wire::Stage::Reader s) {
   if (!tcm_link_)
-    tcm_link_ = link_to(tcm_name_);
+    tcm_link_ = port_link(tcm_port, ports()[tcm_port].to);
   outgoing m;
   m.kind = kind_of(pipe_kind::tcm_request);
   m.arg0 = s.getBytes();

@@ -10,6 +10,7 @@
 #include "runtime/pipeline/unit_node.hpp"
 
 #include <optional>
+#include <span>
 #include <string>
 
 namespace kb {
@@ -18,6 +19,12 @@ class pe_fetch_store final : public unit_node {
 public:
   struct config {};
   static kind_doc doc();
+  /// Tokens on to GEMM, MATH or DMA_WRITE; TCM requests; tile-done notices.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"gemm", "pe_gemm"}, {"math", "pe_math"},  {"dma", "pe_dma"},
+                                     {"tcm", "pe_tcm"},   {"done", "pe_scheduler"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
 
   pe_fetch_store(caf::actor_config& cfg, node_init init, config c);
@@ -27,7 +34,7 @@ protected:
   void on_message(sim_event& ev) override;
 
 private:
-  std::string tcm_name_;
+  static constexpr size_t tcm_port = 3; ///< "tcm" in ports()
   std::optional<uint32_t> tcm_link_;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// PE_GEMM: the MAC array. Computes on register data only (ADR-0021 D6).
+// PE_GEMM: the MAC array. Computes on register data only (seed ADR-0021 D6).
 // A (tm, tk, tn) tile of in-dtype t takes
 // ceil(ceil(tm/R) * ceil(tn/C) * tk / rate(t)) + R + C cycles, rate(t) the
 // exact fraction rate_<t> of the f16 rate (ADR-0032; 1 by default).
@@ -10,6 +10,8 @@
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
 #include "runtime/pipeline/unit_node.hpp"
+
+#include <span>
 
 namespace kb {
 
@@ -22,6 +24,11 @@ public:
     sim_clock clock{};
   };
   static kind_doc doc();
+  /// Tokens on to an epilogue's MATH or the STORE; tile-done notices.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"math", "pe_math"}, {"store", "pe_fetch_store"}, {"done", "pe_scheduler"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): a GEMM stage ends tile_cycles after it starts.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

@@ -12,7 +12,9 @@
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
 #include "runtime/pipeline/unit_node.hpp"
-#include "runtime/plan/math_op.hpp"
+#include "kernels/math_op.hpp"
+
+#include <span>
 
 namespace kb {
 
@@ -27,6 +29,11 @@ public:
     sim_clock clock{};
   };
   static kind_doc doc();
+  /// Tokens on to the STORE; tile-done notices.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"store", "pe_fetch_store"}, {"done", "pe_scheduler"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): a MATH stage ends stage_cycles after it starts.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

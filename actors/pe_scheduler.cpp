@@ -2,8 +2,6 @@
 
 #include "runtime/pipeline/stage_ops.hpp"
 
-#include "actors/builtin_kinds.hpp"
-
 #include "runtime/pipeline/command.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 #include "runtime/pipeline/token.hpp"
@@ -43,6 +41,7 @@ pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
                        fmt::format("unknown feed policy '{}' (known: fifo, modulo)", policy));
   c.modulo_feed = policy == "modulo";
   c.topology = ctx.topology;
+  c.kinds = ctx.kinds;
   c.fabric = ctx.fabric;
   if (ctx.topology) {
     const std::string prefix = ctx.node.substr(0, ctx.node.rfind('.'));
@@ -56,11 +55,14 @@ pe_scheduler::pe_scheduler(caf::actor_config& cfg, node_init init, config c)
   : node(cfg, std::move(init)), cfg_(c),
     pe_prefix_(node_name().substr(0, node_name().rfind('.'))),
     // The model is built by whichever thread predicts first: it gets copies.
-    predictor_([topology = c.topology, fabric = c.fabric, prefix = pe_prefix_] {
-      if (!topology)
+    predictor_([topology = c.topology, kinds = c.kinds, fabric = c.fabric, prefix = pe_prefix_] {
+      if (!topology || !kinds)
         throw std::domain_error("no topology to model");
-      return std::make_unique<service_model>(*topology, builtin_kinds(), prefix, fabric);
-    }, c.tcm_reserve) {}
+      return std::make_unique<service_model>(*topology, *kinds, prefix, fabric);
+    }, c.tcm_reserve) {
+  for (size_t r = 0; r < unit_role_count; ++r)
+    unit_links_[r] = find_link(pe_prefix_ + "." + std::string(unit_name(unit_role(r))));
+}
 
 void pe_scheduler::on_message(sim_event& ev) {
   switch (static_cast<pipe_kind>(ev.kind)) {
@@ -86,7 +88,7 @@ void pe_scheduler::on_command(sim_event& ev) {
     throw std::runtime_error(fmt::format("command {} submitted twice", id));
   std::shared_ptr<const tile_source> tiles;
   try {
-    tiles = command_tiles(cmd, pe_prefix_);
+    tiles = command_tiles(cmd);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("command {}: {}", id, e.what()));
   }
@@ -180,12 +182,12 @@ void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
     }
     const tile_plan& tile = *f.peeked;
     const stage& first = tile.stages.front();
-    const auto l = find_link(first.component);
+    const auto l = unit_links_[static_cast<size_t>(first.unit)];
     if (!l)
-      throw std::runtime_error(fmt::format("command {}: tile {} starts on '{}', which has no "
+      throw std::runtime_error(fmt::format("command {}: tile {} starts on '{}.{}', which has no "
                                            "link from {}",
-                                           f.command, tile.tile_id, first.component,
-                                           node_name()));
+                                           f.command, tile.tile_id, pe_prefix_,
+                                           unit_name(first.unit), node_name()));
     const engine_queue q{*l, static_cast<queue_id>(first.type), f.command};
     auto holder = std::find(busy.begin(), busy.end(), q);
     if (holder == busy.end()) {
@@ -248,7 +250,7 @@ void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
       commands_.at(f.command).tcm[tile.tile_id] = tcm;
     }
     ++f.next;
-    message_body token = make_token(tile, f.command, node_name());
+    message_body token = make_token(tile, f.command, id());
     auto tb = token.root_builder<wire::TileToken>();
     if (!f.kernel_command.empty()) { // a kernel's bytes, name and data op travel along
       const auto cmd = f.kernel_command.root<wire::PeCommand>();

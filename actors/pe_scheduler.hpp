@@ -1,6 +1,6 @@
 #pragma once
 // PE_SCHEDULER: the sole dispatcher of a PE (seed ADR-0014 D1-D3, seed
-// ADR-0021 D2, docs/adr/0025-out-of-order-dispatch.md). On a command's
+// seed ADR-0021 D2, docs/adr/0025-out-of-order-dispatch.md). On a command's
 // arrival it plans the tiles (0 time, runtime/plan) and enters the command
 // in its in-flight table with the commands it depends on. Each time
 // something changes (a command arrives or completes, a queue gets credit,
@@ -19,11 +19,13 @@
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
 
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
+#include <span>
 
 namespace kb {
 
@@ -32,6 +34,7 @@ public:
   struct config {
     bool modulo_feed = false; ///< feed_policy: modulo
     const topology_spec* topology = nullptr;
+    const kind_registry* kinds = nullptr;     ///< the registry that built it (for the prediction)
     std::shared_ptr<const fabric_map> fabric; ///< the machine's routes (for the prediction)
     /// SchedulerReservedTCM in bytes (its PE's pe_tcm scheduler_reserved_kib;
     /// seed ADR-0014 D5.1): the buffers of the tiles in flight never exceed
@@ -40,6 +43,13 @@ public:
     std::optional<uint64_t> tcm_reserve;
   };
   static kind_doc doc();
+  /// A tile's first stage, to any unit of the PE; command-done notices.
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"dma", "pe_dma"},   {"fetch_store", "pe_fetch_store"},
+                                     {"gemm", "pe_gemm"}, {"math", "pe_math"},
+                                     {"cpu", "pe_cpu"}};
+    return p;
+  }
   static config read_config(const param_reader& p, const machine_context& ctx);
 
   pe_scheduler(caf::actor_config& cfg, node_init init, config c);
@@ -107,6 +117,9 @@ private:
 
   config cfg_;
   std::string pe_prefix_;
+  /// Per unit role, the link to this PE's unit of it (none: no link), found
+  /// once: a tile's first stage names its unit by role.
+  std::array<std::optional<uint32_t>, unit_role_count> unit_links_;
   /// The modulo schedules of the commands' steady-state bodies: when the
   /// command arrives under the modulo feed, which needs the II; otherwise
   /// off the simulated path, collected at the end of the run (ADR-0019).

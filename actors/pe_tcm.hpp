@@ -4,7 +4,7 @@
 // credits: s = max(arrival, free); free = s + xfer(bytes, bandwidth); the
 // tcm_reply (bytes and lane echoed) leaves at `free` back to the sender.
 // The TCM is dual-ported: DMA traffic from other PEs (mem_read / mem_write
-// over the NOC, ADR-0014 D1 "other memory domains") is served by a second,
+// over the NOC, seed ADR-0014 D1 "other memory domains") is served by a second,
 // independent FIFO memory server at `dma_bandwidth_gbps` plus
 // `dma_latency_ns` (figures dma_busy_ps, dma_read_bytes, ...), and does not
 // contend with fetch/store.

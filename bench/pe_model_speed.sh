@@ -28,7 +28,13 @@
 # Each case runs --delivery direct and --delivery mailbox (the lookahead
 # windows of advance/report messages, the engine before ADR-0009) side by
 # side; pes1024 runs mailbox on 1 thread only (it is slow).
-# Also: KB_BUILD_DIR (default build), KB_SKIP_BUILD=1.
+# Also: KB_BUILD_DIR (default build), KB_SKIP_BUILD=1, and KB_BASELINE=PATH
+# (another kernbench binary, e.g. one saved before a change): each
+# configuration also runs it, interleaved with this build's runs, its rows
+# marked "base" and this build's "new"; its --json results must be the same.
+#
+#   KB_BASELINE=/tmp/kb-base/kernbench R=5 CASES="one_pe remote1024" \
+#     bench/pe_model_speed.sh
 set -euo pipefail
 KB_SCRIPT=pe-bench
 # shellcheck source=scripts/lib.sh
@@ -61,6 +67,13 @@ case_configs() {
   esac
 }
 
+# binaries: label:path ("new" is this build)
+bins="new:$EXE"
+if [[ -n ${KB_BASELINE:-} ]]; then
+  [[ -x $KB_BASELINE ]] || kb_die "KB_BASELINE=$KB_BASELINE is not an executable"
+  bins="base:$KB_BASELINE $bins"
+fi
+
 status=0
 printf '%s\n' "pe model speed; median of R=$R interleaved runs; $(nproc) cores; $(date -u +%F)"
 for c in $CASES; do
@@ -68,43 +81,52 @@ for c in $CASES; do
   configs=$(case_configs "$c")
   for ((r = 1; r <= R; r++)); do
     for cfg in $configs; do
-      d=${cfg%%:*} t=${cfg##*:}
-      log="$WORK/$c.$d.$t.$r"
-      # Timed as users run it (no --json: that keeps every stage's records
-      # to the end); the first round also writes --json, untimed, to check
-      # that every configuration gives the same results.
-      /usr/bin/time -f "%e %M" -o "$log.time" "$EXE" run --quiet --timings "${args[@]}" \
-        --delivery "$d" --threads "$t" >"$log.out" 2>"$log.err" ||
-        { echo "FAILED: kernbench run ${args[*]} --delivery $d --threads $t"; cat "$log.err"; exit 1; }
-      if ((r == 1)); then
-        "$EXE" run --quiet "${args[@]}" --delivery "$d" --threads "$t" --json "$log.json" \
-          >/dev/null 2>"$log.err" ||
-          { echo "FAILED: kernbench run ${args[*]} --delivery $d --threads $t --json"; exit 1; }
-      fi
+      for bin in $bins; do
+        b=${bin%%:*} exe=${bin#*:}
+        d=${cfg%%:*} t=${cfg##*:}
+        log="$WORK/$c.$b.$d.$t.$r"
+        # Timed as users run it (no --json: that keeps every stage's records
+        # to the end); the first round also writes --json, untimed, to check
+        # that every configuration gives the same results.
+        /usr/bin/time -f "%e %M" -o "$log.time" "$exe" run --quiet --timings "${args[@]}" \
+          --delivery "$d" --threads "$t" >"$log.out" 2>"$log.err" ||
+          { echo "FAILED: $exe run ${args[*]} --delivery $d --threads $t"; cat "$log.err"; exit 1; }
+        if ((r == 1)); then
+          "$exe" run --quiet "${args[@]}" --delivery "$d" --threads "$t" --json "$log.json" \
+            >/dev/null 2>"$log.err" ||
+            { echo "FAILED: $exe run ${args[*]} --delivery $d --threads $t --json"; exit 1; }
+        fi
+      done
     done
   done
   echo
   echo "case $c: kernbench run ${args[*]}"
-  printf '  %-16s %10s %10s %14s %10s %12s %10s %8s\n' configuration "wall s" "outside s" "events/s" events windows "sync/ev" "RSS MiB"
+  printf '  %-22s %10s %10s %14s %10s %12s %10s %8s\n' configuration "wall s" "outside s" "events/s" events windows "sync/ev" "RSS MiB"
   ref=""
   for cfg in $configs; do
+   for bin in $bins; do
+    b=${bin%%:*}
     d=${cfg%%:*} t=${cfg##*:}
-    wall=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f1 "$WORK/$c.$d.$t.$r.time"; done | median)
-    rss=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f2 "$WORK/$c.$d.$t.$r.time"; done | median)
-    outside=$(for ((r = 1; r <= R; r++)); do awk '/^  outside the event loop/ { print $(NF - 2) }' "$WORK/$c.$d.$t.$r.out"; done | median)
-    eps=$(for ((r = 1; r <= R; r++)); do sed -n 's/.*wall (\([0-9]*\) events\/s).*/\1/p' "$WORK/$c.$d.$t.$r.out"; done | median)
-    line=$(grep '^engine:' "$WORK/$c.$d.$t.1.out")
+    p="$WORK/$c.$b.$d.$t"
+    wall=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f1 "$p.$r.time"; done | median)
+    rss=$(for ((r = 1; r <= R; r++)); do cut -d' ' -f2 "$p.$r.time"; done | median)
+    outside=$(for ((r = 1; r <= R; r++)); do awk '/^  outside the event loop/ { print $(NF - 2) }' "$p.$r.out"; done | median)
+    eps=$(for ((r = 1; r <= R; r++)); do sed -n 's/.*wall (\([0-9]*\) events\/s).*/\1/p' "$p.$r.out"; done | median)
+    line=$(grep '^engine:' "$p.1.out")
     events=$(sed -n 's/^engine: \([0-9]*\) events.*/\1/p' <<<"$line")
     windows=$(sed -n 's/.*, \([0-9]*\) windows.*/\1/p' <<<"$line")
     sync=$(sed -n 's/.* \([0-9.]*\) sync messages per event.*/\1/p' <<<"$line")
-    printf '  %-16s %10.3f %10.3f %14.0f %10s %12s %10s %8.0f\n' "$d, $t thr" "$wall" "$outside" "$eps" "$events" "$windows" "$sync" "$(echo "$rss / 1024" | bc -l)"
+    label="$d, $t thr"
+    [[ -n ${KB_BASELINE:-} ]] && label="$b $label"
+    printf '  %-22s %10.3f %10.3f %14.0f %10s %12s %10s %8.0f\n' "$label" "$wall" "$outside" "$eps" "$events" "$windows" "$sync" "$(echo "$rss / 1024" | bc -l)"
     # The results: everything before `invocation` (how the run was started
     # and its timings differ between configurations by design).
-    f="$WORK/$c.$d.$t.1.results"
-    sed '/^  "invocation": {/,$d' "$WORK/$c.$d.$t.1.json" >"$f"
+    f="$p.1.results"
+    sed '/^  "invocation": {/,$d' "$p.1.json" >"$f"
     if [[ -z "$ref" ]]; then ref=$f; elif ! cmp -s "$ref" "$f"; then
       echo "  RESULTS DIFFER: $f vs $ref"; status=1
     fi
+   done
   done
   [[ $status == 0 ]] && echo "  all runs wrote identical --json"
 done

@@ -1,4 +1,4 @@
-// Phase 2 GEMM throughput (ADR-0020 D6): replaying a tiled GEMM op log
+// Phase 2 GEMM throughput (seed ADR-0020 D6): replaying a tiled GEMM op log
 // against one Eigen matmul of the same total work, side by side.
 //
 // The log multiplies two N x N matrices in T x T x T tiles: for every output

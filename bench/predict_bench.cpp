@@ -58,7 +58,6 @@ int main(int argc, char** argv) {
     g.a_addr = 0;
     g.b_addr = 1u << 30;
     g.c_addr = 2u << 30;
-    g.pe_prefix = "sip0.cube0.pe0";
     // As PE_SCHEDULER does for its first command: the PE's service model
     // built, the body's tiles planned from the command's source, the body
     // problem and its signature, then its schedule. A new predictor and

@@ -1,5 +1,5 @@
 #pragma once
-// The kernel author's API (DESIGN §5, ADR-0020 D3). A kernel is a plain C++
+// The kernel author's API (DESIGN §5, seed ADR-0020 D3). A kernel is a plain C++
 // function `void k(tl::context& tl, const Args& args)`; it runs on its own
 // fiber inside its PE's PE_CPU actor, so it reads like straight-line code:
 //
@@ -19,10 +19,9 @@
 // pending tensor's data) throws tl::kernel_error, which ends the run with a
 // message naming the kernel and its PE.
 
-#include "runtime/data/op_record.hpp"
-#include "runtime/plan/dtype.hpp"
-#include "runtime/plan/gemm_plan.hpp"
-#include "runtime/plan/math_plan.hpp"
+#include "kernels/command_args.hpp"
+#include "kernels/dtype.hpp"
+#include "kernels/math_fn.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -169,7 +168,7 @@ public:
   virtual handle store(ptr dst, const tensor& t, uint64_t row_stride = 0) = 0;
 
   // -- composite commands (PE_SCHEDULER plans their tiles) ------------------------
-  /// C = A x B (+ epilogue) over global memory; `pe_prefix` is filled in.
+  /// C = A x B (+ epilogue) over global memory.
   virtual handle gemm(gemm_plan_args a) = 0;
   /// An element-wise op over global memory.
   virtual handle math(math_plan_args a) = 0;

@@ -1,5 +1,5 @@
 @0xb6f0c2d9a4e81357;
-# The data a memory request or reply carries (ADR-0020 D7; issue 12): only
+# The data a memory request or reply carries (seed ADR-0020 D7; issue 12): only
 # kernel loads and stores carry one; the traffic of composite commands
 # (whose bytes are compute results, known only in Phase 2) carries none and
 # leaves the memory's contents alone. A request's address is in arg0. A

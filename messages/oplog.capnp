@@ -1,5 +1,5 @@
 @0xaadf289991275174;
-# The Phase 1 op log (ADR-0020 D5), read back by the Phase 2 replay. A file is
+# The Phase 1 op log (seed ADR-0020 D5), read back by the Phase 2 replay. A file is
 # a sequence of packed messages, each an OpLogPart: first a header, then
 # batches of records in log order, last an end marker with the record count
 # (a file without it was not closed: truncated, or its writer died).

@@ -1,5 +1,5 @@
 @0xd5e2a8c41b7f3e92;
-# The PE pipeline's messages (ADR-0014, ADR-0021 D9): commands from PE_CPU to
+# The PE pipeline's messages (seed ADR-0014, seed ADR-0021 D9): commands from PE_CPU to
 # PE_SCHEDULER and the self-routing tile tokens that carry their plan.
 
 using Cxx = import "/capnp/c++.capnp";
@@ -8,9 +8,14 @@ using Op = import "oplog.capnp"; # TensorView: a view of memory, as the op log h
 
 enum StageType { dmaRead @0; fetch @1; gemm @2; math @3; store @4; dmaWrite @5; }
 
+# The unit of a PE that runs a stage (kb::unit_role). Every stage of a plan
+# runs on a unit of the PE whose PE_SCHEDULER feeds it, so a stage names its
+# unit by role, never by node id (docs/adr/0035-typed-unit-roles.md).
+enum UnitRole { dma @0; fetchStore @1; gemm @2; math @3; }
+
 struct Stage {
   type      @0 :StageType;
-  component @1 :Text;      # node id of the unit that runs the stage
+  unit      @1 :UnitRole;  # the unit of the feeding scheduler's PE that runs it
   operand   @2 :UInt8;     # 'A', 'B', 'C' or 0
   address   @3 :UInt64;    # global address (DMA stages)
   rowStride @4 :UInt64;
@@ -26,7 +31,7 @@ struct Stage {
   outDtype  @14 :UInt8;
   scope     @15 :UInt8;    # 0 none, 1 k_tile, 2 output_tile
   lastK     @16 :Bool;
-  # Data (ADR-0020), DMA stages of kernel loads and stores:
+  # Data (seed ADR-0020), DMA stages of kernel loads and stores:
   localAddress @17 :UInt64; # the TCM end of the transfer (0: a scheduler slot)
   wantData  @18 :Bool;      # dma_read: bring the bytes back to the kernel
   dataOp    @19 :DataOp;    # a kernel's compute on TCM tensors: what Phase 2 does
@@ -58,12 +63,12 @@ struct DataOp {
 }
 
 # A tile of a command, owned by exactly one unit at a time; the owner
-# advances stageIdx in place and forwards it to the next stage's component.
+# advances stageIdx in place and forwards it to the next stage's unit.
 struct TileToken {
   command   @0 :UInt64;
   tile      @1 :UInt32;
   stageIdx  @2 :UInt16;
-  scheduler @3 :Text;      # where the tile-done notice goes
+  scheduler @3 :UInt32;    # node id of the node the tile-done notice goes to
   m         @4 :UInt32;
   n         @5 :UInt32;
   k         @6 :UInt32;
@@ -96,7 +101,7 @@ struct MathCommand {
   srcAddr @7 :UInt64; dstAddr @8 :UInt64;
 }
 
-# A simple command: exactly one unit does one thing (ADR-0014 D3.1).
+# A simple command: exactly one unit does one thing (seed ADR-0014 D3.1).
 struct SimpleCommand {
   stage @0 :Stage;
 }

@@ -1,5 +1,5 @@
 @0xa9c3e57d21f04b68;
-# Trace records (ADR-0014 D6) and trace files. A file holds one TraceFile
+# Trace records (seed ADR-0014 D6) and trace files. A file holds one TraceFile
 # message: node names by id and the records in key order (time, node, seq).
 
 using Cxx = import "/capnp/c++.capnp";

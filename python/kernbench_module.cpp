@@ -29,8 +29,8 @@
 #include "runtime/config/yaml_json.hpp"
 #include "runtime/config/yaml_override.hpp"
 #include "runtime/report/csv_row.hpp"
-#include "runtime/report/json_writer.hpp"
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/json_writer.hpp"
+#include "runtime/io/stop_request.hpp"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

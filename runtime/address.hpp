@@ -7,8 +7,11 @@
 //
 // Plain small numbers are therefore offsets into sip0.cube0's HBM.
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace kb {
 
@@ -39,5 +42,25 @@ struct global_address {
   }
   friend constexpr bool operator==(const global_address&, const global_address&) = default;
 };
+
+/// "hbm", "sram" or "tcm".
+inline std::string_view to_string(mem_space s) {
+  switch (s) {
+  case mem_space::hbm: return "hbm";
+  case mem_space::sram: return "sram";
+  case mem_space::tcm: return "tcm";
+  }
+  return "unknown space";
+}
+
+/// A global address for error messages: "0x... (hbm of sip0.cube1)".
+inline std::string describe_address(uint64_t address) {
+  const global_address a = global_address::decode(address);
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%" PRIx64, address);
+  if (a.space == mem_space::tcm)
+    return std::string(hex) + " (tcm of " + a.cube_prefix() + ".pe" + std::to_string(a.pe) + ")";
+  return std::string(hex) + " (" + std::string(to_string(a.space)) + " of " + a.cube_prefix() + ")";
+}
 
 } // namespace kb

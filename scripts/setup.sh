@@ -16,6 +16,7 @@ readonly KB_PACKAGES=(
   libcaf-dev capnproto libcapnp-dev libyaml-cpp-dev libeigen3-dev
   libspdlog-dev libfmt-dev libcli11-dev libboost-context-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev                   # .json.gz traces (runtime/trace/gzip_ostream)
   clang-14 libclang-rt-14-dev
   python3 python3-matplotlib   # `kernbench sweep --plot` (scripts/plot_sweep.py)
   python3-jsonschema           # tests: results against schema/results.schema.json

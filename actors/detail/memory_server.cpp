@@ -192,7 +192,7 @@ std::string memory_server_node::pending_load_error(const pending_writes::entry& 
   return fmt::format(
     "the load of command {}{} on {} reads {} B at {}, which command {} of kernel {} on {} "
     "writes with a compute result ({} B at {}): Phase 1 has no data for compute results "
-    "(they exist only in the Phase 2 replay, ADR-0020 D3), so the load would see stale bytes",
+    "(they exist only in the Phase 2 replay, seed ADR-0020 D3), so the load would see stale bytes",
     command, who, pe_of(requester), byte_span(load).last - byte_span(load).first,
     describe_address(load.address), p.by.command, p.by.who, pe_of(p.by.requester),
     byte_span(p.block).last - byte_span(p.block).first, describe_address(p.block.address));

@@ -84,7 +84,7 @@ private:
 /// A node that serves mem_read / mem_write for the addresses it owns (by
 /// the fabric's address map) and sends each reply (mem_data / mem_ack)
 /// toward the requester named in its mem_tag by the fabric routes.
-/// It holds the contents of those addresses (ADR-0020 D7): the host's
+/// It holds the contents of those addresses (seed ADR-0020 D7): the host's
 /// deployed bytes at the start; a request that carries a MemAccess body
 /// (a kernel's load or store) reads or writes them, and a load's reply
 /// carries the bytes. Bodiless traffic (composite commands) only takes time.

@@ -1,13 +1,13 @@
 #pragma once
 // The bytes of a memory that hold a kernel's compute result (issue 28):
 // written by a composite command's tile or a store of a pending tensor, so
-// that Phase 1 has no data for them (ADR-0020 D3: compute results exist
+// that Phase 1 has no data for them (seed ADR-0020 D3: compute results exist
 // only in the Phase 2 replay). A kernel load of any of them must fail
 // naming the writer rather than return the stale bytes the memory holds.
 // A store with data over a whole marked block makes it real again.
 
 #include "runtime/engine/event.hpp"
-#include "runtime/plan/tensor_view.hpp"
+#include "kernels/tensor_view.hpp"
 
 #include <cstdint>
 #include <map>

@@ -11,7 +11,7 @@
 #include "runtime/cli/topology_command.hpp"
 #include "runtime/cli/trace_command.hpp"
 #include "runtime/host/kernel_calls.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -8,7 +8,7 @@
 // is runtime/cli/command_line.cpp (the Python module runs the same one).
 
 #include "runtime/cli/command_line.hpp"
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/peer_channel.hpp"
 #include "runtime/cli/process_group.hpp"
-#include "runtime/report/atomic_file.hpp"
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/atomic_file.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

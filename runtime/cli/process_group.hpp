@@ -12,7 +12,7 @@
 // this process within `grace` with the worker named (unless the owner
 // watches its workers itself: `watch` off).
 
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include <atomic>
 #include <chrono>

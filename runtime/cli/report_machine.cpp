@@ -41,7 +41,7 @@ void describe_machine(report_input& rep, const topology_spec& machine) {
     }
   std::set<std::pair<uint32_t, uint32_t>> cubes;
   for (const auto& pe : rep.pes) {
-    const pe_place place = place_of(pe);
+    const pe_place place = place_of(machine, pe);
     cubes.emplace(place.sip, place.cube);
   }
   rep.cubes = static_cast<uint32_t>(cubes.size());

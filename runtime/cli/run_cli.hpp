@@ -2,6 +2,8 @@
 // The options of `kernbench run` (runtime/cli/run_command.cpp), shared with
 // the code that turns them into each PE's program (run_program).
 
+#include "runtime/cli/trace_filter_cli.hpp"
+
 #include <cstdint>
 #include <set>
 #include <string>
@@ -35,6 +37,7 @@ struct run_cli {
   bool quiet = false;
   bool timings = false;     // --timings: the phases' wall time and memory at the end
   bool trace_hops = false;
+  trace_filter_args trace_filters; ///< --trace-select, --trace-window, --trace-kinds
   uint32_t procs = 1;
   uint32_t rank = 0;        // workers of a split run
   std::string connect;      // workers: HOST:PORT of rank 0

@@ -4,7 +4,7 @@
 #include "runtime/cli/kernel_cli.hpp"
 #include "runtime/cli/process_group.hpp"
 #include "runtime/engine/cross_process.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -59,6 +59,10 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.emplace_back("--b-pinned");
   if (c.trace_hops)
     a.emplace_back("--trace-hops");
+  for (const auto& s : c.trace_filters.select)
+    add("--trace-select", s);
+  add("--trace-window", c.trace_filters.window);
+  add("--trace-kinds", c.trace_filters.kinds);
   if (!c.trace.empty() || c.record)
     a.emplace_back("--record");
   if (!c.json.empty() || c.record_stages)

@@ -16,7 +16,7 @@
 #include "actors/builtin_kinds.hpp"
 #include "runtime/engine/thread_probe.hpp"
 #include "runtime/predict/service_model.hpp"
-#include "runtime/report/data_stdout.hpp"
+#include "runtime/io/data_stdout.hpp"
 #include "runtime/address.hpp"
 #include "runtime/host/driver_data.hpp"
 #include "runtime/kernel/op_shipper.hpp"
@@ -34,12 +34,12 @@
 #include "runtime/machine/fabric_beside.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/plan/plan_error.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "runtime/report/csv_row.hpp"
 #include "runtime/report/pe_groups.hpp"
 #include "runtime/report/run_report.hpp"
 #include "runtime/report/run_timings.hpp"
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 #include "runtime/trace/trace_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -177,7 +177,7 @@ int run(const run_cli& c) {
       "--placement {}: expected local, remote-cube, remote-sip, sram or interleaved", c.placement));
   std::vector<pe_site> sites;
   for (const auto& pe : pes) {
-    const pe_place pl = place_of(pe);
+    const pe_place pl = place_of(topo, pe);
     sites.push_back({pl.sip, pl.cube, pl.pe});
   }
   const std::vector<operand_addresses> operands =
@@ -186,7 +186,7 @@ int run(const run_cli& c) {
   // building anything. Its stage times are checked against the routes.
   std::shared_ptr<const tile_source> first_tiles;
   try {
-    const pe_command first = make_command(c, pes[0], operands[0]);
+    const pe_command first = make_command(c, operands[0]);
     if (auto* g = std::get_if<gemm_plan_args>(&first))
       first_tiles = gemm_tiles(*g);
     else if (auto* m = std::get_if<math_plan_args>(&first))
@@ -222,7 +222,7 @@ int run(const run_cli& c) {
   for (uint32_t p = 0; p < pes.size(); ++p) {
     auto prog = std::make_shared<driver_program>();
     for (uint32_t r = 0; r < c.repeat; ++r)
-      prog->commands.push_back(make_command(c, pes[p], operands[p]));
+      prog->commands.push_back(make_command(c, operands[p]));
     if (p == 0)
       for (const pe_command& cmd : prog->commands)
         rep.program.push_back(describe(cmd));
@@ -278,7 +278,9 @@ int run(const run_cli& c) {
     opts.teardown = std::make_shared<deferred_teardown>();
   // A split run's heartbeat counts what this process (rank 0) simulates.
   const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
-    return process_of(pe, opts.cluster.ranks, topo.sips, topo.cubes_per_sip, *cut) == 0;
+    const node_spec* cpu = topo.find_node(pe + ".pe_cpu"); // pe_prefixes: it has one
+    return cpu && process_of(cpu->place, opts.cluster.ranks, topo.sips, topo.cubes_per_sip,
+                             *cut) == 0;
   });
   const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
   std::unique_ptr<heartbeat> beat = start_heartbeat(
@@ -422,7 +424,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "--json), machine.json (the machine as resolved; `run --topology "
                   "DIR/machine.json` reruns it), summary.txt, and every output named by a "
                   "relative path (--trace t.json, --oplog, --dump-tensors, ...)");
-  cmd->add_option("--trace", c->trace, "write the trace (.json: Chrome/Perfetto; else Cap'n Proto)");
+  cmd->add_option("--trace", c->trace,
+                  "write the trace (.json: Chrome/Perfetto; .json.gz: the same gzipped, which "
+                  "Perfetto opens; else Cap'n Proto); --trace-select, --trace-window and "
+                  "--trace-kinds keep part of it");
   cmd->add_option("--trace-stream", c->trace_stream,
                   "write the trace while the run goes, in constant memory, as a Cap'n Proto "
                   "stream (`kernbench trace convert` makes Chrome/Perfetto JSON of it, "
@@ -504,10 +509,13 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->group("Kernels");
   cmd->add_flag("--trace-hops", c->trace_hops,
                 "also trace every message hop (send, arrival, src, dst, kind, tile)");
+  add_trace_filter_options(*cmd, c->trace_filters, "Traces of large runs");
   cmd->footer("Examples:\n"
               "  kernbench run --M 2048 --K 2048 --N 2048 --json out.json\n"
               "  kernbench run --set cube.pe_template.pe_gemm.mac_rows=64 --csv runs.csv\n"
               "  kernbench run --pes all --trace run.json   # open in ui.perfetto.dev\n"
+              "  kernbench run --topology config/scale/4sip_4cube_64pe.yaml --pes all "
+              "--trace-hops --trace-select 'sip1.cube2.*' --trace cube.json.gz   # one cube\n"
               "Exit status: 0 ran (with --verify: every output matches), 1 the run failed (a "
               "simulation error, an output that could not be written, a lost process, a "
               "kernel that threw or stalled), 2 bad input, 3 --verify found a mismatch, "

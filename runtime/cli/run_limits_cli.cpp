@@ -9,7 +9,8 @@
 
 namespace kb {
 
-SimTime parse_sim_duration(const std::string& text, const std::string& option) {
+SimTime parse_sim_duration(const std::string& text, const std::string& option,
+                           bool allow_zero) {
   static constexpr std::pair<std::string_view, double> units[] = {
     {"ps", 1.0}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
   constexpr uint64_t limit = uint64_t{1} << 48;
@@ -33,8 +34,8 @@ SimTime parse_sim_duration(const std::string& text, const std::string& option) {
     if (unit != name)
       continue;
     const double ps = value * scale;
-    if (!std::isfinite(ps) || ps <= 0)
-      throw bad("must be positive");
+    if (!std::isfinite(ps) || ps < 0 || (ps == 0 && !allow_zero))
+      throw bad(allow_zero ? "must not be negative" : "must be positive");
     if (ps > static_cast<double>(limit))
       throw bad(fmt::format("more than 2^48 ps ({} ps)", limit));
     if (ps != std::floor(ps))

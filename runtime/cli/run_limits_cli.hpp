@@ -11,8 +11,9 @@ namespace kb {
 
 /// A simulated duration with its unit: "1ms", "250 us", "4000ns", "12ps"
 /// (integer or decimal, at most 2^48 ps); std::invalid_argument naming
-/// `option` otherwise.
-SimTime parse_sim_duration(const std::string& text, const std::string& option);
+/// `option` otherwise. `allow_zero`: 0 (with its unit) is a time too.
+SimTime parse_sim_duration(const std::string& text, const std::string& option,
+                           bool allow_zero = false);
 
 /// Checks both options and sets them in `o`.
 void apply_run_limits(const run_cli& c, driver_options& o);

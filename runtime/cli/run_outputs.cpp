@@ -2,15 +2,15 @@
 
 #include "kb_version.hpp"
 #include "runtime/config/yaml_json.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "runtime/report/csv_row.hpp"
 #include "runtime/report/run_metrics.hpp"
 #include "runtime/trace/trace_file.hpp"
 
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 
-#include "runtime/report/data_stdout.hpp"
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/data_stdout.hpp"
+#include "runtime/io/json_writer.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -83,12 +83,20 @@ void prepare_outputs(const run_cli& c, driver_options& opts) {
   // summed as the run goes; it keeps no records.
   opts.tally_stages = !c.json.empty() || c.record_stages;
   opts.trace_hops = c.trace_hops;
+  if (auto filter = parse_trace_filter(c.trace_filters, c.trace_hops)) {
+    if (c.trace.empty() && c.trace_stream.empty() && !c.record)
+      throw std::invalid_argument(fmt::format(
+        "{}: there is no trace to filter (give --trace or --trace-stream)",
+        c.trace_filters.first_given()));
+    opts.trace_hops = filter->hops;
+    opts.trace_select = std::make_shared<const trace_filter>(std::move(*filter));
+  }
   if (!c.trace_stream.empty()) {
     if (c.procs > 1 || !c.peers.empty())
       throw std::invalid_argument(
         "--trace-stream: not with --procs > 1 or --peers (the other processes' nodes record "
         "there; use --trace)");
-    opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, c.trace_hops);
+    opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, opts.trace_hops);
   }
 }
 

@@ -40,11 +40,11 @@ dtype dtype_or_throw(const std::string& name, const char* opt) {
 
 } // namespace
 
-pe_place place_of(const std::string& prefix) {
-  pe_place p;
-  if (std::sscanf(prefix.c_str(), "sip%u.cube%u.pe%u", &p.sip, &p.cube, &p.pe) != 3)
-    throw std::invalid_argument(fmt::format("PE '{}' is not named sip<S>.cube<C>.pe<P>", prefix));
-  return p;
+pe_place place_of(const topology_spec& topo, const std::string& prefix) {
+  const node_spec* cpu = topo.find_node(prefix + ".pe_cpu");
+  if (!cpu || !cpu->place.pe)
+    throw std::invalid_argument(fmt::format("'{}' is not a PE of {}", prefix, topo.file));
+  return {*cpu->place.sip, *cpu->place.cube, *cpu->place.pe};
 }
 
 /// Bytes of each operand of one command (4 KiB pages; a MATH command has
@@ -71,9 +71,8 @@ uint32_t epilogue_operand_rows(math_op op, uint32_t m) {
   return op == math_op::add || op == math_op::mul ? m : 1;
 }
 
-/// One command for the PE `prefix` on the operands the host placed for it.
-pe_command make_command(const run_cli& c, const std::string& prefix,
-                        const operand_addresses& at) {
+/// One command on the operands the host placed for its PE.
+pe_command make_command(const run_cli& c, const operand_addresses& at) {
   const dtype in = dtype_or_throw(c.dtype_name, "--dtype");
   const std::optional<dtype> out =
     c.out_dtype_name.empty() ? std::nullopt
@@ -93,7 +92,6 @@ pe_command make_command(const run_cli& c, const std::string& prefix,
     g.a_addr = at.a;
     g.b_addr = at.b;
     g.c_addr = at.c;
-    g.pe_prefix = prefix;
     g.a_pinned = c.a_pinned;
     g.b_pinned = c.b_pinned;
     size_t operand = 0;
@@ -153,7 +151,6 @@ pe_command make_command(const run_cli& c, const std::string& prefix,
     m.out_dtype = out;
     m.src_addr = at.a;
     m.dst_addr = at.c;
-    m.pe_prefix = prefix;
     return m;
   }
   throw std::invalid_argument(fmt::format("--op '{}': expected gemm or math", c.op));

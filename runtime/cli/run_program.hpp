@@ -16,12 +16,12 @@
 
 namespace kb {
 
-/// The PE's place: sip, cube and index within the cube, from its prefix
-/// "sip<S>.cube<C>.pe<P>".
+/// The PE's place: sip, cube and index within the cube, as the loader
+/// placed the PE_CPU of PE `prefix` ("sip<S>.cube<C>.pe<P>") of `topo`.
 struct pe_place {
   uint32_t sip = 0, cube = 0, pe = 0;
 };
-pe_place place_of(const std::string& prefix);
+pe_place place_of(const topology_spec& topo, const std::string& prefix);
 
 /// Bytes of each operand of one command (4 KiB pages; a MATH command has no
 /// B), and of each epilogue op's operand tensor (f32).
@@ -31,8 +31,8 @@ operand_sizes sizes_of(const run_cli& c);
 /// dequant) for M = `m`: M for add and mul, 1 (a row of N) for the others.
 uint32_t epilogue_operand_rows(math_op op, uint32_t m);
 
-/// One command for the PE `prefix` on the operands the host placed for it.
-pe_command make_command(const run_cli& c, const std::string& prefix, const operand_addresses& at);
+/// One command on the operands the host placed for its PE.
+pe_command make_command(const run_cli& c, const operand_addresses& at);
 
 /// Tiles of one command (0 when a shape or tile is zero: the plan generator
 /// reports that with its own message).

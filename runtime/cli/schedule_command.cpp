@@ -1,7 +1,7 @@
 #include "runtime/cli/schedule_command.hpp"
 
 #include "runtime/config/config_error.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "runtime/schedule/problem_reader.hpp"
 #include "runtime/schedule/schedule.hpp"
 #include "runtime/schedule/schedule_report.hpp"

@@ -5,9 +5,9 @@
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/sweep_points.hpp"
 #include "runtime/cli/sweep_runner.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "runtime/report/csv_row.hpp"
-#include "runtime/report/data_stdout.hpp"
+#include "runtime/io/data_stdout.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

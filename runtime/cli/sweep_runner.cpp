@@ -1,10 +1,10 @@
 #include "runtime/cli/sweep_runner.hpp"
 
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include "runtime/cli/process_group.hpp"
 #include "runtime/report/csv_row.hpp"
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "runtime/config/machine_limits.hpp"
 #include "runtime/config/topology_spec.hpp"
-#include "runtime/report/atomic_file.hpp"
-#include "runtime/report/data_stdout.hpp"
+#include "runtime/io/atomic_file.hpp"
+#include "runtime/io/data_stdout.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

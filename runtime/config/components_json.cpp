@@ -1,6 +1,6 @@
 #include "runtime/config/components_json.hpp"
 
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 
 namespace kb {
 

@@ -26,6 +26,15 @@ struct param_doc {
   std::string doc;
 };
 
+/// An output port a node kind declares (as SST components do): the
+/// component of the node's own scope (its PE, its cube) it sends to. When
+/// the machine is built, a node whose topology has no link for a declared
+/// port is an error naming the node and the port (runtime/machine/machine).
+struct port_doc {
+  std::string_view name;
+  std::string_view to; ///< a component name, e.g. "pe_fetch_store"
+};
+
 /// What a node kind is and which parameters it reads.
 struct kind_doc {
   std::string kind;

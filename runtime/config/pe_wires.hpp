@@ -1,6 +1,6 @@
 #pragma once
 // The PE-internal wires used when `cube.pe_template.links` is not given
-// (ADR-0021 D7; DESIGN §4).
+// (seed ADR-0021 D7; DESIGN §4).
 
 #include <span>
 #include <string_view>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/config/config_error.hpp"
+#include "runtime/node_place.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/sim_time.hpp"
 
@@ -24,6 +25,9 @@ struct node_spec {
   /// in. Errors raised through it point at the component's YAML entry.
   param_reader params;
   source_loc where;
+  /// Its SIP, cube and PE numbers, set by the loader from the level that
+  /// holds the node (not read back from `id`).
+  node_place place;
 };
 
 /// One direction of a link. Latency is at least 1 ps.

@@ -6,7 +6,7 @@
 // null or ~ (or nothing) null; everything else, and every quoted scalar, a
 // string.
 
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Phase 2 dependency inference (ADR-0020 D5/D6): which ops must finish before
+// Phase 2 dependency inference (seed ADR-0020 D5/D6): which ops must finish before
 // which. The ops are taken in log order, stable-sorted by t_start; an op
 // depends on every earlier op that
 //   - wrote bytes it reads (RAW), or wrote bytes it writes (WAW), or

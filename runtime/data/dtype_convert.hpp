@@ -1,5 +1,5 @@
 #pragma once
-// Element conversions between f32 and the stored dtypes (ADR-0020 D5, D11).
+// Element conversions between f32 and the stored dtypes (seed ADR-0020 D5, D11).
 // Phase 2 computes in f32; these turn stored elements into f32 and back.
 //
 // - f16: IEEE 754 binary16, round to nearest even; overflow goes to inf,
@@ -12,7 +12,7 @@
 // (exact integers up to 2^53): the verifier rounds its f64 reference to an
 // output's dtype with them, and `--input` converts .npy files with them.
 
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 
 #include <cstdint>
 #include <span>

@@ -7,12 +7,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <deque>
-#include <map>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 
 // -- messages of the replay group (local only; their own type id block) --------
 
@@ -114,14 +118,47 @@ caf::behavior replay_worker(caf::stateful_actor<worker_state>* self, const windo
 // -- coordinator -------------------------------------------------------------------
 
 /// Ops that may share a batch: same name, kind, parameters, shapes, dtypes.
-std::string batch_key(const op_record& r) {
-  std::string k = fmt::format("{}|{}|{}|{}{}{}|{}|{}", r.op_name, static_cast<int>(r.kind),
-                              static_cast<int>(r.fn), r.accumulate, r.transpose_a, r.transpose_b,
-                              r.scalar, r.axis);
-  for (const auto& v : r.inputs)
-    k += fmt::format("|{}x{}:{}", v.rows, v.cols, static_cast<int>(v.type));
-  k += fmt::format(">{}x{}:{}", r.out.rows, r.out.cols, static_cast<int>(r.out.type));
-  return k;
+/// Each op's batch class is found once, before the replay starts; the
+/// replay itself keys its ready queues by that integer.
+struct same_batch {
+  static bool same_shape(const tensor_view& a, const tensor_view& b) {
+    return a.rows == b.rows && a.cols == b.cols && a.type == b.type;
+  }
+  bool operator()(const op_record* a, const op_record* b) const {
+    return a->kind == b->kind && a->fn == b->fn && a->accumulate == b->accumulate &&
+           a->transpose_a == b->transpose_a && a->transpose_b == b->transpose_b &&
+           std::bit_cast<uint64_t>(a->scalar) == std::bit_cast<uint64_t>(b->scalar) &&
+           a->axis == b->axis && same_shape(a->out, b->out) &&
+           std::equal(a->inputs.begin(), a->inputs.end(), b->inputs.begin(), b->inputs.end(),
+                      same_shape) &&
+           a->op_name == b->op_name;
+  }
+};
+
+struct batch_hash {
+  size_t operator()(const op_record* r) const {
+    uint64_t h = std::hash<std::string_view>{}(r->op_name);
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+    mix(uint64_t{static_cast<uint8_t>(r->kind)} << 8 | static_cast<uint8_t>(r->fn));
+    mix(uint64_t{r->accumulate} << 2 | uint64_t{r->transpose_a} << 1 | r->transpose_b);
+    mix(std::bit_cast<uint64_t>(r->scalar));
+    mix(static_cast<uint64_t>(r->axis));
+    for (const auto& v : r->inputs)
+      mix(uint64_t{v.rows} << 32 ^ uint64_t{v.cols} << 8 ^ static_cast<uint8_t>(v.type));
+    mix(uint64_t{r->out.rows} << 32 ^ uint64_t{r->out.cols} << 8 ^
+        static_cast<uint8_t>(r->out.type));
+    return static_cast<size_t>(h);
+  }
+};
+
+/// Each op's batch class, dense from 0 in order of first appearance.
+std::vector<uint32_t> batch_classes(const std::vector<op_record>& ops, uint32_t& count) {
+  std::unordered_map<const op_record*, uint32_t, batch_hash, same_batch> ids;
+  std::vector<uint32_t> cls(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    cls[i] = ids.try_emplace(&ops[i], static_cast<uint32_t>(ids.size())).first->second;
+  count = static_cast<uint32_t>(ids.size());
+  return cls;
 }
 
 struct coordinator_state {
@@ -130,8 +167,9 @@ struct coordinator_state {
   std::vector<bool> busy;
   std::vector<std::vector<uint32_t>> running;      // the batch each worker runs
   std::vector<uint32_t> waiting;                   // unfinished predecessors per op
-  std::map<std::string, std::deque<uint32_t>> ready; // by batch key
-  std::deque<std::string> keys;                    // ready keys, oldest first
+  std::vector<uint32_t> batch_of;                  // each op's batch class
+  std::vector<std::deque<uint32_t>> ready;         // by batch class
+  std::deque<uint32_t> keys;                       // ready classes, oldest first
   uint64_t finished = 0, batches = 0, flops = 0;
   unsigned in_flight = 0;
   std::string error;
@@ -142,7 +180,7 @@ struct coordinator_state {
 using coordinator_actor = caf::stateful_actor<coordinator_state>;
 
 void make_ready(coordinator_state& st, uint32_t op) {
-  auto key = batch_key((*st.ctx->ops)[op]);
+  const uint32_t key = st.batch_of[op];
   auto& q = st.ready[key];
   if (q.empty())
     st.keys.push_back(key);
@@ -191,14 +229,14 @@ void dispatch(coordinator_actor* self) {
   // A group of ready ops is cut into one share per worker (busy ones too,
   // so a burst is not all handed to whoever happens to be idle), at most
   // max_batch ops each.
-  const std::string* key = nullptr;
+  std::optional<uint32_t> key;
   size_t share = 0;
   for (size_t w = 0; w < st.workers.size() && !st.keys.empty(); ++w) {
     if (st.busy[w])
       continue;
     auto& q = st.ready[st.keys.front()];
-    if (key != &st.keys.front()) {
-      key = &st.keys.front();
+    if (key != st.keys.front()) {
+      key = st.keys.front();
       share = (q.size() + st.workers.size() - 1) / st.workers.size();
     }
     const size_t n = std::clamp<size_t>(share, 1, std::min<size_t>(q.size(), st.ctx->max_batch));
@@ -206,9 +244,8 @@ void dispatch(coordinator_actor* self) {
     ops.assign(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
     q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
     if (q.empty()) {
-      st.ready.erase(st.keys.front());
       st.keys.pop_front();
-      key = nullptr;
+      key.reset();
     }
     st.busy[w] = true;
     ++st.in_flight;
@@ -232,6 +269,9 @@ caf::behavior replay_coordinator(coordinator_actor* self, const window_context* 
   st.workers = std::move(workers);
   st.busy.assign(st.workers.size(), false);
   st.running.resize(st.workers.size());
+  uint32_t classes = 0;
+  st.batch_of = batch_classes(*ctx->ops, classes);
+  st.ready.resize(classes);
   const auto& g = *ctx->graph;
   st.waiting.resize(g.size());
   for (uint32_t i = 0; i < g.size(); ++i)

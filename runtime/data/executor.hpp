@@ -1,5 +1,5 @@
 #pragma once
-// Phase 2 (ADR-0020 D6): replay an op log on the initial memory image.
+// Phase 2 (seed ADR-0020 D6): replay an op log on the initial memory image.
 //
 // A separate group of CAF actors in their own actor_system: one coordinator
 // and N workers. The coordinator holds the dependency graph
@@ -30,7 +30,7 @@ namespace kb {
 struct replay_options {
   /// Worker actors; 0 means std::thread::hardware_concurrency().
   unsigned workers = 0;
-  /// Debug mode (ADR-0020 D11 per-op snapshots): replays sequentially in log
+  /// Debug mode (seed ADR-0020 D11 per-op snapshots): replays sequentially in log
   /// order on the calling thread, calling this after every op with the image
   /// as that op left it.
   std::function<void(const op_record&, const memory_image&)> after_each;

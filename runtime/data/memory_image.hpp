@@ -1,5 +1,5 @@
 #pragma once
-// The contents of a memory (ADR-0020 D7): byte-addressable, sparse, paged.
+// The contents of a memory (seed ADR-0020 D7): byte-addressable, sparse, paged.
 // Bytes never written read as zero, or, inside a generated range, as its
 // source makes them (a seeded random input, deployed without being made:
 // docs/adr/0028); a page is made from its ranges when first written. A

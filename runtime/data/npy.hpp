@@ -14,7 +14,7 @@
 
 #include "runtime/data/memory_image.hpp"
 #include "runtime/data/tensor.hpp"
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 
 #include <cstdint>
 #include <string>

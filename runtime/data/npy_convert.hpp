@@ -11,7 +11,7 @@
 // rounds. The caller refuses a lossy conversion unless told to cast.
 
 #include "runtime/data/npy.hpp"
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 
 #include <cstdint>
 #include <string>

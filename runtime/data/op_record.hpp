@@ -1,6 +1,6 @@
 #pragma once
 // The op record: what Phase 1 logs per data op and Phase 2 replays
-// (ADR-0020 D5). One record per tile-level op, written by the actor base-class
+// (seed ADR-0020 D5). One record per tile-level op, written by the actor base-class
 // hook only (D2).
 //
 // Semantics (Phase 2 computes in f32 and stores in `out.type`; every input is
@@ -44,6 +44,7 @@
 //     NaN (runtime/data/op_atomic). Atomics on the same bytes replay in log
 //     order, which is the order the memory applied them in Phase 1.
 
+#include "kernels/math_fn.hpp"
 #include "runtime/data/tensor.hpp"
 
 #include <cstdint>
@@ -54,33 +55,11 @@
 
 namespace kb {
 
-/// Executor dispatch class (ADR-0020 D5 `op_kind`).
+/// Executor dispatch class (seed ADR-0020 D5 `op_kind`).
 enum class op_kind : uint8_t { memory, gemm, math };
-
-/// The function of a math op.
-enum class math_fn : uint8_t {
-  exp, log, relu, rsqrt, sqrt, neg, abs, recip, tanh,
-  add, sub, mul, div, max, min,
-  where,
-  scale, add_scalar,
-  sum, row_max, row_min,
-  cast,
-  // index and mask tensors, scans (docs/adr/0026)
-  arange, full,
-  lt, le, gt, ge, eq, ne,
-  logical_and, logical_or, logical_not,
-  argmax, argmin, cumsum,
-  // atomics on global memory (docs/adr/0027)
-  atomic_add, atomic_max,
-};
-
-/// The number of math_fn enumerators (atomic_max is the last).
-inline constexpr unsigned math_fn_count = static_cast<unsigned>(math_fn::atomic_max) + 1;
 
 std::string_view to_string(op_kind k);
 std::optional<op_kind> parse_op_kind(std::string_view name);
-std::string_view to_string(math_fn f);
-std::optional<math_fn> parse_math_fn(std::string_view name);
 
 /// How many inputs `f` takes (0 for arange and full, else 1, 2 or 3).
 unsigned arity(math_fn f);
@@ -97,7 +76,7 @@ bool is_mask_op(math_fn f);
 /// One data op (see the header comment for the semantics).
 struct op_record {
   uint64_t id = 0;         ///< stable, unique in a log; `deps` refer to it
-  uint64_t t_start_ps = 0; ///< service start (ADR-0020 D2)
+  uint64_t t_start_ps = 0; ///< service start (seed ADR-0020 D2)
   uint64_t t_end_ps = 0;   ///< service end
   std::string component;   ///< e.g. "sip0.cube0.pe0.pe_gemm"
   op_kind kind = op_kind::memory;

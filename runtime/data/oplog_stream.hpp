@@ -1,5 +1,5 @@
 #pragma once
-// The op log as a file (ADR-0020 D5; DESIGN §5 "a Cap'n Proto stream"): a
+// The op log as a file (seed ADR-0020 D5; DESIGN §5 "a Cap'n Proto stream"): a
 // sequence of packed Cap'n Proto messages (messages/oplog.capnp), a header,
 // batches of records, an end marker with the count. Writer and reader both
 // hold one batch at a time, so memory does not grow with the log.

@@ -7,7 +7,7 @@
 // reads them (docs/adr/0028), and a run that never loads an input never
 // pays for it.
 
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 
 #include <cstdint>
 #include <span>

@@ -1,10 +1,10 @@
 #pragma once
-// A tensor in memory: a row-major 2-D strided view (ADR-0020 D5/D7). Phase 1
+// A tensor in memory: a row-major 2-D strided view (seed ADR-0020 D5/D7). Phase 1
 // records views in op records; Phase 2 loads them as f32, computes, stores.
 
 #include "runtime/data/memory_image.hpp"
-#include "runtime/plan/dtype.hpp"
-#include "runtime/plan/tensor_view.hpp"
+#include "kernels/dtype.hpp"
+#include "kernels/tensor_view.hpp"
 
 #include <cstdint>
 #include <span>

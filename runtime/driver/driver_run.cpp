@@ -5,14 +5,14 @@
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/driver/run_limits.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 #include "runtime/machine/machine.hpp"
+#include "runtime/pipeline/op_sink.hpp"
 #include "runtime/trace/stage_tally_recorder.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <set>
@@ -31,35 +31,31 @@ std::optional<cut_unit> parse_cut_unit(std::string_view s) {
   return std::nullopt;
 }
 
-uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes,
+uint32_t process_of(const node_place& place, uint32_t ranks, uint32_t sips, uint32_t cubes,
                     cut_unit unit) {
-  unsigned sip = 0, cube = 0;
-  const std::string n(name);
-  const int got = std::sscanf(n.c_str(), "sip%u.cube%u", &sip, &cube);
-  if (got < 1 || sip >= sips)
+  const uint64_t sip = place.sip.value_or(0), cube = place.cube.value_or(0);
+  if (!place.sip || sip >= sips)
     return 0;
   if (unit == cut_unit::sip || (unit == cut_unit::automatic && ranks <= sips))
     return static_cast<uint32_t>(uint64_t{sip} * ranks / sips);
-  if (got < 2 || cube >= cubes)
+  if (!place.cube || cube >= cubes)
     return static_cast<uint32_t>(uint64_t{sip} * cubes * ranks / (uint64_t{sips} * cubes));
   return static_cast<uint32_t>((uint64_t{sip} * cubes + cube) * ranks / (uint64_t{sips} * cubes));
 }
 
 std::vector<std::string> pe_prefixes(const topology_spec& topo) {
-  std::vector<std::string> out;
-  for (const auto& n : topo.nodes)
-    if (n.kind == "pe_cpu")
-      out.push_back(n.id.substr(0, n.id.rfind('.')));
-  // By SIP, cube and PE number (pe2 before pe10), as a user counts them;
-  // names of another form keep their place after those.
-  // Each key once (a 16,384-PE machine: sscanf per comparison took ~0.2 s).
+  // By SIP, cube and PE number (pe2 before pe10), as a user counts them
+  // (the PE_CPUs' places); PE_CPUs outside a PE keep their order after those.
   using key = std::tuple<bool, unsigned, unsigned, unsigned, size_t>;
-  std::vector<key> keys(out.size());
-  for (size_t i = 0; i < out.size(); ++i) {
-    unsigned s = 0, c = 0, e = 0;
-    const bool ok = std::sscanf(out[i].c_str(), "sip%u.cube%u.pe%u", &s, &c, &e) == 3;
-    keys[i] = {!ok, s, c, e, i}; // i: ties keep their order
-  }
+  std::vector<std::string> out;
+  std::vector<key> keys;
+  for (const auto& n : topo.nodes)
+    if (n.kind == "pe_cpu") {
+      const node_place& p = n.place;
+      keys.push_back({!p.pe, p.sip.value_or(0), p.cube.value_or(0), p.pe.value_or(0),
+                      out.size()}); // the index: ties keep their order
+      out.push_back(n.id.substr(0, n.id.rfind('.')));
+    }
   std::sort(keys.begin(), keys.end());
   std::vector<std::string> sorted;
   sorted.reserve(out.size());
@@ -106,7 +102,7 @@ driver_run run_driver(topology_spec topology,
   ctx.fabric = o.fabric;
   auto owned = std::make_unique<simulation>();
   simulation& sim = *owned;
-  sim.set_op_sink(o.ops);
+  sim.set_node_sink(o.ops);
   build_machine(out.topology, kinds, ctx, sim);
   if (o.phases)
     o.phases->mark("add the nodes and links");
@@ -121,18 +117,20 @@ driver_run run_driver(topology_spec topology,
       throw std::invalid_argument(fmt::format(
         "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
         o.cluster.ranks, sips));
-    sim.set_partition([sips, cubes, cut = o.cut](const std::string& name, uint32_t ranks) {
-      return process_of(name, ranks, sips, cubes, cut);
+    sim.set_partition([topo = &out.topology, sips, cubes, cut = o.cut](const std::string& name,
+                                                                        uint32_t ranks) {
+      const node_spec* n = topo->find_node(name);
+      return n ? process_of(n->place, ranks, sips, cubes, cut) : 0;
     });
   }
+  std::shared_ptr<const trace_selection> select;
+  if (o.trace_select)
+    select = std::make_shared<const trace_selection>(*o.trace_select, sim.names());
   if (o.record || o.tally_stages || o.trace_hops || o.progress || o.stream)
     sim.set_recorder_factory([hops = o.trace_hops, record = o.record, tally = o.tally_stages,
-                              progress = o.progress, stream = o.stream](const std::string&) {
-      std::shared_ptr<recorder> rec;
-      if (record || (hops && !stream))
-        rec = std::make_shared<trace_recorder>(hops);
-      if (stream)
-        rec = std::make_shared<stream_recorder>(stream, std::move(rec));
+                              progress = o.progress, stream = o.stream,
+                              select](const std::string& name) {
+      std::shared_ptr<recorder> rec = make_trace_recorder(name, record, hops, stream, select);
       if (progress)
         rec = std::make_shared<progress_recorder>(progress, std::move(rec));
       if (tally) // outermost: the node asks it for its tallies

@@ -8,6 +8,7 @@
 #include "runtime/machine/fabric_map.hpp"
 #include "runtime/pipeline/driver_program.hpp"
 #include "runtime/trace/progress_recorder.hpp"
+#include "runtime/trace/trace_filter.hpp"
 #include "runtime/trace/trace_stream.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
@@ -68,9 +69,12 @@ struct driver_options {
   /// Set: every node streams its trace records here while the run goes
   /// (runtime/trace/trace_stream.hpp), besides `record`'s in-memory ones.
   std::shared_ptr<trace_stream_writer> stream;
+  /// Set: what the trace keeps (--trace-select, --trace-window,
+  /// --trace-kinds; runtime/trace/trace_filter.hpp). Null: everything.
+  std::shared_ptr<const trace_filter> trace_select;
   /// The host's initial contents of every memory (kernel runs; null: zeros).
   std::shared_ptr<const memory_image> deploy;
-  /// Set: every unit logs its data ops here (the op log, ADR-0020 D5).
+  /// Set: every unit logs its data ops here (the op log, seed ADR-0020 D5).
   std::shared_ptr<op_sink> ops;
   /// The machine's fabric routes if the caller built them already (for its
   /// own checks); null: built with the machine.
@@ -92,12 +96,12 @@ struct driver_options {
   phase_clock* phases = nullptr;
 };
 
-/// The process (of `ranks`) that runs node `name` of a machine of `sips`
-/// SIPs with `cubes` cubes each: whole SIPs in id order (`cut_unit::sip`,
+/// The process (of `ranks`) that runs a node at `place` of a machine of
+/// `sips` SIPs with `cubes` cubes each: whole SIPs in id order (`cut_unit::sip`,
 /// or automatic when ranks <= sips), else whole cubes in id order,
 /// balanced; nodes outside any SIP run on rank 0. With `cut_unit::sip`
 /// ranks must not exceed sips (run_driver refuses it).
-uint32_t process_of(std::string_view name, uint32_t ranks, uint32_t sips, uint32_t cubes,
+uint32_t process_of(const node_place& place, uint32_t ranks, uint32_t sips, uint32_t cubes,
                     cut_unit unit = cut_unit::automatic);
 
 driver_run run_driver(const std::string& topology_file,

@@ -1,6 +1,6 @@
 #include "runtime/engine/hub.hpp"
 
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // nothing is in transit, lets every shard jump its incoming promises.
 
 #include "runtime/engine/hub.hpp"
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 
 namespace kb {
 

@@ -2,7 +2,7 @@
 
 #include "runtime/exception_text.hpp"
 
-#include "runtime/engine/op_sink.hpp"
+#include "runtime/engine/node_sink.hpp"
 
 #include "runtime/engine/shard_loop.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
@@ -18,10 +18,12 @@ node::node(caf::actor_config& cfg, node_init init)
   : caf::event_based_actor(cfg),
     id_(init.id),
     name_(std::move(init.name)),
+    place_(init.place),
+    port_links_(std::move(init.port_links)),
     out_names_(std::move(init.out_names)),
     in_links_(std::move(init.in_links)),
     rec_(std::move(init.rec)),
-    ops_(std::move(init.ops)),
+    sink_(std::move(init.sink)),
     trace_hops_(rec_ && rec_->wants_hops()) {
   for (const auto& l : init.out_links) {
     uint16_t state = no_state;
@@ -84,8 +86,8 @@ node_summary node::summarize() {
     s.records = rec_->take_records();
     s.stages = rec_->take_stage_tallies();
   }
-  if (ops_)
-    s.ops = ops_->take_shipped(name_);
+  if (sink_)
+    s.ops = sink_->take_shipped(name_);
   return s;
 }
 
@@ -195,6 +197,14 @@ uint32_t node::link_to(std::string_view dst_name) const {
     return *l;
   throw std::runtime_error(
     fmt::format("{} has no link to '{}'", name_, dst_name));
+}
+
+uint32_t node::port_link(size_t i, std::string_view to) const {
+  if (i < port_links_.size())
+    return port_links_[i];
+  const auto dot = name_.rfind('.');
+  return link_to(dot == std::string::npos ? std::string(to)
+                                          : name_.substr(0, dot + 1).append(to));
 }
 
 bool node::send_on(uint32_t l, outgoing m) {

@@ -11,6 +11,7 @@
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/recorder.hpp"
 #include "runtime/engine/route_table.hpp"
+#include "runtime/node_place.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -39,17 +40,21 @@ struct link_run {
 };
 
 /// Everything a node needs at construction.
-class op_sink;
+class node_sink;
 
 struct node_init {
   node_id id = no_node;
   std::string name;
+  node_place place; ///< where it sits (unset for a node built outside a topology)
+  /// Per port its kind declares, in order: the index of the out link it
+  /// sends on (resolved at build; empty for a node built without ports).
+  std::vector<uint32_t> port_links;
   std::vector<link_spec_rt> out_links;
   std::vector<std::string> out_names; ///< name of each out link's dst
   std::vector<link_run> out_runs;     ///< link classes, after out_links
   std::vector<in_link_info> in_links;
   std::shared_ptr<recorder> rec; ///< null: tracing off
-  std::shared_ptr<op_sink> ops;  ///< null: op log off
+  std::shared_ptr<node_sink> sink; ///< null: nothing collected (the op log off)
 };
 
 /// A message a node kind sends over one of its output links.
@@ -65,7 +70,6 @@ struct outgoing {
 };
 
 class shard_loop;
-class op_sink; // runtime/engine/op_sink.hpp
 
 class node : public caf::event_based_actor {
 public:
@@ -83,6 +87,13 @@ protected:
   SimTime now() const { return now_; }
   node_id id() const { return id_; }
   const std::string& node_name() const { return name_; }
+  /// Its SIP, cube and PE numbers, as the topology loader placed it.
+  const node_place& place() const { return place_; }
+  /// The out link of port `i` its kind declares, resolved at build. A node
+  /// built directly on the engine, without its ports (tests), finds the
+  /// link to `to` of its own scope by name instead, and throws naming both
+  /// nodes if there is none.
+  uint32_t port_link(size_t i, std::string_view to) const;
 
   // -- for node kinds: sending ----------------------------------------------
 
@@ -114,16 +125,17 @@ protected:
   /// credit arrives after the link's latency).
   sim_event take(queue_id q);
 
-  // -- for node kinds: hook points (ADR-0020 D2) ---------------------------
+  // -- for node kinds: hook points (seed ADR-0020 D2) ---------------------------
 
   void hook_service_start(const service_tag& tag);
   void hook_service_end(const service_tag& tag);
   /// Any other trace event (command submitted, tile ready, ...).
   void hook_event(trace_kind kind, const service_tag& tag);
   recorder* rec() const { return rec_.get(); }
-  /// The op log's sink (null: off) and the id of this node's next op record
-  /// (the node id in the top 24 bits, a count below: stable across runs).
-  op_sink* ops() const { return ops_.get(); }
+  /// The sink of the layer above (the op log; null: off) and the id of this
+  /// node's next record for it (the node id in the top 24 bits, a count
+  /// below: stable across runs).
+  node_sink* sink() const { return sink_.get(); }
   uint64_t next_op_id() { return uint64_t{id_} << 40 | op_seq_++; }
 
   /// Adds a named figure to the end-of-run summary.
@@ -171,6 +183,8 @@ private:
 
   node_id id_;
   std::string name_;
+  node_place place_;
+  std::vector<uint32_t> port_links_;
   SimTime now_;
   SimTime window_end_;
   uint64_t seq_ = 0;
@@ -187,7 +201,7 @@ private:
   std::vector<sim_event> outbox_;      // sent this window, to the hub
   std::vector<event_fifo> queues_;
   std::shared_ptr<recorder> rec_;
-  std::shared_ptr<op_sink> ops_;
+  std::shared_ptr<node_sink> sink_;
   uint64_t op_seq_ = 0;
   shard_loop* loop_ = nullptr; ///< set: direct delivery, no outbox
   bool trace_hops_ = false;

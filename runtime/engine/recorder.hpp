@@ -1,5 +1,5 @@
 #pragma once
-// The sink behind a node's hook points (ADR-0020 D2). Each node owns its own
+// The sink behind a node's hook points (seed ADR-0020 D2). Each node owns its own
 // recorder (no state is shared between actors); records come back with the
 // node's end-of-run summary and are merged by key, so the output never
 // depends on thread or process count.
@@ -12,7 +12,7 @@
 
 namespace kb {
 
-/// Trace event kinds of ADR-0014 D6.
+/// Trace event kinds of seed ADR-0014 D6.
 enum class trace_kind : uint8_t {
   command_submitted,
   sub_command_dispatched,

@@ -21,12 +21,13 @@
 
 namespace kb {
 
-void simulation::add_node(std::string name, node_factory f) {
+void simulation::add_node(std::string name, node_factory f, node_place place,
+                          std::vector<std::string> ports) {
   if (name.empty())
     throw std::invalid_argument("node name must not be empty");
   if (nodes_.count(name))
     throw std::invalid_argument(fmt::format("duplicate node id '{}'", name));
-  nodes_.emplace(std::move(name), node_entry{std::move(f)});
+  nodes_.emplace(std::move(name), node_entry{std::move(f), place, std::move(ports)});
 }
 
 void simulation::add_link(const std::string& src, const std::string& dst,
@@ -161,6 +162,7 @@ run_result simulation::run(const run_options& opts) {
   for (node_id i = 0; i < n; ++i) {
     inits[i].id = i;
     inits[i].name = names[i];
+    inits[i].place = entries[i]->place;
   }
   std::vector<hub_init> his(shards);
   for (uint32_t s = 0; s < shards; ++s) {
@@ -206,6 +208,15 @@ run_result simulation::run(const run_options& opts) {
       in = std::min(in, l.latency);
     }
   }
+  // Each declared port's out link, found by the name of its end once here.
+  for (node_id i = 0; i < n; ++i)
+    for (const std::string& to : entries[i]->ports) {
+      const auto& outs = inits[i].out_names;
+      const auto it = std::find(outs.begin(), outs.end(), to);
+      if (it == outs.end())
+        throw std::invalid_argument(fmt::format("{}: a port has no link (to {})", names[i], to));
+      inits[i].port_links.push_back(static_cast<uint32_t>(it - outs.begin()));
+    }
 
   for (const auto& c : classes_) {
     std::vector<node_id> ms;
@@ -298,7 +309,7 @@ run_result simulation::run(const run_options& opts) {
       try {
         if (recorder_factory_)
           inits[i].rec = recorder_factory_(names[i]);
-        inits[i].ops = op_sink_;
+        inits[i].sink = sink_;
         auto a = entries[i]->factory(sys, std::move(inits[i]));
         his[owner[i]].nodes[i] = a;
         if (direct) {

@@ -88,8 +88,12 @@ class simulation {
 public:
   /// Adds a node. Names are dotted paths and must be unique. With several
   /// threads, factories of different shards run at once (ADR-0017): a
-  /// factory must not write shared state.
-  void add_node(std::string name, node_factory f);
+  /// factory must not write shared state. `place` reaches the node as
+  /// node::place(); `ports` names, per port its kind declares, the node
+  /// its link goes to: run() resolves each to the out link's index
+  /// (node::port_link) and fails naming the node and the end if none.
+  void add_node(std::string name, node_factory f, node_place place = {},
+                std::vector<std::string> ports = {});
   /// Adds a one-way link. latency >= 1 ps; depth 0 means unbounded.
   void add_link(const std::string& src, const std::string& dst,
                 SimTime latency, std::optional<Bandwidth> bw = std::nullopt,
@@ -108,8 +112,8 @@ public:
   /// Gives every node its own recorder (tracing / op log); off by default.
   /// Called for nodes of different shards at once, like node factories.
   void set_recorder_factory(std::function<std::shared_ptr<recorder>(const std::string&)> f);
-  /// Every node gets this op log sink (null: the op log is off).
-  void set_op_sink(std::shared_ptr<op_sink> s) { op_sink_ = std::move(s); }
+  /// Every node gets this sink of the layer above (null: none; the op log).
+  void set_node_sink(std::shared_ptr<node_sink> s) { sink_ = std::move(s); }
 
   /// Checks the description; throws std::invalid_argument naming the
   /// offending node or link.
@@ -130,6 +134,8 @@ public:
 private:
   struct node_entry {
     node_factory factory;
+    node_place place;
+    std::vector<std::string> ports;
   };
   /// validate()'s link checks, with the node ids by name.
   void check_links(const std::unordered_map<std::string_view, node_id>& ids) const;
@@ -144,7 +150,7 @@ private:
   std::function<uint32_t(const std::string&, uint32_t)> partition_;
   std::function<std::string(const std::string&)> grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
-  std::shared_ptr<op_sink> op_sink_;
+  std::shared_ptr<node_sink> sink_;
 };
 
 } // namespace kb

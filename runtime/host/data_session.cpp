@@ -4,7 +4,7 @@
 #include "runtime/data/oplog_stream.hpp"
 #include "runtime/data/tensor.hpp"
 #include "runtime/kernel/op_log.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 
 #include <fmt/format.h>
 

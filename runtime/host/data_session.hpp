@@ -1,5 +1,5 @@
 #pragma once
-// The data side of a run (ADR-0020, DESIGN §5), shared by kernel runs and
+// The data side of a run (seed ADR-0020, DESIGN §5), shared by kernel runs and
 // the driver's runs: the op log Phase 1 writes, the Phase 2 replay of it on
 // the deployed image, the check of each output against its expected values
 // (D11 tolerances) and the .npy dumps.
@@ -16,7 +16,7 @@
 #include "runtime/data/memory_image.hpp"
 #include "runtime/data/verify.hpp"
 #include "runtime/engine/protocol.hpp"
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include <functional>
 #include <memory>
@@ -36,7 +36,7 @@ struct data_request {
   unsigned phase2_workers = 0; ///< executor actors (0: one per core)
   /// Set: the replay runs in log order on one thread and writes one line per
   /// op to this file: the op, its output view and a digest of its output
-  /// bytes (ADR-0020 D11's debug mode; two runs' files diff op by op).
+  /// bytes (seed ADR-0020 D11's debug mode; two runs' files diff op by op).
   std::string op_digests;
 
   bool wants_results() const {

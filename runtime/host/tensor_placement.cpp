@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <stdexcept>
 
@@ -21,11 +20,12 @@ uint64_t align(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
 using cube_key = std::pair<uint32_t, uint32_t>;
 
-cube_key cube_of(const std::string& pe) {
-  unsigned s = 0, c = 0;
-  if (std::sscanf(pe.c_str(), "sip%u.cube%u", &s, &c) != 2)
-    throw std::invalid_argument(fmt::format("PE '{}' is not named sipS.cubeC.peP", pe));
-  return {s, c};
+/// PE `pe`'s cube, from `pe_cubes` (tensor_placement::pe_cubes).
+cube_key cube_of(const std::map<std::string, cube_key>& pe_cubes, const std::string& pe) {
+  const auto it = pe_cubes.find(pe);
+  if (it == pe_cubes.end())
+    throw std::invalid_argument(fmt::format("'{}' is not a PE of the machine", pe));
+  return it->second;
 }
 
 /// Takes `bytes` from the memory at `base` (its next free offset kept in
@@ -69,7 +69,7 @@ private:
 tensor_table tensor_placement::table_for(const std::string& pe,
                                          const std::vector<kernel_tensor>& specs) const {
   tensor_table t;
-  const cube_key cube = cube_of(pe);
+  const cube_key cube = cube_of(pe_cubes, pe);
   for (size_t i = 0; i < tensors.size() && i < specs.size(); ++i) {
     tl::ptr p = tensors[i].ptr;
     if (const auto it = tensors[i].copies.find(cube); it != tensors[i].copies.end())
@@ -83,21 +83,24 @@ tensor_placement place_tensors(const std::string& kernel, const std::vector<kern
                                const std::vector<std::string>& pes, const topology_spec& topo) {
   if (pes.empty())
     throw std::invalid_argument(fmt::format("kernel {}: no PE to deal the grid to", kernel));
+  tensor_placement out;
   std::set<cube_key> machine_cubes;
   std::set<std::string> machine_pes;
   for (const node_spec& n : topo.nodes)
-    if (n.kind == "pe_cpu") {
+    if (n.kind == "pe_cpu" && n.place.pe) {
       const std::string pe = n.id.substr(0, n.id.rfind('.'));
-      machine_cubes.insert(cube_of(pe));
+      const cube_key cube{*n.place.sip, *n.place.cube};
+      machine_cubes.insert(cube);
       machine_pes.insert(pe);
+      out.pe_cubes.emplace(pe, cube);
     }
+  auto cube_of = [&out](const std::string& pe) { return kb::cube_of(out.pe_cubes, pe); };
   std::vector<cube_key> grid_cubes; // the cubes of the grid's PEs, in dealing order
   for (const std::string& pe : pes)
     if (std::find(grid_cubes.begin(), grid_cubes.end(), cube_of(pe)) == grid_cubes.end())
       grid_cubes.push_back(cube_of(pe));
   const cube_key first = cube_of(pes.front());
 
-  tensor_placement out;
   out.guarded = std::make_shared<placed_ranges>();
   allocator alloc(kernel);
   for (const kernel_tensor& t : tensors) {

@@ -12,7 +12,7 @@
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/data/memory_image.hpp"
 #include "runtime/kernel/placed_ranges.hpp"
-#include "runtime/plan/tensor_view.hpp"
+#include "kernels/tensor_view.hpp"
 
 #include <cstdint>
 #include <map>
@@ -40,6 +40,8 @@ struct tensor_placement {
   std::vector<placed_tensor> tensors; ///< in the kernel's order
   std::shared_ptr<placed_ranges> guarded;
   std::map<std::string, uint64_t> host_tcm; ///< PE prefix -> AllocatableTCM bytes taken
+  /// PE prefix -> (sip, cube) of every PE of the machine (its PE_CPU's place).
+  std::map<std::string, std::pair<uint32_t, uint32_t>> pe_cubes;
   /// The tensor pointers PE `pe` (a prefix) gets: its own cube's copy of
   /// each replicated tensor.
   tensor_table table_for(const std::string& pe, const std::vector<kernel_tensor>& specs) const;

@@ -6,7 +6,7 @@
 // loads of them wait for it (and take no store-to-load forwarding across it).
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // tensor (computed by the Phase 2 replay).
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 
 #include <fmt/format.h>
 
@@ -32,7 +32,7 @@ void kernel_context::issue_compute(op_record op, tl::tensor::state& out, math_op
   if (const std::string bad = check(op); !bad.empty())
     fail(fmt::format("{}: {}", op.op_name, bad));
   stage st;
-  st.component = site_.pe + (op.kind == op_kind::gemm ? ".pe_gemm" : ".pe_math");
+  st.unit = op.kind == op_kind::gemm ? unit_role::gemm : unit_role::math;
   st.type = op.kind == op_kind::gemm ? stage_type::gemm : stage_type::math;
   st.params.tm = out.rows;
   st.params.tn = out.cols;

@@ -1,7 +1,6 @@
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "actors/detail/names.hpp"
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 #include "runtime/address.hpp"
 #include "runtime/kernel/placed_ranges.hpp"
 #include "runtime/machine/fabric_map.hpp"
@@ -119,7 +118,7 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bo
   const uint32_t e = dtype_bytes(type);
   if (address % e != 0)
     fail(fmt::format("{}: address {} is not aligned to its {} elements ({} B)", what,
-                     detail::describe_address(address), to_string(type), e));
+                     describe_address(address), to_string(type), e));
   if (span == 0)
     fail(fmt::format("{}: an empty block", what));
   if (!site_.fabric)
@@ -128,7 +127,7 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bo
   const auto owner = site_.fabric->memory_of(address);
   if (!owner)
     fail(fmt::format("{}: address {} is outside every memory of the machine", what,
-                     detail::describe_address(address)));
+                     describe_address(address)));
   // One memory holds the whole block: both ends in the same space, SIP,
   // cube (and PE for a TCM), within the memory's size.
   const global_address f = global_address::decode(address), l = global_address::decode(last);
@@ -141,8 +140,8 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bo
   if (!inside) {
     const auto last_owner = last >= address ? site_.fabric->memory_of(last) : std::nullopt;
     fail(fmt::format("{}: [{}, +{} B) runs past the end of {} ({} B; its last byte {} is {})", what,
-                     detail::describe_address(address), span, site_.fabric->name(*owner),
-                     size, detail::describe_address(last),
+                     describe_address(address), span, site_.fabric->name(*owner),
+                     size, describe_address(last),
                      last_owner && *last_owner != *owner
                        ? "in " + site_.fabric->name(*last_owner)
                        : std::string("in no memory")));

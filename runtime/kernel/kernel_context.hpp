@@ -218,7 +218,7 @@ private:
   };
   /// Store-to-load forwarding: bytes of this kernel's stores still in flight
   /// when a load was issued are laid over what the load read, so a store is
-  /// visible to the kernel's own later loads from its issue on (ADR-0020 D3).
+  /// visible to the kernel's own later loads from its issue on (seed ADR-0020 D3).
   void forward_stores(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
                       const std::vector<written>& stores, std::vector<uint8_t>& data) const;
   /// A load of a range this kernel filled with a compute result fails.

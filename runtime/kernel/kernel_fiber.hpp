@@ -1,5 +1,5 @@
 #pragma once
-// A kernel's own stack (DESIGN §5, ADR-0020 D3): the kernel runs as a plain
+// A kernel's own stack (DESIGN §5, seed ADR-0020 D3): the kernel runs as a plain
 // function on a fiber (Boost.Context) inside its PE_CPU actor. `resume` runs
 // it until it suspends (a load waits for its data, a wait for its command)
 // or returns; `suspend`, called from inside, hands control back. An

@@ -6,7 +6,7 @@
 // steer a masked load or store and both passes hold the same values.
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 #include "runtime/data/op_compute.hpp"
 
 #include <fmt/format.h>
@@ -24,7 +24,7 @@ uint64_t kernel_context::issue_math(op_record op, uint64_t elements,
   if (const std::string bad = check(op); !bad.empty())
     fail(fmt::format("{}: {}", op.op_name, bad));
   stage st;
-  st.component = site_.pe + ".pe_math";
+  st.unit = unit_role::math;
   st.type = stage_type::math;
   st.params.tm = op.out.rows;
   st.params.tn = op.out.cols;

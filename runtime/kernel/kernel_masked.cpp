@@ -7,8 +7,8 @@
 // 2 replay writes the same bytes.
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "actors/detail/names.hpp"
-#include "kernels/tensor_state.hpp"
+#include "runtime/address.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 #include "runtime/data/dtype_convert.hpp"
 #include "runtime/data/tensor.hpp"
 #include "runtime/kernel/mask_runs.hpp"
@@ -60,7 +60,7 @@ uint64_t kernel_context::issue_dma(bool read, uint64_t global, uint64_t stride,
                                    std::vector<uint64_t> deps, std::optional<math_fn> atomic) {
   stage st;
   st.type = read ? stage_type::dma_read : stage_type::dma_write;
-  st.component = site_.pe + ".pe_dma";
+  st.unit = unit_role::dma;
   st.params.operand = read ? 0 : 'C';
   st.params.address = global;
   st.params.row_stride_bytes = stride;
@@ -149,7 +149,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
       return std::all_of(ids.begin(), ids.end(), [this](uint64_t id) { return port_.done(id); });
     },
     fmt::format("waits for commands {}..{} ({} from {})", ids.front(), ids.back(), what,
-                detail::describe_address(src.address)),
+                describe_address(src.address)),
     wait_kind::load, ids.front());
   // Phase 1 data: `other` as the dtype rounds it, the live runs over it.
   std::vector<uint8_t> one(e);
@@ -164,7 +164,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
     std::vector<uint8_t> got = port_.take_data(ids[i]);
     if (got.size() != g.rows * row_bytes)
       fail(fmt::format("{} from {}: {} B came back, {} expected", what,
-                       detail::describe_address(at(g)), got.size(), g.rows * row_bytes));
+                       describe_address(at(g)), got.size(), g.rows * row_bytes));
     forward_stores(at(g), stride, g.rows, row_bytes, earlier, got);
     for (uint32_t r = 0; r < g.rows; ++r)
       std::copy_n(got.begin() + static_cast<ptrdiff_t>(r * row_bytes), row_bytes,

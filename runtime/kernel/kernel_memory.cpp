@@ -4,8 +4,8 @@
 // a pending compute result).
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "actors/detail/names.hpp"
-#include "kernels/tensor_state.hpp"
+#include "runtime/address.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 #include "runtime/kernel/placed_ranges.hpp"
 
 #include <fmt/format.h>
@@ -111,7 +111,7 @@ void kernel_context::check_not_pending(uint64_t address, uint64_t stride, uint64
     if (rows_overlap(address, stride, rows, row_bytes, w.address, w.stride, w.rows, w.row_bytes))
       fail(fmt::format("{} from {} reads what command {} ({}) wrote: a compute result, whose "
                        "data exists only in the Phase 2 replay",
-                       what, detail::describe_address(address), w.command, w.what));
+                       what, describe_address(address), w.command, w.what));
 }
 
 tl::tensor kernel_context::load(tl::ptr src, tl::block b) { return get(load_async(src, b)); }
@@ -131,7 +131,7 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
   auto s = allocate(b.rows, b.cols, src.type);
   stage st;
   st.type = stage_type::dma_read;
-  st.component = site_.pe + ".pe_dma";
+  st.unit = unit_role::dma;
   st.params.address = src.address;
   st.params.row_stride_bytes = stride;
   st.params.rows = b.rows;
@@ -153,7 +153,7 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
   const uint64_t id = port_.issue(simple_command{st, std::nullopt}, {}, deps);
   s->users.push_back(id);
   s->writer = id;
-  loads_[id] = {fmt::format("{} from {}", what, detail::describe_address(src.address)),
+  loads_[id] = {fmt::format("{} from {}", what, describe_address(src.address)),
                 src.address, stride, b.rows, row_bytes, in_flight_};
   auto f = std::make_shared<tl::future::state>();
   f->ctx = this;
@@ -232,7 +232,7 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   check_range(dst.address, (s->rows - 1) * stride + row_bytes, dst.type, true, what);
   stage st;
   st.type = stage_type::dma_write;
-  st.component = site_.pe + ".pe_dma";
+  st.unit = unit_role::dma;
   st.params.operand = 'C';
   st.params.address = dst.address;
   st.params.row_stride_bytes = stride;
@@ -317,12 +317,10 @@ tl::handle kernel_context::composite(const pe_command& c, uint64_t dst, uint32_t
 }
 
 tl::handle kernel_context::gemm(gemm_plan_args a) {
-  a.pe_prefix = site_.pe;
   return composite(a, a.c_addr, a.m, a.n, a.out_dtype.value_or(a.in_dtype));
 }
 
 tl::handle kernel_context::math(math_plan_args a) {
-  a.pe_prefix = site_.pe;
   return composite(a, a.dst_addr, a.m, a.n, a.out_dtype.value_or(a.in_dtype));
 }
 

@@ -7,7 +7,7 @@
 // and cumsum are MATH commands timed like the reductions.
 #include "runtime/kernel/kernel_context.hpp"
 
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
 #pragma once
-// The op log of a run (ADR-0020 D5), written while the run goes in constant
+// The op log of a run (seed ADR-0020 D5), written while the run goes in constant
 // memory and in an order no thread count changes: records arrive from every
 // node's thread, are held in a buffer, and each full buffer is sorted by
 // op_key and written to a run file; `finish` merges the runs into one op log
 // file in op_key order. Off by default: with no sink, the hook costs a null
 // check.
 
-#include "runtime/engine/op_sink.hpp"
+#include "runtime/pipeline/op_sink.hpp"
 
 #include <cstdint>
 #include <mutex>

@@ -5,7 +5,7 @@
 // op log is written (data_session::absorb). The log's order is op_key, so
 // it is the same bytes whatever process logged an op.
 
-#include "runtime/engine/op_sink.hpp"
+#include "runtime/pipeline/op_sink.hpp"
 
 #include <map>
 #include <mutex>

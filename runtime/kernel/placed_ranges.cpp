@@ -1,6 +1,6 @@
 #include "runtime/kernel/placed_ranges.hpp"
 
-#include "actors/detail/names.hpp"
+#include "runtime/address.hpp"
 
 #include <fmt/format.h>
 
@@ -32,16 +32,16 @@ std::string placed_ranges::check(uint64_t address, uint64_t span, bool write) co
     if (last >= in.end || last < address)
       return fmt::format("[{}, +{} B) runs past the end of {} (a spread tensor's access stays "
                          "inside one block; its blocks lie in different memories)",
-                         detail::describe_address(address), span, in.what);
+                         describe_address(address), span, in.what);
     if (write && in.read_only)
       return fmt::format("[{}, +{} B) writes {}: a replicated tensor is read-only (each cube "
                          "holds a copy, and a write would change one)",
-                         detail::describe_address(address), span, in.what);
+                         describe_address(address), span, in.what);
     return {};
   }
   if (after != ranges_.end() && after->begin <= last && last >= address)
     return fmt::format("[{}, +{} B) runs into {} from outside it",
-                       detail::describe_address(address), span, after->what);
+                       describe_address(address), span, after->what);
   return {};
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// AllocatableTCM of one PE (ADR-0014 D5.1): the PE's TCM is split into
+// AllocatableTCM of one PE (seed ADR-0014 D5.1): the PE's TCM is split into
 // SchedulerReservedTCM, [0, reserved), where PE_SCHEDULER keeps its tile
 // slots, and AllocatableTCM, [reserved, size), which kernels allocate from.
 // First fit over a free list that coalesces; offsets are aligned to 64 B.

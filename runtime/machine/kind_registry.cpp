@@ -52,6 +52,8 @@ node_factory kind_registry::make(const node_spec& spec,
   }
   machine_context per_node = ctx;
   per_node.node = spec.id;
+  per_node.place = spec.place;
+  per_node.kinds = this;
   return it->second.maker(spec.params, per_node);
 }
 
@@ -62,12 +64,19 @@ std::optional<service_time_fn> kind_registry::service_time(const node_spec& spec
     return std::nullopt;
   machine_context per_node = ctx;
   per_node.node = spec.id;
+  per_node.place = spec.place;
+  per_node.kinds = this;
   return it->second(spec.params, per_node);
 }
 
 fabric_kind kind_registry::fabric_of(std::string_view kind) const {
   auto it = fabric_.find(kind);
   return it == fabric_.end() ? fabric_kind{} : it->second;
+}
+
+std::span<const port_doc> kind_registry::ports_of(std::string_view kind) const {
+  auto it = ports_.find(kind);
+  return it == ports_.end() ? std::span<const port_doc>{} : it->second;
 }
 
 } // namespace kb

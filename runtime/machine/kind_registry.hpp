@@ -3,7 +3,7 @@
 // registers with one line, `reg.add<pe_gemm>("pe_gemm_v1")`, which records
 // its kind's documented config keys (for validation and `kernbench
 // list-components`) and which class builds a node whose `impl:` names it.
-// Two impls of one kind may be different classes (ADR-0021 D8); they share
+// Two impls of one kind may be different classes (seed ADR-0021 D8); they share
 // the kind's documented parameters.
 //
 // A kind T provides:
@@ -15,6 +15,8 @@
 //   static service_time_fn service_time(const config&, const machine_context&);
 // and, if it takes part in the memory fabric (runtime/machine/fabric_map):
 //   static constexpr fabric_kind fabric{fabric_role::forwarder};
+// and, if it sends to components of its own scope by name (kind_doc.hpp):
+//   static std::span<const port_doc> ports();
 
 #include "runtime/config/kind_doc.hpp"
 #include "runtime/config/param_reader.hpp"
@@ -27,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace kb {
@@ -53,6 +56,8 @@ public:
     }
     if constexpr (requires { T::fabric; })
       fabric_[T::doc().kind] = T::fabric;
+    if constexpr (requires { T::ports(); })
+      ports_[T::doc().kind] = T::ports();
   }
 
   const kind_catalog& catalog() const { return catalog_; }
@@ -68,6 +73,9 @@ public:
   /// The kind's role on the memory fabric (none unless it declares one).
   fabric_kind fabric_of(std::string_view kind) const;
 
+  /// The output ports the kind declares (none unless it declares some).
+  std::span<const port_doc> ports_of(std::string_view kind) const;
+
 private:
   void add_impl(const std::string& impl, kind_doc doc, factory_maker maker);
 
@@ -81,6 +89,7 @@ private:
     std::function<service_time_fn(const param_reader&, const machine_context&)>;
   std::map<std::string, service_maker, std::less<>> services_; ///< by impl
   std::map<std::string, fabric_kind, std::less<>> fabric_;     ///< by kind
+  std::map<std::string, std::span<const port_doc>, std::less<>> ports_; ///< by kind
 };
 
 } // namespace kb

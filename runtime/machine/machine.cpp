@@ -75,17 +75,44 @@ void check_credit_links(const topology_spec& topo, const kind_registry& kinds) {
   }
 }
 
+/// Per port `n`'s kind declares, in order, the node it goes to: the
+/// component of that name in the node's own scope.
+std::vector<std::string> port_ends(const node_spec& n, const kind_registry& kinds) {
+  std::vector<std::string> out;
+  const auto ports = kinds.ports_of(n.kind);
+  if (ports.empty())
+    return out;
+  const std::string scope = n.id.substr(0, n.id.rfind('.') + 1);
+  for (const port_doc& p : ports)
+    out.push_back(scope + std::string(p.to));
+  return out;
+}
+
+/// Every port a node's kind declares has its link, or the build fails
+/// naming the node and the port (not the first message sent on it).
+void check_ports(const topology_spec& topo, const kind_registry& kinds) {
+  for (const auto& n : topo.nodes) {
+    const std::vector<std::string> ends = port_ends(n, kinds);
+    for (size_t i = 0; i < ends.size(); ++i)
+      if (!topo.find_link(n.id, ends[i]))
+        throw std::invalid_argument(fmt::format("{}: {}: port '{}' has no link (to {})",
+                                                topo.file, n.id, kinds.ports_of(n.kind)[i].name,
+                                                ends[i]));
+  }
+}
+
 } // namespace
 
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& given, simulation& sim) {
+  check_ports(topo, kinds);
   if (topo.fabric_credits)
     check_credit_links(topo, kinds);
   machine_context ctx = given;
   if (!ctx.fabric)
     ctx.fabric = build_fabric(topo, kinds);
   for (const auto& n : topo.nodes)
-    sim.add_node(n.id, kinds.make(n, ctx));
+    sim.add_node(n.id, kinds.make(n, ctx), n.place, port_ends(n, kinds));
   for (const auto& l : topo.links)
     sim.add_link(l.src, l.dst, l.latency, l.bandwidth, l.queue_depth);
 }

@@ -3,6 +3,7 @@
 // parameters: the clock, the PE wire latency, and the driver programs the
 // PE_CPUs run.
 
+#include "runtime/node_place.hpp"
 #include "runtime/sim_time.hpp"
 
 #include <map>
@@ -16,6 +17,7 @@ struct driver_program; // runtime/machine/driver_program.hpp
 struct topology_spec; // runtime/config/topology_spec.hpp
 class fabric_map;     // runtime/machine/fabric_map.hpp
 class memory_image;   // runtime/data/memory_image.hpp
+class kind_registry;  // runtime/machine/kind_registry.hpp
 
 struct machine_context {
   sim_clock clock{1000};
@@ -25,6 +27,12 @@ struct machine_context {
   const topology_spec* topology = nullptr;
   /// Id of the node being built (set per node by the kind registry).
   std::string node;
+  /// Where that node sits (set with `node`, from its node_spec).
+  node_place place;
+  /// The registry building the node (set per node with `node`), for kinds
+  /// that model their neighbours' timing; it outlives the nodes it builds.
+  /// Null when a kind is configured outside a registry.
+  const kind_registry* kinds = nullptr;
   /// Program per PE prefix ("sip0.cube0.pe0"); PEs without one stay idle.
   /// Shared: the context is copied for every node built.
   using program_map = std::map<std::string, std::shared_ptr<const driver_program>>;
@@ -32,7 +40,7 @@ struct machine_context {
   /// Routes of the memory fabric (set by build_machine before any node is
   /// made); fabric kinds keep the pointer.
   std::shared_ptr<const fabric_map> fabric;
-  /// The host's initial contents of every memory (ADR-0020 D7); each memory
+  /// The host's initial contents of every memory (seed ADR-0020 D7); each memory
   /// node keeps the pages it owns. Null: all memories start zeroed.
   std::shared_ptr<const memory_image> deploy;
 };

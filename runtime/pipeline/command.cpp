@@ -156,8 +156,7 @@ message_body encode_command(const pe_command& c, uint64_t id, std::span<const ui
   return message_body{std::move(msg)};
 }
 
-std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
-                                           const std::string& pe_prefix) {
+std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd) {
   switch (cmd.which()) {
     case wire::PeCommand::GEMM: {
       auto w = cmd.getGemm();
@@ -175,7 +174,6 @@ std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
       a.c_addr = w.getCAddr();
       a.a_pinned = w.getAPinned();
       a.b_pinned = w.getBPinned();
-      a.pe_prefix = pe_prefix;
       for (auto e : w.getEpilogue()) {
         epilogue_op op;
         op.op = static_cast<math_op>(e.getOp());
@@ -200,7 +198,6 @@ std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
       a.out_dtype = static_cast<dtype>(w.getOutDtype());
       a.src_addr = w.getSrcAddr();
       a.dst_addr = w.getDstAddr();
-      a.pe_prefix = pe_prefix;
       return math_tiles(a);
     }
     case wire::PeCommand::SIMPLE: {
@@ -215,8 +212,8 @@ std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
   throw plan_error(fmt::format("command {}: unknown command type", cmd.getId()));
 }
 
-pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix) {
-  return materialize(*command_tiles(cmd, pe_prefix));
+pipeline_plan plan_command(wire::PeCommand::Reader cmd) {
+  return materialize(*command_tiles(cmd));
 }
 
 } // namespace kb

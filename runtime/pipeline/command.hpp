@@ -1,5 +1,5 @@
 #pragma once
-// PE commands (ADR-0014 D3): composite GEMM and MATH, and simple commands
+// PE commands (seed ADR-0014 D3): composite GEMM and MATH, and simple commands
 // (one stage on one unit). PE_CPU encodes them as PeCommand messages;
 // PE_SCHEDULER decodes them and plans their tiles.
 
@@ -53,13 +53,12 @@ message_body encode_command(const pe_command& c, uint64_t id,
                             std::span<const uint8_t> payload = {}, std::string_view who = {},
                             std::span<const uint64_t> deps = {});
 
-/// Plans a decoded command for the PE `pe_prefix` (component ids of
-/// composite plans hang off it). Throws plan_error for a bad command.
-pipeline_plan plan_command(wire::PeCommand::Reader cmd, const std::string& pe_prefix);
+/// Plans a decoded command (its stages name units by role, so the plan is
+/// the same on every PE). Throws plan_error for a bad command.
+pipeline_plan plan_command(wire::PeCommand::Reader cmd);
 
 /// The same tiles one at a time, as PE_SCHEDULER feeds them; the command is
 /// checked (plan_error) before any tile is built.
-std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd,
-                                           const std::string& pe_prefix);
+std::unique_ptr<tile_source> command_tiles(wire::PeCommand::Reader cmd);
 
 } // namespace kb

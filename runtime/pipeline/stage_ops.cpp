@@ -2,22 +2,19 @@
 
 #include "runtime/pipeline/token.hpp"
 #include "runtime/data/oplog_stream.hpp"
-#include "runtime/plan/math_op.hpp"
+#include "kernels/math_op.hpp"
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <stdexcept>
 
 namespace kb::stage_ops {
 
-uint32_t pe_key(const std::string& unit_name) {
-  unsigned sip = 0, cube = 0, pe = 0;
-  if (std::sscanf(unit_name.c_str(), "sip%u.cube%u.pe%u.", &sip, &cube, &pe) != 3 || sip > 0xff ||
-      cube > 0xff || pe > 0xff)
+uint32_t pe_key(const node_place& place, const std::string& unit_name) {
+  if (!place.pe || *place.sip > 0xff || *place.cube > 0xff || *place.pe > 0xff)
     throw std::runtime_error(
       fmt::format("op log: '{}' is not a unit of a PE (sipS.cubeC.peP.unit)", unit_name));
-  return sip << 16 | cube << 8 | pe;
+  return *place.sip << 16 | *place.cube << 8 | *place.pe;
 }
 
 uint64_t slot_address(uint32_t pe, region r, uint32_t slot) {

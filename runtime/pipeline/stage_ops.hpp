@@ -1,6 +1,6 @@
 #pragma once
 // What a served stage did to data, as an op record for the Phase 2 replay
-// (ADR-0020 D5): the one mapping from the PE pipeline's stages to data ops,
+// (seed ADR-0020 D5): the one mapping from the PE pipeline's stages to data ops,
 // used by the unit base class's hook (D2).
 //
 // A kernel's own loads and stores name their TCM end (`localAddress`). The
@@ -25,6 +25,7 @@
 
 #include "messages/pipeline.capnp.h"
 #include "runtime/data/op_record.hpp"
+#include "runtime/node_place.hpp"
 #include "runtime/sim_time.hpp"
 
 #include <cstdint>
@@ -38,8 +39,9 @@ inline constexpr uint64_t slot_bytes = uint64_t{1} << 20;
 
 enum class region : uint8_t { a = 0, b = 1, acc = 2, c = 3 };
 
-/// The PE a unit belongs to, as (sip, cube, pe) packed in 24 bits.
-uint32_t pe_key(const std::string& unit_name);
+/// The PE a unit at `place` belongs to, as (sip, cube, pe) packed in 24
+/// bits; throws naming `unit_name` for a node outside a PE.
+uint32_t pe_key(const node_place& place, const std::string& unit_name);
 
 /// Address of slot `slot` of `r` on PE `pe`.
 uint64_t slot_address(uint32_t pe, region r, uint32_t slot);

@@ -4,10 +4,16 @@
 
 namespace kb {
 
+static_assert(static_cast<uint16_t>(wire::UnitRole::DMA) == uint16_t(unit_role::dma) &&
+              static_cast<uint16_t>(wire::UnitRole::FETCH_STORE) ==
+                uint16_t(unit_role::fetch_store) &&
+              static_cast<uint16_t>(wire::UnitRole::GEMM) == uint16_t(unit_role::gemm) &&
+              static_cast<uint16_t>(wire::UnitRole::MATH) == uint16_t(unit_role::math));
+
 void to_wire(const stage& s, wire::Stage::Builder out) {
   const stage_params& p = s.params;
   out.setType(static_cast<wire::StageType>(static_cast<uint16_t>(s.type)));
-  out.setComponent(s.component);
+  out.setUnit(static_cast<wire::UnitRole>(s.unit));
   out.setOperand(static_cast<uint8_t>(p.operand));
   out.setAddress(p.address);
   out.setRowStride(p.row_stride_bytes);
@@ -40,7 +46,7 @@ void to_wire(const stage& s, wire::Stage::Builder out) {
 stage from_wire(wire::Stage::Reader in) {
   stage s;
   s.type = to_stage_type(in.getType());
-  s.component = in.getComponent().cStr();
+  s.unit = static_cast<unit_role>(in.getUnit());
   stage_params& p = s.params;
   p.operand = static_cast<char>(in.getOperand());
   p.address = in.getAddress();
@@ -107,8 +113,7 @@ op_record from_wire(wire::DataOp::Reader in) {
   return r;
 }
 
-message_body make_token(const tile_plan& tile, uint64_t command,
-                        const std::string& scheduler) {
+message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler) {
   auto msg = std::make_unique<capnp::MallocMessageBuilder>(256);
   auto t = msg->initRoot<wire::TileToken>();
   t.setCommand(command);

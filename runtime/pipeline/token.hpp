@@ -4,6 +4,7 @@
 
 #include "messages/pipeline.capnp.h"
 #include "runtime/data/op_record.hpp"
+#include "runtime/engine/event.hpp"
 #include "runtime/engine/message_body.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 
@@ -11,9 +12,9 @@
 
 namespace kb {
 
-/// A token for `tile` of command `command`, at stage 0.
-message_body make_token(const tile_plan& tile, uint64_t command,
-                        const std::string& scheduler);
+/// A token for `tile` of command `command`, at stage 0; the last stage's
+/// unit sends the tile-done notice to node `scheduler`.
+message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler);
 
 void to_wire(const stage& s, wire::Stage::Builder out);
 stage from_wire(wire::Stage::Reader in);

@@ -1,6 +1,6 @@
 #include "runtime/pipeline/unit_node.hpp"
 
-#include "runtime/engine/op_sink.hpp"
+#include "runtime/pipeline/op_sink.hpp"
 #include "runtime/pipeline/stage_ops.hpp"
 
 #include "runtime/pipeline/token.hpp"
@@ -19,6 +19,17 @@ unit_node::unit_node(caf::actor_config& cfg, node_init init,
     ls.spec = {std::string(lane_name(t)), t};
     lanes_.push_back(std::move(ls));
   }
+  if (!serves.empty())
+    role_ = unit_of(serves.front());
+  // The run's sink is the op log's (runtime/pipeline/op_sink) or none.
+  ops_ = dynamic_cast<op_sink*>(sink());
+  // A unit's node is `<pe>.<unit_name(role)>`: its links to the other units
+  // of its PE, found once.
+  const auto dot = node_name().rfind('.');
+  if (dot != std::string::npos)
+    for (size_t r = 0; r < unit_role_count; ++r)
+      unit_links_[r] =
+        find_link(node_name().substr(0, dot + 1) + std::string(unit_name(unit_role(r))));
 }
 
 wire::TileToken::Reader unit_node::token(lane_id lane) const {
@@ -89,9 +100,9 @@ void unit_node::end_stage(lane_id lane) {
                                        node_name(), ls.spec.name));
   if (rec())
     hook_service_end(tag(lane));
-  if (op_sink* s = ops()) { // the op log (ADR-0020 D2): only here
+  if (op_sink* s = ops_) { // the op log (seed ADR-0020 D2): only here
     if (!pe_key_)
-      pe_key_ = stage_ops::pe_key(node_name());
+      pe_key_ = stage_ops::pe_key(place(), node_name());
     if (auto op = stage_ops::op_of(token(lane), ls.stage, node_name(), *pe_key_,
                                    ls.record_start.value_or(ls.stage_start), now(), next_op_id()))
       s->append(std::move(*op));
@@ -108,7 +119,7 @@ void unit_node::end_stage(lane_id lane) {
     m.arg1 = t.getTile();
     if (t.hasData() && ls.stage.getWantData())
       m.body = std::move(ls.token); // a kernel load: the bytes go back to it
-    send_on(link_for(std::string_view(t.getScheduler().cStr())), std::move(m));
+    send_on(done_link(t.getScheduler()), std::move(m));
     release(lane);
     return;
   }
@@ -116,7 +127,7 @@ void unit_node::end_stage(lane_id lane) {
   ls.root.setStageIdx(
     static_cast<uint16_t>(t.getStageIdx() + 1u));
   ls.stage = next;
-  if (node_name() == std::string_view(next.getComponent().cStr())) {
+  if (static_cast<unit_role>(next.getUnit()) == role_) {
     if (to_stage_type(next.getType()) == ls.spec.serves) {
       start(lane); // back-to-back on the same lane, no re-queueing
       return;
@@ -132,7 +143,7 @@ void unit_node::end_stage(lane_id lane) {
 void unit_node::forward(lane_id lane) {
   lane_state& ls = lanes_[lane];
   auto s = ls.stage;
-  const uint32_t l = link_for(std::string_view(s.getComponent().cStr()));
+  const uint32_t l = unit_link(static_cast<unit_role>(s.getUnit()));
   const auto q = static_cast<queue_id>(s.getType());
   outgoing m;
   m.kind = kind_of(pipe_kind::token);
@@ -170,16 +181,25 @@ void unit_node::release(lane_id lane) {
   try_take(lane);
 }
 
-uint32_t unit_node::link_for(std::string_view component) {
-  auto it = link_cache_.find(component);
-  if (it != link_cache_.end())
-    return it->second;
-  auto l = find_link(component);
+uint32_t unit_node::unit_link(unit_role role) const {
+  if (const auto& l = unit_links_[static_cast<size_t>(role)])
+    return *l;
+  const auto dot = node_name().rfind('.');
+  throw std::runtime_error(fmt::format(
+    "{}: the plan routes a token to '{}{}', but there is no link to it", node_name(),
+    dot == std::string::npos ? std::string() : node_name().substr(0, dot + 1), unit_name(role)));
+}
+
+uint32_t unit_node::done_link(node_id scheduler) {
+  if (scheduler == done_to_)
+    return done_link_;
+  const auto l = find_link_to(scheduler);
   if (!l)
     throw std::runtime_error(fmt::format(
-      "{}: the plan routes a token to '{}', but there is no link to it",
-      node_name(), component));
-  link_cache_.emplace(std::string(component), *l);
+      "{}: a token's tile-done notice goes to node {}, but there is no link to it",
+      node_name(), scheduler));
+  done_to_ = scheduler;
+  done_link_ = *l;
   return *l;
 }
 

@@ -1,13 +1,14 @@
 #pragma once
-// The shared behaviour of every PE pipeline unit (ADR-0021 D4, DESIGN §4):
+// The shared behaviour of every PE pipeline unit (seed ADR-0021 D4, DESIGN §4):
 // lanes that serve tile tokens one at a time.
 //
 // A lane takes the head of its queue when idle (returning one credit to the
 // sender), serves the token's current stage, and when the stage ends:
 //  - if the next stage runs on this node and lane, serves it back-to-back;
-//  - else forwards the token to the next stage's component (read from the
-//    plan, never hard-coded), blocking while it has no credit for the
-//    receiving queue and still holding the lane;
+//  - else forwards the token to the next stage's unit of this PE (its role
+//    read from the plan, never hard-coded; the link to each role found once,
+//    at construction), blocking while it has no credit for the receiving
+//    queue and still holding the lane;
 //  - after the last stage, sends the tile-done notice to the scheduler;
 // and only then takes the next token. A unit kind implements `begin_stage`
 // (timers, requests) and calls `end_stage` when its stage is over.
@@ -17,12 +18,15 @@
 #include "runtime/pipeline/pipeline_kinds.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kb {
+
+class op_sink; // runtime/pipeline/op_sink.hpp
 
 class unit_node : public node {
 public:
@@ -85,11 +89,19 @@ private:
   void forward(lane_id lane);
   void release(lane_id lane);
   service_tag tag(lane_id lane) const;
-  uint32_t link_for(std::string_view component);
+  /// The link to this PE's unit of `role`; throws naming it if none.
+  uint32_t unit_link(unit_role role) const;
+  /// The link to node `scheduler` (where a tile-done notice goes).
+  uint32_t done_link(node_id scheduler);
 
   std::vector<lane_state> lanes_;
+  unit_role role_ = unit_role::dma; ///< this unit's role in its PE
+  /// Per role, the link to this PE's unit of it (none: no link).
+  std::array<std::optional<uint32_t>, unit_role_count> unit_links_;
+  node_id done_to_ = no_node; ///< the last scheduler seen, and its link
+  uint32_t done_link_ = 0;
   std::optional<uint32_t> pe_key_; ///< for the op log's slot addresses
-  std::map<std::string, uint32_t, std::less<>> link_cache_;
+  op_sink* ops_ = nullptr; ///< the run's op log (null: off), found once
   /// Lanes blocked on (link, queue), in the order their tokens were held.
   std::map<std::pair<uint32_t, queue_id>, std::vector<lane_id>> waiting_;
 };

@@ -1,4 +1,4 @@
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 
 #include <array>
 #include <utility>

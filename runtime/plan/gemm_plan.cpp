@@ -65,7 +65,6 @@ struct gemm_context {
   const gemm_plan_args& args;
   dtype in;
   dtype out;
-  detail::pe_unit_ids ids;
   std::vector<epilogue_op> k_ops;
   std::vector<epilogue_op> out_ops;
   uint32_t k_tiles;
@@ -93,9 +92,8 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
 
   std::vector<stage> stages;
   stages.reserve(8);
-  auto push = [&stages](stage_type type, const std::string& component,
-                        const stage_params& params) {
-    stages.push_back(stage{type, component, params});
+  auto push = [&stages](stage_type type, const stage_params& params) {
+    stages.push_back(stage{type, unit_of(type), params});
   };
   auto push_math = [&](const epilogue_op& e, epilogue_scope scope) {
     auto p = base;
@@ -106,7 +104,7 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
     if (e.operand)
       p.operand_block = e.operand->block(e.operand->rows == 1 ? 0 : row0, col0,
                                          e.operand->rows == 1 ? 1 : tm, tn);
-    push(stage_type::math, ctx.ids.math, p);
+    push(stage_type::math, p);
   };
   // A pinned operand is read in place: the tile's block of it.
   auto pinned = [](uint64_t addr, uint32_t ld, uint32_t r0, uint32_t c0, uint32_t rows,
@@ -118,18 +116,18 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
     auto p = base;
     detail::set_dma_region(p, 'A',
                            {args.a_addr, args.k, row0, k0, tm, tk, ctx.in});
-    push(stage_type::dma_read, ctx.ids.dma, p);
+    push(stage_type::dma_read, p);
   }
   if (!args.b_pinned) {
     auto p = base;
     detail::set_dma_region(p, 'B',
                            {args.b_addr, args.n, k0, col0, tk, tn, ctx.in});
-    push(stage_type::dma_read, ctx.ids.dma, p);
+    push(stage_type::dma_read, p);
   }
   {
     auto p = base;
     p.bytes = (uint64_t{tm} * tk + uint64_t{tk} * tn) * dtype_bytes(ctx.in);
-    push(stage_type::fetch, ctx.ids.fetch_store, p);
+    push(stage_type::fetch, p);
   }
   {
     auto p = base;
@@ -137,7 +135,7 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
       p.pinned_a = pinned(args.a_addr, args.k, row0, k0, tm, tk, ctx.in);
     if (args.b_pinned)
       p.pinned_b = pinned(args.b_addr, args.n, k0, col0, tk, tn, ctx.in);
-    push(stage_type::gemm, ctx.ids.gemm, p);
+    push(stage_type::gemm, p);
   }
   for (const auto& e : ctx.k_ops)
     push_math(e, epilogue_scope::k_tile);
@@ -149,13 +147,13 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
     auto p = base;
     p.operand = 'C';
     p.bytes = uint64_t{tm} * tn * dtype_bytes(ctx.out);
-    push(stage_type::store, ctx.ids.fetch_store, p);
+    push(stage_type::store, p);
   }
   {
     auto p = base;
     detail::set_dma_region(p, 'C',
                            {args.c_addr, args.n, row0, col0, tm, tn, ctx.out});
-    push(stage_type::dma_write, ctx.ids.dma, p);
+    push(stage_type::dma_write, p);
   }
   return stages;
 }
@@ -167,7 +165,6 @@ public:
       : args_(a), ctx_{args_,
                        args_.in_dtype,
                        args_.out_dtype.value_or(args_.in_dtype),
-                       detail::make_pe_unit_ids(generator, args_.pe_prefix),
                        ops_of(args_.epilogue, epilogue_scope::k_tile),
                        ops_of(args_.epilogue, epilogue_scope::output_tile),
                        detail::tile_count(args_.k, args_.tile_k)},

@@ -1,4 +1,4 @@
-#include "runtime/plan/math_op.hpp"
+#include "kernels/math_op.hpp"
 
 #include <array>
 #include <utility>

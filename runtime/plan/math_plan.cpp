@@ -20,7 +20,6 @@ class math_source final : public tile_source {
 public:
   explicit math_source(const math_plan_args& a)
       : args_(a), in_(a.in_dtype), out_(a.out_dtype.value_or(a.in_dtype)),
-        ids_(detail::make_pe_unit_ids(generator, a.pe_prefix)),
         n_tiles_(detail::tile_count(a.n, a.tile_n)) {
     const uint64_t total = uint64_t{detail::tile_count(a.m, a.tile_m)} * n_tiles_;
     detail::require_tile_total(generator, total);
@@ -47,28 +46,27 @@ public:
     stages.reserve(5);
     auto p = base;
     detail::set_dma_region(p, 'A', {args_.src_addr, args_.n, row0, col0, tm, tn, in_});
-    stages.push_back({stage_type::dma_read, ids_.dma, p});
+    stages.push_back({stage_type::dma_read, unit_role::dma, p});
     p = base;
     p.bytes = uint64_t{tm} * tn * dtype_bytes(in_);
-    stages.push_back({stage_type::fetch, ids_.fetch_store, p});
+    stages.push_back({stage_type::fetch, unit_role::fetch_store, p});
     p = base;
     p.elements = uint64_t{tm} * tn;
     p.op = args_.op;
-    stages.push_back({stage_type::math, ids_.math, p});
+    stages.push_back({stage_type::math, unit_role::math, p});
     p = base;
     p.operand = 'C';
     p.bytes = uint64_t{tm} * tn * dtype_bytes(out_);
-    stages.push_back({stage_type::store, ids_.fetch_store, p});
+    stages.push_back({stage_type::store, unit_role::fetch_store, p});
     p = base;
     detail::set_dma_region(p, 'C', {args_.dst_addr, args_.n, row0, col0, tm, tn, out_});
-    stages.push_back({stage_type::dma_write, ids_.dma, p});
+    stages.push_back({stage_type::dma_write, unit_role::dma, p});
     return tile_plan{id, mi, ni, 0, std::move(stages)};
   }
 
 private:
   const math_plan_args args_;
   const dtype in_, out_;
-  const detail::pe_unit_ids ids_;
   const uint32_t n_tiles_;
   uint32_t size_ = 0;
 };

@@ -1,8 +1,9 @@
 #pragma once
-// Element-wise MATH plan generator (ADR-0042 D5).
+// Element-wise MATH plan generator (seed ADR-0042 D5).
 
-#include "runtime/plan/dtype.hpp"
-#include "runtime/plan/math_op.hpp"
+#include "kernels/command_args.hpp"
+#include "kernels/dtype.hpp"
+#include "kernels/math_op.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 #include "runtime/plan/tile_source.hpp"
 
@@ -11,34 +12,6 @@
 #include <string>
 
 namespace kb {
-
-/// Arguments of `generate_math_plan`: dst (m x n) = op(src (m x n)), both
-/// row-major in global memory.
-struct math_plan_args {
-  // -- problem and tile shape ------------------------------------------------
-  uint32_t m = 0;
-  uint32_t n = 0;
-  uint32_t tile_m = 0;
-  uint32_t tile_n = 0;
-
-  // -- operation and element types
-  // ---------------------------------------------
-  math_op op = math_op::add;
-  /// Element type of src.
-  dtype in_dtype = dtype::f32;
-  /// Element type of dst; empty means `in_dtype`.
-  std::optional<dtype> out_dtype;
-
-  // -- global base addresses
-  // ---------------------------------------------------
-  uint64_t src_addr = 0;
-  uint64_t dst_addr = 0;
-
-  // -- placement
-  // ---------------------------------------------------------------
-  /// PE node id the unit ids hang off, e.g. "sip0.cube0.pe0".
-  std::string pe_prefix;
-};
 
 /// Builds the tile plan of an element-wise command. Tiles run m outer, n
 /// inner; `tile_id` counts in that order, `k` is always 0. Tile counts are
@@ -51,8 +24,8 @@ struct math_plan_args {
 /// `tk` is 0 and `last_k` true on every stage. Pure, deterministic and
 /// idempotent.
 ///
-/// Throws `plan_error` for a zero dimension or tile size, an empty
-/// `pe_prefix`, or a matrix that overflows the 64-bit address space.
+/// Throws `plan_error` for a zero dimension or tile size, or a matrix that
+/// overflows the 64-bit address space.
 pipeline_plan generate_math_plan(const math_plan_args& args);
 
 /// The same tiles one at a time (`materialize` of it is generate_math_plan);

@@ -35,6 +35,36 @@ std::string_view to_string(stage_type type) {
   return "?";
 }
 
+std::string_view unit_name(unit_role role) {
+  switch (role) {
+  case unit_role::dma:
+    return "pe_dma";
+  case unit_role::fetch_store:
+    return "pe_fetch_store";
+  case unit_role::gemm:
+    return "pe_gemm";
+  case unit_role::math:
+    return "pe_math";
+  }
+  return "?";
+}
+
+unit_role unit_of(stage_type type) {
+  switch (type) {
+  case stage_type::fetch:
+  case stage_type::store:
+    return unit_role::fetch_store;
+  case stage_type::gemm:
+    return unit_role::gemm;
+  case stage_type::math:
+    return unit_role::math;
+  case stage_type::dma_read:
+  case stage_type::dma_write:
+    break;
+  }
+  return unit_role::dma;
+}
+
 uint64_t stage_count(const pipeline_plan& plan) {
   uint64_t total = 0;
   for (const auto& tile : plan.tiles)
@@ -64,7 +94,7 @@ std::string to_string(const stage& s) {
   const auto& p = s.params;
   std::string out{to_string(s.type)};
   out += " @";
-  out += s.component;
+  out += unit_name(s.unit);
   if (p.operand != 0) {
     out += " operand=";
     out += p.operand;

@@ -1,11 +1,12 @@
 #pragma once
-// Plans are data (ADR-0021, ADR-0042 D6): a pipeline plan is a list of tile
+// Plans are data (seed ADR-0021, seed ADR-0042 D6): a pipeline plan is a list of tile
 // plans, each an ordered list of stages that a tile token walks through by
 // self-routing. A plan holds no actor or engine state.
 
-#include "runtime/plan/dtype.hpp"
-#include "runtime/plan/math_op.hpp"
+#include "kernels/dtype.hpp"
+#include "kernels/math_op.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +29,20 @@ enum class stage_type : uint8_t {
 
 /// Lower-case name of `type` ("dma_read", "fetch", ...).
 std::string_view to_string(stage_type type);
+
+/// The unit of a PE that runs a stage. Every stage of a plan runs on a unit
+/// of the PE whose scheduler feeds it, so a stage names its unit by role and
+/// the unit's node is `<pe>.<unit_name(role)>` (docs/adr/0035).
+enum class unit_role : uint8_t { dma, fetch_store, gemm, math };
+inline constexpr size_t unit_role_count = 4;
+
+/// The unit's component name within its PE: pe_dma, pe_fetch_store,
+/// pe_gemm, pe_math.
+std::string_view unit_name(unit_role role);
+
+/// The unit that serves `type`: DMA reads and writes on PE_DMA, fetch and
+/// store on PE_FETCH_STORE, gemm on PE_GEMM, math on PE_MATH.
+unit_role unit_of(stage_type type);
 
 /// The name of the unit lane that serves `type`, the one name of that lane
 /// in the summary, the JSON (`pe_dma/read`, figures `read.busy_ps`), traces
@@ -77,12 +92,12 @@ struct stage_params {
   std::optional<epilogue_scope> scope;
   /// True on the last K tile of an output tile (always true in a MATH plan).
   bool last_k = false;
-  /// Data (ADR-0020), DMA stages of a kernel's loads and stores: the TCM end
+  /// Data (seed ADR-0020), DMA stages of a kernel's loads and stores: the TCM end
   /// of the transfer (0: a slot of the scheduler's, as in composite plans),
   /// and whether a read brings its bytes back to the kernel.
   uint64_t local_address = 0;
   bool want_data = false;
-  /// Data (ADR-0020), gemm stages: the tile's block of a pinned operand,
+  /// Data (seed ADR-0020), gemm stages: the tile's block of a pinned operand,
   /// which no DMA_READ brings to a slot (the replay reads it in place).
   std::optional<tensor_view> pinned_a;
   std::optional<tensor_view> pinned_b;
@@ -99,8 +114,8 @@ struct stage_params {
 /// One step of a tile's walk through the PE units.
 struct stage {
   stage_type type = stage_type::dma_read;
-  /// Topology node id of the serving unit, e.g. "sip0.cube0.pe0.pe_dma".
-  std::string component;
+  /// The serving unit of the feeding scheduler's PE.
+  unit_role unit = unit_role::dma;
   stage_params params;
 
   friend bool operator==(const stage&, const stage&) = default;

@@ -1,6 +1,6 @@
 #include "runtime/report/csv_row.hpp"
 
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "runtime/report/fabric_report.hpp"
 
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

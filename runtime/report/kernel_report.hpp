@@ -5,8 +5,8 @@
 // path of its latency; for `run --kernel`, the kernel itself: name, args,
 // grid, each tensor's shape, dtype and place, and the verdict per output.
 
-#include "runtime/plan/dtype.hpp"
-#include "runtime/report/json_writer.hpp"
+#include "kernels/dtype.hpp"
+#include "runtime/io/json_writer.hpp"
 #include "runtime/report/pe_commands.hpp"
 
 #include <array>

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <tuple>
 
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 #include "runtime/report/run_metrics.hpp"
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

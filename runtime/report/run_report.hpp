@@ -7,7 +7,7 @@
 #include "runtime/engine/phase_clock.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 #include "runtime/report/kernel_report.hpp"
 #include "runtime/report/pe_commands.hpp"
 #include "runtime/trace/trace_recorder.hpp"
@@ -60,7 +60,7 @@ struct report_input {
   /// Writes the JSON's `machine` value: the topology document as the run
   /// resolved it (after --set); unset: null.
   std::function<void(json_writer&)> machine;
-  /// A stop request ended the run (runtime/report/stop_request.hpp): the
+  /// A stop request ended the run (runtime/io/stop_request.hpp): the
   /// signal (SIGINT, SIGTERM); 0: the machine went quiet, the run is whole.
   int stopped_by = 0;
   /// The JSON's `invocation`: how the run was started. It differs between

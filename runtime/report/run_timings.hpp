@@ -4,7 +4,7 @@
 // and how much memory the process held when it ended.
 
 #include "runtime/engine/phase_clock.hpp"
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 
 #include <iosfwd>
 

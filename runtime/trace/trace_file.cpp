@@ -1,10 +1,11 @@
 #include "runtime/trace/trace_file.hpp"
 
 #include "runtime/trace/chrome_trace.hpp"
+#include "runtime/trace/gzip_ostream.hpp"
 
 #include "messages/trace.capnp.h"
 #include "runtime/plan/pipeline_plan.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 
 #include <capnp/serialize.h>
 #include <fmt/format.h>
@@ -135,13 +136,29 @@ void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
 
 void write_trace(const std::string& path, const std::vector<std::string>& names,
                  const std::vector<trace_record>& records) {
-  if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
-    atomic_file out(path, "trace file");
-    write_trace_json(out.stream(), names, records);
-    out.commit();
+  if (is_json_trace_name(path)) {
+    write_text_file(path, "trace file",
+                    [&](std::ostream& out) { write_trace_json(out, names, records); });
     return;
   }
   write_trace_capnp(path, names, records);
+}
+
+bool is_json_trace_name(std::string_view path) {
+  return path.ends_with(".json") || path.ends_with(".json.gz");
+}
+
+void write_text_file(const std::string& path, const std::string& what,
+                     const std::function<void(std::ostream&)>& write) {
+  atomic_file out(path, what);
+  if (std::string_view(path).ends_with(".gz")) {
+    gzip_ostream gz(out.stream());
+    write(gz.stream());
+    gz.finish();
+  } else {
+    write(out.stream());
+  }
+  out.commit();
 }
 
 } // namespace kb

@@ -4,6 +4,7 @@
 
 #include "runtime/trace/trace_recorder.hpp"
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -27,8 +28,16 @@ void read_trace_bytes(std::string_view bytes, const std::string& name,
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
                       const std::vector<trace_record>& records);
 
-/// Writes `path` as JSON if it ends in ".json", else as Cap'n Proto.
+/// Writes `path` as JSON if it ends in ".json", gzipped JSON if it ends in
+/// ".json.gz", else as Cap'n Proto.
 void write_trace(const std::string& path, const std::vector<std::string>& names,
                  const std::vector<trace_record>& records);
+
+/// Whether a trace named `path` is Chrome JSON (".json" or ".json.gz").
+bool is_json_trace_name(std::string_view path);
+/// Writes the file `path` (an atomic_file; `what` names it in errors) with
+/// `write`, gzipped when the name ends in ".gz".
+void write_text_file(const std::string& path, const std::string& what,
+                     const std::function<void(std::ostream&)>& write);
 
 } // namespace kb

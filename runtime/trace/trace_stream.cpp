@@ -50,11 +50,13 @@ uint64_t trace_stream_writer::records_written() const {
 
 stream_recorder::stream_recorder(std::shared_ptr<trace_stream_writer> w,
                                  std::shared_ptr<recorder> inner)
-  : w_(std::move(w)), inner_(std::move(inner)) {
-  buf_.reserve(chunk_records);
-}
+  : w_(std::move(w)), inner_(std::move(inner)) {}
 
 void stream_recorder::push(trace_record r) {
+  // Reserved on the first record: a node that never records (outside a
+  // --trace-select) holds no buffer.
+  if (buf_.capacity() == 0)
+    buf_.reserve(chunk_records);
   buf_.push_back(r);
   if (buf_.size() == chunk_records) {
     w_->write_chunk(buf_);

@@ -6,7 +6,7 @@
 // atomic_file: complete after finish(), absent if the run fails.
 
 #include "runtime/engine/recorder.hpp"
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <memory>

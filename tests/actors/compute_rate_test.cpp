@@ -76,7 +76,7 @@ TEST(ComputeRate, GemmTileCyclesScaleThePassesNotTheFill) {
 // The same f32 tile run on the actor: t0 = 1 ns, busy 8256 ns, ends 8257 ns,
 // tile-done 8258 ns.
 TEST(ComputeRate, GemmActorTakesTheF32TileAtAQuarterRate) {
-  stage s = gemm_stage(0, 128, 128, 128);
+  stage s = gemm_stage(128, 128, 128);
   s.params.in_dtype = s.params.out_dtype = dtype::f32;
   const auto [done, busy] = run_stage(
     "pe_gemm", make_node_factory<pe_gemm>(gemm_at({{dtype::f32, {1, 4}}})), s, "gemm");
@@ -86,7 +86,7 @@ TEST(ComputeRate, GemmActorTakesTheF32TileAtAQuarterRate) {
 
 // i8 at 2: 1088 cycles, tile-done 1 + 1088 + 1 = 1090 ns.
 TEST(ComputeRate, GemmActorTakesTheI8TileAtTwiceTheRate) {
-  stage s = gemm_stage(0, 128, 128, 128);
+  stage s = gemm_stage(128, 128, 128);
   s.params.in_dtype = dtype::i8;
   s.params.out_dtype = dtype::i32;
   const auto [done, busy] = run_stage(
@@ -122,7 +122,7 @@ TEST(ComputeRate, MathStageCyclesScaleTheLanes) {
 
 // The f32 exp on the actor: t0 = 1 ns, busy 2052 ns, tile-done 2054 ns.
 TEST(ComputeRate, MathActorTakesF32AtHalfRate) {
-  stage s = math_stage(0, math_op::exp, 16384);
+  stage s = math_stage(math_op::exp, 16384);
   s.params.in_dtype = s.params.out_dtype = dtype::f32;
   const auto [done, busy] = run_stage(
     "pe_math", make_node_factory<pe_math>(math_at({{dtype::f32, {1, 2}}})), s, "math");

@@ -24,8 +24,8 @@ run_result run_one_pe(std::vector<tile_plan> tiles,
 // The DMA read ends at 245 ns (pe_dma_test); forwarding the token to a
 // FETCH on a unit the DMA has no link to fails then.
 TEST(Errors, TokenRoutedToAComponentWithoutALinkFails) {
-  run_result r = run_one_pe({tile(0, {dma_stage(stage_type::dma_read, 0, 0, 32768),
-                                      tcm_stage(stage_type::fetch, 0, 32768)})},
+  run_result r = run_one_pe({tile(0, {dma_stage(stage_type::dma_read, 0, 32768),
+                                      tcm_stage(stage_type::fetch, 32768)})},
                             {"pe_fetch_store"});
   EXPECT_EQ(r.error,
             "sip0.cube0.pe0.pe_dma at t=245000 ps: sip0.cube0.pe0.pe_dma: the "
@@ -34,7 +34,7 @@ TEST(Errors, TokenRoutedToAComponentWithoutALinkFails) {
 }
 
 TEST(Errors, MathStageWithoutAnOpNamesTheTile) {
-  run_result r = run_one_pe({tile(7, {math_stage(0, std::nullopt, 1024)})});
+  run_result r = run_one_pe({tile(7, {math_stage(std::nullopt, 1024)})});
   EXPECT_EQ(r.error,
             "sip0.cube0.pe0.pe_math at t=1000 ps: sip0.cube0.pe0.pe_math: MATH "
             "stage of tile 7 (command 1) has no op");
@@ -42,7 +42,7 @@ TEST(Errors, MathStageWithoutAnOpNamesTheTile) {
 
 TEST(Errors, MathStageWithAnUnknownOpNamesTheTile) {
   run_result r =
-    run_one_pe({tile(3, {math_stage(0, static_cast<math_op>(9), 1024)})});
+    run_one_pe({tile(3, {math_stage(static_cast<math_op>(9), 1024)})});
   EXPECT_THAT(r.error, HasSubstr("MATH stage of tile 3 (command 1) has an "
                                  "unknown (9) op"));
 }
@@ -52,7 +52,7 @@ TEST(Errors, MathStageWithAnUnknownOpNamesTheTile) {
 TEST(Errors, DmaToAMemoryTheMachineLacksNamesTheAddress) {
   const uint64_t remote = global_address{mem_space::hbm, 0, 1, 0, 0x1000}.encode();
   run_result r =
-    run_one_pe({tile(0, {dma_stage(stage_type::dma_read, 0, remote, 4096)})});
+    run_one_pe({tile(0, {dma_stage(stage_type::dma_read, remote, 4096)})});
   EXPECT_EQ(r.error,
             "sip0.cube0.pe0.pe_dma at t=9000 ps: sip0.cube0.pe0.pe_dma: tile 0 "
             "(command 1): a DMA to 0x100000001000 (hbm of sip0.cube1): the "
@@ -65,7 +65,7 @@ TEST(Errors, DmaToAnUnreachableTcmNamesBothEnds) {
   const uint64_t tcm = global_address{mem_space::tcm, 0, 0, 1, 0}.encode();
   test_machine sim;
   make_cube(sim, {.pes = 2,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_write, 0, tcm, 4096)})}},
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_write, tcm, 4096)})}},
                   .fabric_links = false});
   const run_result r = run(sim);
   EXPECT_THAT(r.error, HasSubstr("a DMA to 0x2000001000000000 (tcm of sip0.cube0.pe1): no "

@@ -29,11 +29,11 @@ using ::testing::HasSubstr;
 run_result run_two_cubes(const std::string& other, SimTime latency, Bandwidth bw,
                          uint64_t address, uint32_t other_pes = 0) {
   test_machine sim;
-  make_cube(sim, {.pes = 1, .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, address, kib32)})}}});
+  make_cube(sim, {.pes = 1, .tiles = {{tile(0, {dma_stage(stage_type::dma_read, address, kib32)})}}});
   std::vector<std::vector<tile_plan>> other_tiles;
   if (other_pes)
     other_tiles.push_back(
-      {tile(0, {dma_stage(stage_type::dma_read, 0, address, kib32, other)})});
+      {tile(0, {dma_stage(stage_type::dma_read, address, kib32)})});
   make_cube(sim, {.pes = other_pes, .tiles = other_tiles, .cube = other});
   join_nocs(sim, "sip0.cube0", other, latency, bw);
   return run(sim);
@@ -77,7 +77,7 @@ TEST(Fabric, Read32KiBOfAnotherSipsHbmOverTheInterSipLink) {
 TEST(Fabric, Read32KiBOfAnotherPesTcm) {
   const uint64_t tcm = global_address{mem_space::tcm, 0, 0, 1, 0x400}.encode();
   test_machine sim;
-  make_cube(sim, {.pes = 2, .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, tcm, kib32)})}}});
+  make_cube(sim, {.pes = 2, .tiles = {{tile(0, {dma_stage(stage_type::dma_read, tcm, kib32)})}}});
   const run_result r = run(sim);
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(figure_of(r, unit(0, "pe_dma"), "read.busy_ps"), 148000u);
@@ -135,8 +135,8 @@ TEST(Fabric, AMachineWithoutTheUcieLinkIsABuildError) {
 run_result run_channels(uint64_t pe1_offset) {
   test_machine sim;
   make_cube(sim, {.pes = 2,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, 0, kib32)})},
-                            {tile(0, {dma_stage(stage_type::dma_read, 1, pe1_offset, kib32)})}},
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, kib32)})},
+                            {tile(0, {dma_stage(stage_type::dma_read, pe1_offset, kib32)})}},
                   .hbm_channels = 4,
                   .hbm_granule = kib32});
   return run(sim);

@@ -28,13 +28,15 @@ tile_feeder::tile_feeder(caf::actor_config& cfg, node_init init,
   : node(cfg, std::move(init)), tiles_(std::move(tiles)), command_(command) {}
 
 void tile_feeder::on_start() {
+  // It stands in for "<pe>.pe_scheduler": the stages' units are that PE's.
+  const std::string pe = node_name().substr(0, node_name().rfind('.') + 1);
   for (const tile_plan& t : tiles_) {
     const stage& first = t.stages.at(0);
     outgoing m;
     m.kind = kind_of(pipe_kind::token);
     m.queue = static_cast<queue_id>(first.type);
-    m.body = make_token(t, command_, node_name());
-    send_on(link_to(first.component), std::move(m)); // held if out of credit
+    m.body = make_token(t, command_, id());
+    send_on(link_to(pe + std::string(unit_name(first.unit))), std::move(m)); // held if out of credit
   }
 }
 
@@ -226,9 +228,8 @@ std::string unit(uint32_t pe, const std::string& name, const std::string& cube) 
   return cube + ".pe" + std::to_string(pe) + "." + name;
 }
 
-stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
-                const std::string& cube) {
-  stage s{t, unit(pe, "pe_dma", cube), {}};
+stage dma_stage(stage_type t, uint64_t address, uint64_t bytes) {
+  stage s{t, unit_role::dma, {}};
   s.params.operand = t == stage_type::dma_read ? 'A' : 'C';
   s.params.address = address;
   s.params.rows = 1;
@@ -238,22 +239,22 @@ stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
   return s;
 }
 
-stage tcm_stage(stage_type t, uint32_t pe, uint64_t bytes) {
-  stage s{t, unit(pe, "pe_fetch_store"), {}};
+stage tcm_stage(stage_type t, uint64_t bytes) {
+  stage s{t, unit_role::fetch_store, {}};
   s.params.bytes = bytes;
   return s;
 }
 
-stage gemm_stage(uint32_t pe, uint32_t tm, uint32_t tk, uint32_t tn) {
-  stage s{stage_type::gemm, unit(pe, "pe_gemm"), {}};
+stage gemm_stage(uint32_t tm, uint32_t tk, uint32_t tn) {
+  stage s{stage_type::gemm, unit_role::gemm, {}};
   s.params.tm = tm;
   s.params.tk = tk;
   s.params.tn = tn;
   return s;
 }
 
-stage math_stage(uint32_t pe, std::optional<math_op> op, uint64_t elements) {
-  stage s{stage_type::math, unit(pe, "pe_math"), {}};
+stage math_stage(std::optional<math_op> op, uint64_t elements) {
+  stage s{stage_type::math, unit_role::math, {}};
   s.params.op = op;
   s.params.elements = elements;
   return s;

@@ -116,15 +116,14 @@ uint64_t hbm_of(uint32_t sip, uint32_t cube);
 
 /// "<cube>.pe<p>.<unit>".
 std::string unit(uint32_t pe, const std::string& name, const std::string& cube = "sip0.cube0");
-stage dma_stage(stage_type t, uint32_t pe, uint64_t address, uint64_t bytes,
-                const std::string& cube = "sip0.cube0");
+stage dma_stage(stage_type t, uint64_t address, uint64_t bytes);
 
 /// Joins the NOCs of cubes `a` and `b` ("sip0.cube0") by a link pair.
 void join_nocs(test_machine& sim, const std::string& a, const std::string& b, SimTime latency,
                Bandwidth bw);
-stage tcm_stage(stage_type t, uint32_t pe, uint64_t bytes);
-stage gemm_stage(uint32_t pe, uint32_t tm, uint32_t tk, uint32_t tn);
-stage math_stage(uint32_t pe, std::optional<math_op> op, uint64_t elements);
+stage tcm_stage(stage_type t, uint64_t bytes);
+stage gemm_stage(uint32_t tm, uint32_t tk, uint32_t tn);
+stage math_stage(std::optional<math_op> op, uint64_t elements);
 tile_plan tile(uint32_t id, std::vector<stage> stages);
 
 } // namespace kb::test

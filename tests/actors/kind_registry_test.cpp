@@ -1,8 +1,9 @@
 // The registry picks a node's class by its impl: two impls of one kind are
-// different classes and coexist in one machine (ADR-0021 D8).
+// different classes and coexist in one machine (seed ADR-0021 D8).
 
 #include "runtime/config/config_error.hpp"
 #include "runtime/machine/kind_registry.hpp"
+#include "runtime/machine/machine.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -76,6 +77,68 @@ TEST(KindRegistry, AnImplWithoutAClassNamesTheNodeAndTheBuiltImpls) {
               std::string::npos)
       << e.what();
   }
+}
+
+// A kind that declares a port: it sends to the component "listener" of its
+// own scope.
+class talker : public probe<'t'> {
+public:
+  static kind_doc doc() { return {"talker", "a node with a declared port", {}}; }
+  static config read_config(const param_reader&, const machine_context&) { return {}; }
+  static std::span<const port_doc> ports() {
+    static constexpr port_doc p[] = {{"out", "listener"}};
+    return p;
+  }
+  using probe<'t'>::probe;
+
+protected:
+  void on_finish() override {
+    // Resolved at build: the name (not a node of the machine) goes unused.
+    add_figure("out_link", port_link(0, "nowhere"));
+    add_figure("cube", place().cube.value_or(99));
+  }
+};
+
+// sip0.cube0.talker and sip0.cube0.listener, with or without the link.
+topology_spec talker_machine(bool linked) {
+  topology_spec t;
+  t.file = "machine.yaml";
+  node_spec talk = spec("sip0.cube0.talker", "talker_v1", "{}");
+  talk.kind = "talker";
+  talk.place = {0, 0, {}};
+  t.nodes = {spec("sip0.cube0.listener", "probe_a", "{level: 1}"), talk};
+  if (linked) {
+    link_spec l;
+    l.src = "sip0.cube0.talker";
+    l.dst = "sip0.cube0.listener";
+    l.latency = ns(1);
+    t.links.push_back(l);
+  }
+  return t;
+}
+
+TEST(KindRegistry, ADeclaredPortWithoutALinkFailsTheBuildNamingNodeAndPort) {
+  kind_registry reg;
+  reg.add<probe<'a'>>("probe_a");
+  reg.add<talker>("talker_v1");
+  ASSERT_EQ(reg.ports_of("talker").size(), 1u);
+  {
+    simulation sim;
+    try {
+      build_machine(talker_machine(false), reg, machine_context{}, sim);
+      FAIL() << "expected the build to fail";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "machine.yaml: sip0.cube0.talker: port 'out' has no link "
+                                       "(to sip0.cube0.listener)");
+    }
+  }
+  simulation sim; // with the link, it builds and runs
+  build_machine(talker_machine(true), reg, machine_context{}, sim);
+  const run_result r = sim.run({});
+  ASSERT_EQ(r.error, "");
+  // Its port is its only out link; its place is the one its spec gave.
+  EXPECT_EQ(figure_of(r, "sip0.cube0.talker", "out_link"), 0u);
+  EXPECT_EQ(figure_of(r, "sip0.cube0.talker", "cube"), 0u);
 }
 
 TEST(KindRegistry, AnImplRegisteredTwiceIsRejected) {

@@ -38,7 +38,7 @@ run_result run_one_pe(std::vector<tile_plan> tiles, size_t threads = 1) {
 // 245: stage over; tile-done arrives 246.
 TEST(PeDma, LocalHbmRead32KiBEndsWhenTailArrivesAfter244ns) {
   run_result r = run_one_pe(
-    {tile(0, {dma_stage(stage_type::dma_read, 0, hbm_a, kib32)})});
+    {tile(0, {dma_stage(stage_type::dma_read, hbm_a, kib32)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(series_of(r, unit(0, "pe_scheduler"), "done_ps"),
             std::vector<uint64_t>{246000});
@@ -56,8 +56,8 @@ TEST(PeDma, LocalHbmRead32KiBEndsWhenTailArrivesAfter244ns) {
 // XBAR -> 360/424; xbar->pe_dma s = 360, tail max(360+128, 424) = 488
 // -> tail arrives 489 = t0 + 488. Tile-done 490.
 TEST(PeDma, BackToBackReadsEachPaySetup) {
-  run_result r = run_one_pe({tile(0, {dma_stage(stage_type::dma_read, 0, hbm_a, kib32),
-                                      dma_stage(stage_type::dma_read, 0, hbm_b, kib32)})});
+  run_result r = run_one_pe({tile(0, {dma_stage(stage_type::dma_read, hbm_a, kib32),
+                                      dma_stage(stage_type::dma_read, hbm_b, kib32)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(series_of(r, unit(0, "pe_scheduler"), "done_ps"),
             std::vector<uint64_t>{490000});
@@ -74,7 +74,7 @@ TEST(PeDma, BackToBackReadsEachPaySetup) {
 // Tile-done 246.
 TEST(PeDma, Write32KiBEndsWhenAckArrivesAfter244ns) {
   run_result r = run_one_pe(
-    {tile(0, {dma_stage(stage_type::dma_write, 0, hbm_a, kib32)})});
+    {tile(0, {dma_stage(stage_type::dma_write, hbm_a, kib32)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(series_of(r, unit(0, "pe_scheduler"), "done_ps"),
             std::vector<uint64_t>{246000});
@@ -90,8 +90,8 @@ TEST(PeDma, Write32KiBEndsWhenAckArrivesAfter244ns) {
 // write s = 77, free = max(77+64, 141) = 141, ack 241 -> 245 as alone.
 TEST(PeDma, ReadAndWriteChannelsRunConcurrently) {
   run_result r = run_one_pe(
-    {tile(0, {dma_stage(stage_type::dma_read, 0, hbm_a, kib32)}),
-     tile(1, {dma_stage(stage_type::dma_write, 0, hbm_b, kib32)})});
+    {tile(0, {dma_stage(stage_type::dma_read, hbm_a, kib32)}),
+     tile(1, {dma_stage(stage_type::dma_write, hbm_b, kib32)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(series_of(r, unit(0, "pe_scheduler"), "done_ps"),
             (std::vector<uint64_t>{246000, 246000}));
@@ -107,7 +107,7 @@ TEST(PeDma, ReadAndWriteChannelsRunConcurrently) {
 TEST(PeDma, LocalSramReadGoesOverTheNoc) {
   const uint64_t sram = global_address{mem_space::sram, 0, 0, 0, 0x1000}.encode();
   run_result r =
-    run_one_pe({tile(0, {dma_stage(stage_type::dma_read, 0, sram, kib32)})});
+    run_one_pe({tile(0, {dma_stage(stage_type::dma_read, sram, kib32)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(series_of(r, unit(0, "pe_scheduler"), "done_ps"),
             std::vector<uint64_t>{170000});
@@ -127,8 +127,8 @@ TEST(PeDma, LocalSramReadGoesOverTheNoc) {
 run_result run_contention(size_t threads) {
   test_machine sim;
   make_cube(sim, {.pes = 2,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, hbm_a, kib32)})},
-                            {tile(0, {dma_stage(stage_type::dma_read, 1, hbm_b, kib32)})}}});
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, hbm_a, kib32)})},
+                            {tile(0, {dma_stage(stage_type::dma_read, hbm_b, kib32)})}}});
   return run(sim, threads);
 }
 

@@ -29,7 +29,7 @@ using ::testing::HasSubstr;
 run_result read_own_hbm(std::optional<uint64_t> mmu_cycles) {
   test_machine sim;
   make_cube(sim, {.pes = 1,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, hbm_of(0, 0), kib32)})}},
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, hbm_of(0, 0), kib32)})}},
                   .mmu_cycles = mmu_cycles});
   return run(sim);
 }
@@ -72,7 +72,7 @@ TEST(PeMmu, ThePassThroughCostsOnlyTheWireToIt) {
 TEST(PeMmu, AWriteGoesThroughAndItsAckComesStraightBack) {
   test_machine sim;
   make_cube(sim, {.pes = 1,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_write, 0, hbm_of(0, 0), kib32)})}},
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_write, hbm_of(0, 0), kib32)})}},
                   .mmu_cycles = 0});
   const run_result r = run(sim);
   ASSERT_EQ(r.error, "");
@@ -105,7 +105,7 @@ TEST(PeMmu, ATranslatingMmuSendsTheRequestWhereTheTranslatedAddressLives) {
   test_machine sim;
   const auto fab = sim.fabric();
   make_cube(sim, {.pes = 1,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, hbm_of(0, 0), kib32)})}},
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, hbm_of(0, 0), kib32)})}},
                   .mmu_cycles = 0,
                   .mmu = make_node_factory<remap_mmu>(pe_mmu::config{.fabric = fab})});
   make_cube(sim, {.pes = 0, .cube = "sip0.cube1"});
@@ -122,7 +122,7 @@ TEST(PeMmu, AnAddressNoMemoryOwnsIsAnErrorNamingTheMmu) {
   test_machine sim;
   const uint64_t nowhere = hbm_of(0, 7);
   make_cube(sim, {.pes = 1,
-                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, 0, nowhere, kib32)})}},
+                  .tiles = {{tile(0, {dma_stage(stage_type::dma_read, nowhere, kib32)})}},
                   .mmu_cycles = 0});
   const run_result r = run(sim);
   EXPECT_THAT(r.error, HasSubstr("sip0.cube0.pe0.pe_mmu at t=10000 ps: "));

@@ -29,7 +29,7 @@ std::vector<uint64_t> done_ps(const run_result& r) {
 // = 2 + 128 = 130; the reply leaves at 130, arrives 131 = t0 + 128 + 2
 // wires. Tile-done 132.
 TEST(PeFetchStore, Fetch64KiBTakesTcmTimePlusTwoWires) {
-  run_result r = run_one_pe({tile(0, {tcm_stage(stage_type::fetch, 0, 65536)})});
+  run_result r = run_one_pe({tile(0, {tcm_stage(stage_type::fetch, 65536)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(done_ps(r), std::vector<uint64_t>{132000});
   EXPECT_EQ(figure_of(r, unit(0, "pe_fetch_store"), "fetch.busy_ps"), 130000u);
@@ -39,7 +39,7 @@ TEST(PeFetchStore, Fetch64KiBTakesTcmTimePlusTwoWires) {
 // Store of 32 KiB: request arrives 2, TCM 2..66, reply arrives 67 =
 // t0 + 64 + 2 wires. Tile-done 68.
 TEST(PeFetchStore, Store32KiBTakesTcmTimePlusTwoWires) {
-  run_result r = run_one_pe({tile(0, {tcm_stage(stage_type::store, 0, 32768)})});
+  run_result r = run_one_pe({tile(0, {tcm_stage(stage_type::store, 32768)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(done_ps(r), std::vector<uint64_t>{68000});
   EXPECT_EQ(figure_of(r, unit(0, "pe_fetch_store"), "store.busy_ps"), 66000u);
@@ -51,8 +51,8 @@ TEST(PeFetchStore, Store32KiBTakesTcmTimePlusTwoWires) {
 // first: fetch s = 2, free 130, reply arrives 131; store s = 130, free 194,
 // reply arrives 195. Tile-done: 132 and 196.
 TEST(PeFetchStore, FetchAndStoreLanesShareTheTcmFifo) {
-  run_result r = run_one_pe({tile(0, {tcm_stage(stage_type::fetch, 0, 65536)}),
-                             tile(1, {tcm_stage(stage_type::store, 0, 32768)})});
+  run_result r = run_one_pe({tile(0, {tcm_stage(stage_type::fetch, 65536)}),
+                             tile(1, {tcm_stage(stage_type::store, 32768)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(done_ps(r), (std::vector<uint64_t>{132000, 196000}));
   EXPECT_EQ(series_of(r, unit(0, "pe_scheduler"), "done_tile"),
@@ -64,7 +64,7 @@ TEST(PeFetchStore, FetchAndStoreLanesShareTheTcmFifo) {
 // exp on 128x128 = 16384 elements: ceil(16384/64) * 4 + 4 = 1028 cycles.
 // t0 = 1 ns, ends 1029 ns, tile-done 1030 ns.
 TEST(PeMath, Exp128x128Takes1028Cycles) {
-  run_result r = run_one_pe({tile(0, {math_stage(0, math_op::exp, 16384)})});
+  run_result r = run_one_pe({tile(0, {math_stage(math_op::exp, 16384)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(done_ps(r), std::vector<uint64_t>{1030000});
   EXPECT_EQ(figure_of(r, unit(0, "pe_math"), "math.busy_ps"), 1028000u);
@@ -87,8 +87,8 @@ TEST(PeMath, OpCostsFollowTheOpClass) {
 // 32x32 tile = 1024 elements): 16 + 4 = 20 cycles each, no re-queueing:
 // 1 -> 21 -> 41, tile-done 42.
 TEST(PeMath, ConsecutiveOpsRunBackToBack) {
-  run_result r = run_one_pe({tile(0, {math_stage(0, math_op::bias, 1024),
-                                      math_stage(0, math_op::relu, 1024)})});
+  run_result r = run_one_pe({tile(0, {math_stage(math_op::bias, 1024),
+                                      math_stage(math_op::relu, 1024)})});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(done_ps(r), std::vector<uint64_t>{42000});
   EXPECT_EQ(figure_of(r, unit(0, "pe_math"), "math.stages"), 2u);
@@ -105,7 +105,6 @@ TEST(PeGemm, EdgeTileTm2Takes576Cycles) {
   a.tile_m = 32;
   a.tile_k = 128;
   a.tile_n = 128;
-  a.pe_prefix = "sip0.cube0.pe0";
   const pipeline_plan plan = generate_gemm_plan(a);
   ASSERT_EQ(plan.tiles.size(), 2u);
   stage g;

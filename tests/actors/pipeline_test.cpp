@@ -21,7 +21,6 @@ pipeline_plan one_tile_gemm() {
   a.a_addr = 0x0;
   a.b_addr = 0x100000;
   a.c_addr = 0x200000;
-  a.pe_prefix = "sip0.cube0.pe0";
   return generate_gemm_plan(a);
 }
 

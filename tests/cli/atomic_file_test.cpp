@@ -1,6 +1,6 @@
 // atomic_file: a file is complete or absent, and a failure names the file.
 
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "tests/cli/cli_support.hpp"
 
 #include <gtest/gtest.h>

@@ -16,9 +16,7 @@ std::vector<uint32_t> cube_owners(uint32_t ranks, uint32_t sips, uint32_t cubes,
   std::vector<uint32_t> out;
   for (uint32_t s = 0; s < sips; ++s)
     for (uint32_t c = 0; c < cubes; ++c)
-      out.push_back(process_of("sip" + std::to_string(s) + ".cube" + std::to_string(c) +
-                                 ".pe0.pe_gemm",
-                               ranks, sips, cubes, u));
+      out.push_back(process_of(node_place{s, c, 0}, ranks, sips, cubes, u)); // a PE's unit
   return out;
 }
 
@@ -45,8 +43,8 @@ TEST(process_of, sip_by_hand_never_splits_a_sip) {
 }
 
 TEST(process_of, nodes_outside_any_sip_run_on_rank_0) {
-  EXPECT_EQ(process_of("host", 4, 2, 2), 0u);
-  EXPECT_EQ(process_of("sip9.cube0.noc", 4, 2, 2), 0u);
+  EXPECT_EQ(process_of(node_place{}, 4, 2, 2), 0u);        // a system node ("host")
+  EXPECT_EQ(process_of(node_place{9, 0, {}}, 4, 2, 2), 0u); // "sip9.cube0.noc" of 2 SIPs
 }
 
 TEST(process_of, cut_names_parse_and_others_do_not) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/config/topology_loader.hpp"
+#include "runtime/config/yaml_source.hpp"
 #include "tests/config/test_support.hpp"
 
 namespace kb {
@@ -120,6 +121,41 @@ TEST(topology_expand, patterns_and_links_at_every_level) {
   EXPECT_EQ(inter->latency, ns(500));
   EXPECT_EQ(inter->bandwidth, Bandwidth::gbps(100));
   EXPECT_EQ(t.find_link("sip0.cube1.noc", "sip1.cube1.noc"), nullptr);
+}
+
+TEST(topology_expand, every_node_is_placed_by_the_level_that_holds_it) {
+  // A component of the system, of each SIP, of each cube and of each PE.
+  const std::string yaml = "system:\n"
+                           "  sips: 2\n"
+                           "  components: {host: {kind: noc, impl: noc_v1}}\n"
+                           "sip:\n"
+                           "  cubes: 3\n"
+                           "  components: {ucie: {kind: noc, impl: noc_v1}}\n"
+                           "cube:\n"
+                           "  pe_layout: {count: 12}\n"
+                           "  pe_template:\n"
+                           "    components:\n"
+                           "      pe_dma: {impl: pe_dma_v1}\n"
+                           "    links: []\n"
+                           "  components:\n"
+                           "    noc: {impl: noc_v1}\n";
+  const topology_spec t = parse_topology(load_yaml_text(yaml, "t.yaml"), "t.yaml",
+                                         test::default_registry(), test::test_catalog());
+  auto place = [&](const std::string& id) {
+    const node_spec* n = t.find_node(id);
+    if (n == nullptr)
+      throw std::runtime_error("no node " + id);
+    return n->place;
+  };
+  EXPECT_EQ(place("sip1.cube2.pe11.pe_dma"), (node_place{1, 2, 11})); // a PE's unit
+  EXPECT_EQ(place("sip0.cube1.pe10.pe_dma"), (node_place{0, 1, 10})); // pe10 sorts before pe2
+  EXPECT_EQ(place("sip1.cube0.noc"), (node_place{1, 0, {}}));         // a cube's node
+  EXPECT_EQ(place("sip1.ucie"), (node_place{1, {}, {}}));             // a SIP's node
+  EXPECT_EQ(place("host"), node_place{});                              // the system's
+  EXPECT_TRUE(place("sip0.cube1.noc").in_cube());
+  EXPECT_FALSE(place("sip0.ucie").in_cube());
+  for (const node_spec& n : t.nodes) // no node left unplaced below the system
+    EXPECT_EQ(n.place.sip.has_value(), n.id != "host") << n.id;
 }
 
 } // namespace

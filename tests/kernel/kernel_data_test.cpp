@@ -1,9 +1,9 @@
-// Kernels with real data in Phase 1 (ADR-0020 D3): a load returns the
+// Kernels with real data in Phase 1 (seed ADR-0020 D3): a load returns the
 // deployed bytes, the kernel branches on them, its stores reach the memory
 // (another PE's kernel sees them) and the op log replays to the memory
 // contents the kernel's choices imply.
 
-#include "runtime/engine/op_sink.hpp"
+#include "runtime/pipeline/op_sink.hpp"
 #include "tests/kernel/kernel_support.hpp"
 
 #include <gtest/gtest.h>

@@ -41,7 +41,7 @@ std::string run_stuck(std::function<void(tl::context&)> body) {
   c.tcm_bytes = 2048 * 1024;
   c.tcm_reserved = 512 * 1024;
   simulation sim;
-  sim.add_node("sip0.cube0.pe0.pe_cpu", make_node_factory<pe_cpu>(c));
+  sim.add_node("sip0.cube0.pe0.pe_cpu", make_node_factory<pe_cpu>(c), node_place{0, 0, 0});
   sim.add_node("sip0.cube0.pe0.pe_scheduler", make_node_factory<black_hole>());
   sim.add_link("sip0.cube0.pe0.pe_cpu", "sip0.cube0.pe0.pe_scheduler", ns(1));
   sim.add_link("sip0.cube0.pe0.pe_scheduler", "sip0.cube0.pe0.pe_cpu", ns(1));

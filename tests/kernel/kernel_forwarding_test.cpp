@@ -1,4 +1,4 @@
-// Store visibility = issue time (ADR-0020 D3): a kernel's load sees the
+// Store visibility = issue time (seed ADR-0020 D3): a kernel's load sees the
 // bytes of its own earlier stores, in full, in part, and through row
 // strides. A load that overlaps a store still in flight starts only once
 // that store is done (PE_SCHEDULER keeps the dependency), so the memory and

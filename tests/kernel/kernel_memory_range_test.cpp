@@ -3,7 +3,7 @@
 // what is stored to it, another PE's loaded tensor is in that PE's TCM, and
 // blocks running past the end of a memory are refused.
 
-#include "actors/detail/names.hpp"
+#include "runtime/address.hpp"
 #include "tests/kernel/kernel_support.hpp"
 
 #include <gmock/gmock.h>
@@ -148,9 +148,9 @@ TEST(KernelMemoryRange, LoadingAnotherPesTcmComputeResultIsAnError) {
     iota_at_zero());
   EXPECT_THAT(r.run.error, HasSubstr("sip0.cube0.pe1.pe_tcm at t="));
   EXPECT_THAT(r.run.error,
-              HasSubstr("(kernel k) on sip0.cube0.pe0 reads 64 B at " + detail::describe_address(y_at) +
+              HasSubstr("(kernel k) on sip0.cube0.pe0 reads 64 B at " + describe_address(y_at) +
                         ", which command 2 of kernel k on sip0.cube0.pe1 writes with a compute "
-                        "result (64 B at " + detail::describe_address(y_at) + ")"));
+                        "result (64 B at " + describe_address(y_at) + ")"));
 }
 
 // Once the result's block is freed and a load fills it again, its bytes

@@ -22,11 +22,11 @@ using stage_ops::slot_address;
 const std::string pe = "sip0.cube0.pe2";
 constexpr uint32_t pe_id = 2;
 
-stage make(stage_type t, const std::string& unit, uint32_t tm, uint32_t tk, uint32_t tn,
+stage make(stage_type t, uint32_t tm, uint32_t tk, uint32_t tn,
            dtype in = dtype::f16, dtype out = dtype::f16) {
   stage s;
   s.type = t;
-  s.component = pe + "." + unit;
+  s.unit = unit_of(t);
   s.params.tm = tm;
   s.params.tk = tk;
   s.params.tn = tn;
@@ -37,7 +37,7 @@ stage make(stage_type t, const std::string& unit, uint32_t tm, uint32_t tk, uint
 
 stage dma(stage_type t, char operand, uint64_t address, uint32_t rows, uint64_t row_bytes,
           uint64_t stride, dtype type = dtype::f16) {
-  stage s = make(t, "pe_dma", 0, 0, 0, type, type);
+  stage s = make(t, 0, 0, 0, type, type);
   s.params.operand = operand;
   s.params.address = address;
   s.params.rows = rows;
@@ -53,7 +53,7 @@ message_body token(std::vector<stage> stages, uint32_t slot, uint32_t k) {
   t.tile_id = 3;
   t.k = k;
   t.stages = std::move(stages);
-  message_body b = make_token(t, 2, pe + ".pe_scheduler");
+  message_body b = make_token(t, 2, 0);
   b.root_builder<wire::TileToken>().setSlot(slot);
   return b;
 }
@@ -61,8 +61,9 @@ message_body token(std::vector<stage> stages, uint32_t slot, uint32_t k) {
 /// The op of stage `index` of `body`, served from 10 to 25 ns, id 99.
 std::optional<op_record> op(const message_body& body, unsigned index) {
   auto t = body.root<wire::TileToken>();
-  return stage_ops::op_of(t, t.getStages()[index], t.getStages()[index].getComponent().cStr(),
-                          pe_id, SimTime{10000}, SimTime{25000}, 99);
+  const auto unit = static_cast<unit_role>(t.getStages()[index].getUnit());
+  return stage_ops::op_of(t, t.getStages()[index], pe + "." + std::string(unit_name(unit)), pe_id,
+                          SimTime{10000}, SimTime{25000}, 99);
 }
 
 /// A GEMM tile's stages: DMA_READ A, DMA_READ B, FETCH, GEMM, [MATH], STORE, DMA_WRITE.
@@ -73,15 +74,15 @@ std::vector<stage> gemm_tile(uint32_t tm, uint32_t tk, uint32_t tn, bool read_a 
     s.push_back(dma(stage_type::dma_read, 'A', 0x1000, tm, tk * 2, 512));
   if (read_b)
     s.push_back(dma(stage_type::dma_read, 'B', 0x9000, tk, tn * 2, 256));
-  s.push_back(make(stage_type::fetch, "pe_fetch_store", tm, tk, tn));
-  s.push_back(make(stage_type::gemm, "pe_gemm", tm, tk, tn));
+  s.push_back(make(stage_type::fetch, tm, tk, tn));
+  s.push_back(make(stage_type::gemm, tm, tk, tn));
   return s;
 }
 
 TEST(StageOps, PeKeyPacksSipCubeAndPe) {
-  EXPECT_EQ(stage_ops::pe_key("sip0.cube0.pe2.pe_dma"), 2u);
-  EXPECT_EQ(stage_ops::pe_key("sip1.cube3.pe5.pe_gemm"), (1u << 16) | (3u << 8) | 5u);
-  EXPECT_THAT([] { stage_ops::pe_key("sip0.cube0.xbar"); },
+  EXPECT_EQ(stage_ops::pe_key({0, 0, 2}, "sip0.cube0.pe2.pe_dma"), 2u);
+  EXPECT_EQ(stage_ops::pe_key({1, 3, 5}, "sip1.cube3.pe5.pe_gemm"), (1u << 16) | (3u << 8) | 5u);
+  EXPECT_THAT([] { stage_ops::pe_key({0, 0, {}}, "sip0.cube0.xbar"); },
               ThrowsMessage<std::runtime_error>(
                 "op log: 'sip0.cube0.xbar' is not a unit of a PE (sipS.cubeC.peP.unit)"));
 }
@@ -232,7 +233,7 @@ TEST(StageOps, ATileLargerThanASlotIsAnError) {
 
 TEST(StageOps, AnEpilogueOpWorksOnTheAccumulatorInPlace) {
   auto stages = gemm_tile(4, 8, 16);
-  stage m = make(stage_type::math, "pe_math", 4, 8, 16);
+  stage m = make(stage_type::math, 4, 8, 16);
   m.params.op = math_op::relu;
   m.params.elements = 64;
   m.params.scope = epilogue_scope::output_tile;
@@ -249,11 +250,11 @@ TEST(StageOps, AnEpilogueOpWorksOnTheAccumulatorInPlace) {
 }
 
 TEST(StageOps, AMathCommandReadsItsInputSlot) {
-  stage m = make(stage_type::math, "pe_math", 4, 0, 16, dtype::bf16, dtype::bf16);
+  stage m = make(stage_type::math, 4, 0, 16, dtype::bf16, dtype::bf16);
   m.params.op = math_op::exp;
   m.params.elements = 64;
   const auto r = op(token({dma(stage_type::dma_read, 'A', 0x1000, 4, 32, 32, dtype::bf16),
-                           make(stage_type::fetch, "pe_fetch_store", 4, 0, 16), m},
+                           make(stage_type::fetch, 4, 0, 16), m},
                           11, 0),
                     2);
   ASSERT_TRUE(r);
@@ -266,7 +267,7 @@ TEST(StageOps, AMathCommandReadsItsInputSlot) {
 
 TEST(StageOps, AnEpilogueOpWithoutItsOperandIsAnError) {
   auto stages = gemm_tile(4, 8, 16);
-  stage m = make(stage_type::math, "pe_math", 4, 8, 16);
+  stage m = make(stage_type::math, 4, 8, 16);
   m.params.op = math_op::bias;
   m.params.scope = epilogue_scope::output_tile;
   stages.push_back(m);
@@ -281,7 +282,7 @@ TEST(StageOps, AnEpilogueOpWithoutItsOperandIsAnError) {
 /// The record of an epilogue MATH stage `op` with `block` / `value`.
 op_record epilogue(math_op o, std::optional<tensor_view> block, double value = 1.0) {
   auto stages = gemm_tile(4, 8, 16);
-  stage m = make(stage_type::math, "pe_math", 4, 8, 16);
+  stage m = make(stage_type::math, 4, 8, 16);
   m.params.op = o;
   m.params.scope = epilogue_scope::output_tile;
   m.params.operand_block = block;
@@ -317,7 +318,7 @@ TEST(StageOps, EpilogueOpsWithAnOperandOrAValueBecomeBinaryOrScaleOps) {
 }
 
 TEST(StageOps, AMathStageWithoutAnOpIsAnError) {
-  const auto t = token({make(stage_type::math, "pe_math", 4, 0, 16)}, 7, 0);
+  const auto t = token({make(stage_type::math, 4, 0, 16)}, 7, 0);
   EXPECT_THAT([&] { op(t, 0); },
               ThrowsMessage<std::runtime_error>(
                 "op log: sip0.cube0.pe2.pe_math tile 3 of command 2 (math): a MATH stage "
@@ -328,7 +329,7 @@ TEST(StageOps, StoreConvertsTheAccumulatorIntoTheCSlot) {
   auto stages = gemm_tile(4, 8, 16);
   for (auto& s : stages)
     s.params.out_dtype = dtype::bf16;
-  stage st = make(stage_type::store, "pe_fetch_store", 4, 8, 16, dtype::f16, dtype::bf16);
+  stage st = make(stage_type::store, 4, 8, 16, dtype::f16, dtype::bf16);
   st.params.operand = 'C';
   stages.push_back(st);
   const auto r = op(token(stages, 9, 2), 4);

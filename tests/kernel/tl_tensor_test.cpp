@@ -1,9 +1,9 @@
-// tl::tensor (kernels/tl.cpp): element access converts each dtype to f32
+// tl::tensor (runtime/kernel/tl.cpp): element access converts each dtype to f32
 // exactly; a compute result's data cannot be touched in Phase 1; an empty
 // tensor and an element outside the tensor are clear errors. The kernel API
 // hands out only loaded tensors, so pending ones are built by hand here.
 
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

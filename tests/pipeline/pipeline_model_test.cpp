@@ -162,13 +162,13 @@ TEST(PipelineModel, FeedIsFifoAcrossCommands) {
   EXPECT_LE(c1.back().end, c2.front().start);
 }
 
-// A simple command (ADR-0014 D3.1): one 32 KiB DMA read. Issue at 0, the
+// A simple command (seed ADR-0014 D3.1): one 32 KiB DMA read. Issue at 0, the
 // scheduler at 1, the read channel takes it at 2, the tail arrives at
 // 2 + 244 = 246, tile-done at 247, PE_CPU at 248.
 TEST(PipelineModel, SimpleDmaCommandTakesTheWorkedExampleTime) {
   stage s;
   s.type = stage_type::dma_read;
-  s.component = pe + ".pe_dma";
+  s.unit = unit_role::dma;
   s.params.address = 4096;
   s.params.bytes = 32768;
   auto r = run_pe0({simple_command{s}});
@@ -184,11 +184,11 @@ TEST(PipelineModel, SimpleDmaCommandTakesTheWorkedExampleTime) {
 TEST(PipelineModel, SimpleGemmAndMathCommandsRunOnOneEngine) {
   stage g;
   g.type = stage_type::gemm;
-  g.component = pe + ".pe_gemm";
+  g.unit = unit_role::gemm;
   g.params.tm = g.params.tk = g.params.tn = 128;
   stage m;
   m.type = stage_type::math;
-  m.component = pe + ".pe_math";
+  m.unit = unit_role::math;
   m.params.elements = 128 * 128;
   m.params.op = math_op::exp;
   auto rg = run_pe0({simple_command{g}});

@@ -20,7 +20,6 @@ gemm_plan_args gemm(uint32_t m, uint32_t k, uint32_t n, uint32_t tile) {
   g.a_addr = 0;
   g.b_addr = 16u << 20;
   g.c_addr = 32u << 20;
-  g.pe_prefix = "sip0.cube0.pe0";
   return g;
 }
 
@@ -33,7 +32,6 @@ math_plan_args math(math_op op, uint32_t m, uint32_t n, uint32_t tile) {
   a.in_dtype = dtype::f16;
   a.src_addr = 0;
   a.dst_addr = 16u << 20;
-  a.pe_prefix = "sip0.cube0.pe0";
   return a;
 }
 

@@ -55,7 +55,7 @@ std::string patched(const std::string& path, const std::string& name,
 }
 
 stage dma(stage_type t, uint64_t address, uint64_t bytes = kib32) {
-  stage s{t, "sip0.cube0.pe0.pe_dma", {}};
+  stage s{t, unit_role::dma, {}};
   s.params.address = address;
   s.params.bytes = bytes;
   return s;

@@ -26,7 +26,7 @@ protected:
       m.kind = kind_of(pipe_kind::tile_done);
       m.arg0 = t.getCommand();
       m.arg1 = t.getTile();
-      send_on(link_to(t.getScheduler().cStr()), std::move(m));
+      send_on(find_link_to(t.getScheduler()).value(), std::move(m));
     }
   }
 };
@@ -39,11 +39,12 @@ TEST(Scheduler, DuplicateTileCompletionIsAnErrorNamingTheTile) {
   auto prog = std::make_shared<driver_program>();
   stage s;
   s.type = stage_type::dma_read;
-  s.component = pe + ".pe_dma";
+  s.unit = unit_role::dma;
   s.params.bytes = 64;
   prog->commands.push_back(simple_command{s});
   simulation sim;
-  sim.add_node(pe + ".pe_cpu", make_node_factory<pe_cpu>(pe_cpu::config{prog, 0, 0, nullptr, nullptr}));
+  sim.add_node(pe + ".pe_cpu", make_node_factory<pe_cpu>(pe_cpu::config{prog, 0, 0, nullptr, nullptr}),
+               node_place{0, 0, 0});
   sim.add_node(pe + ".pe_scheduler", make_node_factory<pe_scheduler>(pe_scheduler::config{}));
   sim.add_node(pe + ".pe_dma", make_node_factory<double_completer>());
   sim.add_link(pe + ".pe_cpu", pe + ".pe_scheduler", ns(1), std::nullopt, 4);

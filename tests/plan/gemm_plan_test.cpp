@@ -1,4 +1,4 @@
-// Unit tests: stage sequences of generate_gemm_plan (ADR-0042 D2-D4) for the
+// Unit tests: stage sequences of generate_gemm_plan (seed ADR-0042 D2-D4) for the
 // default case, operand pinning, epilogue scopes and argument errors.
 
 #include "runtime/plan/gemm_plan.hpp"
@@ -19,10 +19,10 @@ using st = stage_type;
 constexpr uint64_t a_base = 0x1000'0000;
 constexpr uint64_t b_base = 0x2000'0000;
 constexpr uint64_t c_base = 0x3000'0000;
-const std::string dma = "sip0.cube0.pe0.pe_dma";
-const std::string fetch_store = "sip0.cube0.pe0.pe_fetch_store";
-const std::string gemm = "sip0.cube0.pe0.pe_gemm";
-const std::string math = "sip0.cube0.pe0.pe_math";
+constexpr unit_role dma = unit_role::dma;
+constexpr unit_role fetch_store = unit_role::fetch_store;
+constexpr unit_role gemm = unit_role::gemm;
+constexpr unit_role math = unit_role::math;
 
 /// 256^3 f16 GEMM in 128^3 tiles: a 2 x 2 x 2 tile grid.
 gemm_plan_args grid_2x2x2() {
@@ -33,7 +33,6 @@ gemm_plan_args grid_2x2x2() {
   args.a_addr = a_base;
   args.b_addr = b_base;
   args.c_addr = c_base;
-  args.pe_prefix = "sip0.cube0.pe0";
   return args;
 }
 
@@ -111,19 +110,14 @@ TEST(GemmPlan, DmaAddressesWalkTheRowMajorMatrices) {
   }
 }
 
-TEST(GemmPlan, ComponentIdsHangOffThePePrefix) {
+TEST(GemmPlan, StagesNameTheirUnitsByRole) {
   auto args = grid_2x2x2();
-  args.pe_prefix = "sip1.cube3.pe7";
   args.epilogue = {{math_op::relu, epilogue_scope::output_tile}};
   auto plan = generate_gemm_plan(args);
-  std::vector<std::string> ids;
+  std::vector<unit_role> units;
   for (const auto& s : plan.tiles.at(1).stages)
-    ids.push_back(s.component);
-  EXPECT_EQ(ids, (std::vector<std::string>{
-                     "sip1.cube3.pe7.pe_dma", "sip1.cube3.pe7.pe_dma",
-                     "sip1.cube3.pe7.pe_fetch_store", "sip1.cube3.pe7.pe_gemm",
-                     "sip1.cube3.pe7.pe_math", "sip1.cube3.pe7.pe_fetch_store",
-                     "sip1.cube3.pe7.pe_dma"}));
+    units.push_back(s.unit);
+  EXPECT_EQ(units, (std::vector<unit_role>{dma, dma, fetch_store, gemm, math, fetch_store, dma}));
 }
 
 TEST(GemmPlan, APinnedOmitsOnlyTheADmaRead) {
@@ -291,14 +285,6 @@ TEST(GemmPlan, ZeroDimensionsAndTileSizesAreRejected) {
   expect_rejected([](gemm_plan_args& a) { a.tile_n = 0; }, "tile_n");
 }
 
-TEST(GemmPlan, EmptyPePrefixIsRejected) {
-  auto args = grid_2x2x2();
-  args.pe_prefix.clear();
-  EXPECT_EQ(plan_error_of([&] { generate_gemm_plan(args); }),
-            "generate_gemm_plan: pe_prefix is empty (expected a PE node id "
-            "such as 'sip0.cube0.pe0')");
-}
-
 TEST(GemmPlan, MatrixBeyondTheAddressSpaceIsRejected) {
   constexpr uint64_t max = std::numeric_limits<uint64_t>::max();
   auto args = grid_2x2x2();
@@ -329,7 +315,6 @@ TEST(GemmPlan, OutDtypeSetsStoreAndWriteBytes) {
   args.in_dtype = dtype::i8;
   args.out_dtype = dtype::i32;
   args.c_addr = 0x4000;
-  args.pe_prefix = "pe";
   auto plan = generate_gemm_plan(args);
   ASSERT_EQ(plan.tiles.size(), 1u);
   const auto& s = plan.tiles[0].stages;

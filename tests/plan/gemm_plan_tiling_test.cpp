@@ -24,7 +24,6 @@ gemm_plan_args f16_gemm(uint32_t m, uint32_t k, uint32_t n, uint32_t tile) {
   args.a_addr = 0x1000'0000;
   args.b_addr = 0x2000'0000;
   args.c_addr = 0x3000'0000;
-  args.pe_prefix = "sip0.cube0.pe0";
   return args;
 }
 
@@ -98,14 +97,13 @@ TEST(GemmPlanTiling, EdgeTilesOnAllAxesHaveExactRegions) {
   s.operand = 'C', s.bytes = 288;
   w.operand = 'C', w.address = args.c_addr + 51456, w.row_stride_bytes = 400;
   w.rows = 2, w.row_bytes = 144, w.bytes = 288;
-  const std::string pe = "sip0.cube0.pe0";
   const std::vector<stage> expected{
-      {st::dma_read, pe + ".pe_dma", a},
-      {st::dma_read, pe + ".pe_dma", b},
-      {st::fetch, pe + ".pe_fetch_store", f},
-      {st::gemm, pe + ".pe_gemm", p},
-      {st::store, pe + ".pe_fetch_store", s},
-      {st::dma_write, pe + ".pe_dma", w},
+      {st::dma_read, unit_role::dma, a},
+      {st::dma_read, unit_role::dma, b},
+      {st::fetch, unit_role::fetch_store, f},
+      {st::gemm, unit_role::gemm, p},
+      {st::store, unit_role::fetch_store, s},
+      {st::dma_write, unit_role::dma, w},
   };
   EXPECT_EQ(tile.stages, expected);
 }

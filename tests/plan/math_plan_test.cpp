@@ -1,4 +1,4 @@
-// Unit tests: generate_math_plan (ADR-0042 D5) — stage sequence, M->N order,
+// Unit tests: generate_math_plan (seed ADR-0042 D5) — stage sequence, M->N order,
 // edge tiles, output dtype, errors and idempotence.
 
 #include "runtime/plan/math_plan.hpp"
@@ -27,7 +27,6 @@ math_plan_args exp_f16(uint32_t m, uint32_t n, uint32_t tile) {
   args.in_dtype = dtype::f16;
   args.src_addr = src_base;
   args.dst_addr = dst_base;
-  args.pe_prefix = "sip0.cube1.pe2";
   return args;
 }
 
@@ -45,13 +44,12 @@ TEST(MathPlan, TileHasExactDmaFetchMathStoreWriteStages) {
   s.operand = 'C', s.bytes = 32768;
   w.operand = 'C', w.address = dst_base + 65792, w.row_stride_bytes = 512;
   w.rows = 128, w.row_bytes = 256, w.bytes = 32768;
-  const std::string pe = "sip0.cube1.pe2";
   const std::vector<stage> expected{
-      {st::dma_read, pe + ".pe_dma", r},
-      {st::fetch, pe + ".pe_fetch_store", f},
-      {st::math, pe + ".pe_math", m},
-      {st::store, pe + ".pe_fetch_store", s},
-      {st::dma_write, pe + ".pe_dma", w},
+      {st::dma_read, unit_role::dma, r},
+      {st::fetch, unit_role::fetch_store, f},
+      {st::math, unit_role::math, m},
+      {st::store, unit_role::fetch_store, s},
+      {st::dma_write, unit_role::dma, w},
   };
   EXPECT_EQ(tile.stages, expected);
 }
@@ -125,12 +123,6 @@ TEST(MathPlan, ZeroDimensionsAndTileSizesAreRejected) {
   expect_rejected([](math_plan_args& a) { a.n = 0; }, "N");
   expect_rejected([](math_plan_args& a) { a.tile_m = 0; }, "tile_m");
   expect_rejected([](math_plan_args& a) { a.tile_n = 0; }, "tile_n");
-}
-
-TEST(MathPlan, EmptyPePrefixIsRejected) {
-  auto args = exp_f16(64, 64, 32);
-  args.pe_prefix.clear();
-  EXPECT_THROW(generate_math_plan(args), plan_error);
 }
 
 TEST(MathPlan, SameArgsGiveEqualPlans) {

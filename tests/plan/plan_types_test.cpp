@@ -1,7 +1,7 @@
 // Unit tests: names, sizes and parsing of the plan vocabulary types.
 
-#include "runtime/plan/dtype.hpp"
-#include "runtime/plan/math_op.hpp"
+#include "kernels/dtype.hpp"
+#include "kernels/math_op.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -71,20 +71,20 @@ TEST(PlanTypes, StageCountSumsOverTilesAndKinds) {
        0,
        0,
        0,
-       {{stage_type::fetch, "x", {}}, {stage_type::gemm, "y", {}}}});
-  plan.tiles.push_back({1, 0, 0, 1, {{stage_type::fetch, "x", {}}}});
+       {{stage_type::fetch, unit_role::fetch_store, {}},
+        {stage_type::gemm, unit_role::gemm, {}}}});
+  plan.tiles.push_back({1, 0, 0, 1, {{stage_type::fetch, unit_role::fetch_store, {}}}});
   EXPECT_EQ(stage_count(plan), 3u);
   EXPECT_EQ(stage_count(plan, stage_type::fetch), 2u);
   EXPECT_EQ(stage_count(plan, stage_type::store), 0u);
 }
 
-TEST(PlanTypes, StageToStringShowsKindComponentAndBytes) {
-  stage s{stage_type::store, "sip0.cube0.pe0.pe_fetch_store", {}};
+TEST(PlanTypes, StageToStringShowsKindUnitAndBytes) {
+  stage s{stage_type::store, unit_role::fetch_store, {}};
   s.params.operand = 'C';
   s.params.bytes = 32768;
   auto text = to_string(s);
-  EXPECT_NE(text.find("store @sip0.cube0.pe0.pe_fetch_store"),
-            std::string::npos)
+  EXPECT_NE(text.find("store @pe_fetch_store"), std::string::npos)
       << text;
   EXPECT_NE(text.find("operand=C"), std::string::npos) << text;
   EXPECT_NE(text.find("bytes=32768"), std::string::npos) << text;

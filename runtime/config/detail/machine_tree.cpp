@@ -1,6 +1,7 @@
 #include "runtime/config/detail/machine_tree.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -96,24 +97,29 @@ std::vector<node_spec> machine_tree::nodes() const {
   if (levels_.empty())
     return out;
   out.reserve(order_[0].size);
-  emit(0, "", out);
+  emit(0, "", {}, out);
   this_thread_load_work().nodes += out.size();
   return out;
 }
 
-void machine_tree::emit(std::size_t level, const std::string& prefix,
+void machine_tree::emit(std::size_t level, const std::string& prefix, const node_place& place,
                         std::vector<node_spec>& out) const {
   const level_tmpl& lv = levels_[level];
   for (const entry& e : order_[level].entries) {
     if (e.component == no_component) {
-      emit(level + 1, child_prefix(prefix, lv.child_name, e.child), out);
+      // The system's children are SIPs, a SIP's cubes, a cube's PEs.
+      node_place child = place;
+      std::optional<uint32_t>* number[] = {&child.sip, &child.cube, &child.pe};
+      if (level < std::size(number))
+        *number[level] = e.child;
+      emit(level + 1, child_prefix(prefix, lv.child_name, e.child), child, out);
       continue;
     }
     const component_tmpl& c = (*lv.components)[e.component];
     std::string id;
     id.reserve(prefix.size() + c.name.size());
     id.append(prefix).append(c.name);
-    out.push_back({std::move(id), c.kind, c.impl, c.params, c.where});
+    out.push_back({std::move(id), c.kind, c.impl, c.params, c.where, place});
   }
 }
 

@@ -75,7 +75,9 @@ private:
 
   // -- implementation ---------------------------------------------------------
 
-  void emit(std::size_t level, const std::string& prefix,
+  /// The nodes of the instance of `level` at `prefix`, which sits at
+  /// `place` (the numbers of the levels above it).
+  void emit(std::size_t level, const std::string& prefix, const node_place& place,
             std::vector<node_spec>& out) const;
 
   /// Where each instance of `level` starts, over the whole machine.

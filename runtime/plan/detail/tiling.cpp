@@ -6,16 +6,6 @@
 
 namespace kb::detail {
 
-pe_unit_ids make_pe_unit_ids(std::string_view generator,
-                             std::string_view prefix) {
-  if (prefix.empty())
-    throw plan_error(std::string{generator} +
-                     ": pe_prefix is empty (expected a PE node id such as "
-                     "'sip0.cube0.pe0')");
-  std::string p{prefix};
-  return {p + ".pe_dma", p + ".pe_fetch_store", p + ".pe_gemm", p + ".pe_math"};
-}
-
 void require_nonzero(std::string_view generator, std::string_view what,
                      uint32_t value) {
   if (value == 0)

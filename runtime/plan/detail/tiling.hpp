@@ -2,7 +2,7 @@
 // Internal helpers shared by the plan generators: argument checks, tile
 // arithmetic and DMA region descriptors. Not part of the public API.
 
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 
 #include <cstdint>
@@ -10,18 +10,6 @@
 #include <string_view>
 
 namespace kb::detail {
-
-/// Component ids of the PE units, assembled once per plan (ADR-0042).
-struct pe_unit_ids {
-  std::string dma;
-  std::string fetch_store;
-  std::string gemm;
-  std::string math;
-};
-
-/// Builds `<prefix>.pe_dma` etc.; throws `plan_error` if `prefix` is empty.
-pe_unit_ids make_pe_unit_ids(std::string_view generator,
-                             std::string_view prefix);
 
 /// Throws `plan_error` naming `what` if `value` is zero.
 void require_nonzero(std::string_view generator, std::string_view what,

@@ -1,4 +1,4 @@
-#include "runtime/report/fd_streambuf.hpp"
+#include "runtime/io/fd_streambuf.hpp"
 
 #include <cerrno>
 #include <unistd.h>

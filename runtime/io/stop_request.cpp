@@ -1,4 +1,4 @@
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 
 #include <atomic>
 #include <csignal>

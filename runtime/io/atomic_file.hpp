@@ -10,10 +10,10 @@
 // not a regular file (a character device, a FIFO, a pipe such as
 // /proc/self/fd/1) is opened and written in place, streamed through a fixed
 // buffer: nothing can be renamed over it. The name "-" is standard output
-// (runtime/report/data_stdout.hpp), written in place too.
+// (runtime/io/data_stdout.hpp), written in place too.
 
-#include "runtime/report/fd_streambuf.hpp"
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/fd_streambuf.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
 #include <ostream>
 #include <stdexcept>

@@ -1,7 +1,9 @@
 #pragma once
 // Element-wise operations of PE_MATH and the epilogue ops of a GEMM command.
+// Part of the kernel API (kernels/command_args.hpp); the functions are
+// defined in runtime/plan/math_op.cpp.
 
-#include "runtime/plan/tensor_view.hpp"
+#include "kernels/tensor_view.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -28,7 +30,7 @@ std::string_view to_string(math_op op);
 /// Parses a lower-case op name; `std::nullopt` if unknown.
 std::optional<math_op> parse_math_op(std::string_view name);
 
-/// Where a GEMM epilogue op runs (ADR-0042 D4).
+/// Where a GEMM epilogue op runs (seed ADR-0042 D4).
 enum class epilogue_scope : uint8_t {
   /// After GEMM on every K tile.
   k_tile,
@@ -43,7 +45,7 @@ std::string_view to_string(epilogue_scope scope);
 std::optional<epilogue_scope> parse_epilogue_scope(std::string_view name);
 
 /// One epilogue op of a GEMM command. A missing scope is rejected by
-/// `generate_gemm_plan` (it is not silently dropped, unlike ADR-0042 D4):
+/// `generate_gemm_plan` (it is not silently dropped, unlike seed ADR-0042 D4):
 /// picking a default is the caller's job.
 ///
 /// The data it works on (what the Phase 2 replay computes; the timing is the

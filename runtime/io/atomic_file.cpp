@@ -1,6 +1,6 @@
-#include "runtime/report/atomic_file.hpp"
+#include "runtime/io/atomic_file.hpp"
 
-#include "runtime/report/data_stdout.hpp"
+#include "runtime/io/data_stdout.hpp"
 
 #include <fmt/format.h>
 

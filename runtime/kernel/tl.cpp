@@ -1,6 +1,6 @@
 #include "kernels/tl.hpp"
 
-#include "kernels/tensor_state.hpp"
+#include "runtime/kernel/tensor_state.hpp"
 
 #include <bit>
 #include <cmath>

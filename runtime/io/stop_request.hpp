@@ -4,13 +4,13 @@
 //
 // While a `stop_request::armed` scope exists (the event loop of a `run`),
 // the first SIGINT or SIGTERM does not end the process: the signal handler
-// (runtime/report/signal_cleanup.cpp) records it here, and every shard's hub
+// (runtime/io/signal_cleanup.cpp) records it here, and every shard's hub
 // sees it when it next finishes a window, stops there and hands in its node
 // summaries, so the run ends with the figures of everything simulated so
 // far. A second signal, or one outside the scope, ends the process at once.
 //
 // The state is process-wide (signals are): two atomics, read with relaxed
-// loads once per window. request() is async-signal-safe. It sits in kb_json
+// loads once per window. request() is async-signal-safe. It sits in kb_io
 // beside the signal handler, below the engine that reads it.
 
 namespace kb::stop_request {

@@ -1,4 +1,4 @@
-#include "runtime/report/data_stdout.hpp"
+#include "runtime/io/data_stdout.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

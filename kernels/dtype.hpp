@@ -1,5 +1,7 @@
 #pragma once
-// Element data types of tensors moved and computed by the PE pipeline.
+// Element data types of tensors moved and computed by the PE pipeline. Part
+// of the kernel API (kernels/tl.hpp), used by the runtime as it is; the
+// functions are defined in runtime/plan/dtype.cpp.
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,7 @@
 #pragma once
 // What a tl::tensor refers to (kernels/tl.hpp): its TCM block and, for a
-// loaded tensor, its bytes. Shared by the tl library and the kernel runtime.
+// loaded tensor, its bytes. Private to the kernel runtime (tl.cpp and the
+// kernel_* sources); a kernel sees only kernels/tl.hpp.
 
 #include "kernels/tl.hpp"
 

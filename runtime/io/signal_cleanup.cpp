@@ -1,6 +1,6 @@
-#include "runtime/report/signal_cleanup.hpp"
+#include "runtime/io/signal_cleanup.hpp"
 
-#include "runtime/report/stop_request.hpp"
+#include "runtime/io/stop_request.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "runtime/report/json_writer.hpp"
+#include "runtime/io/json_writer.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,11 @@
 #pragma once
-// A tensor in memory: a row-major 2-D strided view (ADR-0020 D5/D7). Plans
+// A tensor in memory: a row-major 2-D strided view (seed ADR-0020 D5/D7). Plans
 // name the blocks a tile's data ops touch with it (a pinned operand, an
 // epilogue's operand); Phase 1 records views in op records; Phase 2 loads
-// them as f32, computes, stores (runtime/data/tensor.hpp).
+// them as f32, computes, stores (runtime/data/tensor.hpp). Part of the kernel
+// API (an epilogue's operand, kernels/command_args.hpp).
 
-#include "runtime/plan/dtype.hpp"
+#include "kernels/dtype.hpp"
 
 #include <cstdint>
 
