@@ -43,6 +43,7 @@ import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -121,8 +122,23 @@ class layers:
 
 
 def sources(root):
+    """The source files of the tree: those git knows (tracked, or new and not
+    ignored) in a checkout, so that build folders of any name (/build*/ in
+    .gitignore: build-asan/ holds generated headers and CMake's probes) are
+    never read; every file but the build folders' in a copy without git."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
+                             check=True, capture_output=True, text=True).stdout
+        if os.path.isdir(os.path.join(root, ".git")):
+            yield from sorted(n for n in out.split("\n") if n.endswith(SOURCE_EXT)
+                              and os.path.isfile(os.path.join(root, n)))
+            return
+    except (OSError, subprocess.CalledProcessError):
+        pass
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        top = dirpath == root
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
+                             and not (top and d.startswith("build")))
         for f in sorted(filenames):
             if f.endswith(SOURCE_EXT):
                 yield os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
