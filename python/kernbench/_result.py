@@ -28,6 +28,12 @@ def command_rows(doc):
     return [{"pe": pe["pe"], **flatten(c)} for pe in doc.get("pes", []) for c in pe["commands"]]
 
 
+def group_rows(doc, name):
+    """``groups.<name>`` (``commands``, ``lanes``, ``links``): one row per
+    group, its spreads flattened (``latency_ps.median``, ``busy_ps.max_at``)."""
+    return [flatten(g) for g in (doc.get("groups") or {}).get(name, [])]
+
+
 def unit_rows(doc):
     """One row per node (``units[]``): ``node``, ``events`` and its figures."""
     return [{"node": u["node"], "events": u["events"], **u.get("figures", {})}
@@ -59,7 +65,10 @@ class Result:
     - ``text``: the text report the CLI prints (None with ``echo=True``);
     - ``argv``: the command line that ran (``kernbench`` + ``argv``);
     - ``commands``, ``units``, ``links``, ``fabric_links``: tables (lists of
-      dicts, or DataFrames when pandas is installed).
+      dicts, or DataFrames when pandas is installed); a run of more than 16
+      PEs lists every PE only with ``per_pe=True`` (``json["per_pe"]``);
+    - ``command_groups``, ``lane_groups``, ``link_groups``: the figures over
+      all the PEs, in every run (``groups`` of the JSON).
     """
 
     def __init__(self, doc, exit_code, text, argv):
@@ -84,9 +93,13 @@ class Result:
 
     def rows(self, name):
         """A table as a list of dicts whatever is installed: ``commands``,
-        ``units``, ``links`` or ``fabric_links``."""
+        ``units``, ``links``, ``fabric_links``, ``command_groups``,
+        ``lane_groups`` or ``link_groups``."""
         makers = {"commands": command_rows, "units": unit_rows, "links": link_rows,
-                  "fabric_links": lambda d: list(d.get("fabric", {}).get("links", []))}
+                  "fabric_links": lambda d: list(d.get("fabric", {}).get("links", [])),
+                  "command_groups": lambda d: group_rows(d, "commands"),
+                  "lane_groups": lambda d: group_rows(d, "lanes"),
+                  "link_groups": lambda d: group_rows(d, "links")}
         if name not in makers:
             raise KeyError(f"{name}: expected one of {', '.join(makers)}")
         return makers[name](self.json)
@@ -107,6 +120,24 @@ class Result:
         """Per link that carried something: ``from``, ``to``, ``bytes``,
         ``messages``, ``busy_ps``."""
         return table(self.rows("links"))
+
+    @property
+    def command_groups(self):
+        """Per command number over the PEs: ``id``, ``what``, ``pes``,
+        ``latency_ps.min`` / ``.median`` / ``.max`` / ``.max_at``, ..."""
+        return table(self.rows("command_groups"))
+
+    @property
+    def lane_groups(self):
+        """Per unit lane over its nodes (``pe.pe_gemm/gemm``): ``busy_ps.*``,
+        ``stall_ps.*``, ``wait_ps.*``, ``stages``, ``bytes``."""
+        return table(self.rows("lane_groups"))
+
+    @property
+    def link_groups(self):
+        """Per (sending group, receiving group) of links: ``bytes.*``,
+        ``busy_ps.*``."""
+        return table(self.rows("link_groups"))
 
     @property
     def fabric_links(self):

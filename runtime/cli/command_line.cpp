@@ -5,6 +5,7 @@
 #include "runtime/cli/peer_command.hpp"
 #include "runtime/cli/phold_command.hpp"
 #include "runtime/cli/plot_command.hpp"
+#include "runtime/cli/records_command.hpp"
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/schedule_command.hpp"
 #include "runtime/cli/sweep_command.hpp"
@@ -47,6 +48,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   kb::add_sweep_command(app, exit_code);
   kb::add_plot_command(app, exit_code);
   kb::add_trace_command(app, exit_code);
+  kb::add_records_command(app, exit_code);
   kb::add_topology_command(app, exit_code);
 }
 

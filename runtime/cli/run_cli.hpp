@@ -32,6 +32,7 @@ struct run_cli {
   std::string cut = "auto";
   uint32_t shards = 0;
   std::string json, trace, csv, trace_stream;
+  std::string records; // --records: every tile's stages, streamed (Cap'n Proto)
   std::string out_dir; ///< --out DIR: every output in one folder (apply_out_dir)
   std::vector<std::string> set; ///< --set KEY=VALUE on the topology
   bool quiet = false;

@@ -101,7 +101,8 @@ void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result&
 /// need a name.
 void claim_stdout_for_data(const run_cli& c) {
   const std::pair<const char*, const std::string*> named[] = {
-    {"--trace", &c.trace},   {"--trace-stream", &c.trace_stream}, {"--oplog", &c.oplog},
+    {"--trace", &c.trace},   {"--trace-stream", &c.trace_stream}, {"--records", &c.records},
+    {"--oplog", &c.oplog},
     {"--op-digests", &c.op_digests}, {"--dump-tensors", &c.dump_tensors}};
   for (const auto& [option, value] : named)
     if (*value == data_stdout::name)
@@ -396,13 +397,14 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "cube.pe_template.pe_gemm.mac_rows=64; repeatable")
     ->allow_extra_args(false);
   cmd->add_option("--json", c->json,
-                  "write the results as JSON (schema: docs/results-schema.md)");
+                  "write the results as JSON (schema: docs/results-schema.md; a run of many "
+                  "PEs: grouped over them unless --per-pe)");
   cmd->add_option("--csv", c->csv,
                   "append one summary row to this CSV file (header first if it is new)");
   cmd->add_flag("--per-pe", c->per_pe,
-                fmt::format("print every PE's lines in the summary (a run of more than {} PEs "
-                            "prints one line per unit, link and command over its PEs; --json "
-                            "always has every PE)",
+                fmt::format("print and write (--json) every PE's figures (a run of more than "
+                            "{} PEs prints one line per unit, link and command over its PEs, "
+                            "and its --json has those groups alone)",
                             summary_pe_lines));
   cmd->add_flag("--timings", c->timings,
                 "print where the process's wall time and memory went, phase by phase (read "
@@ -432,6 +434,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "write the trace while the run goes, in constant memory, as a Cap'n Proto "
                   "stream (`kernbench trace convert` makes Chrome/Perfetto JSON of it, "
                   "`kernbench trace stats` sums it up)");
+  cmd->add_option("--records", c->records,
+                  "write every tile's stages (unit lane, command, tile, start, end, bytes) while "
+                  "the run goes, as a Cap'n Proto stream; `kernbench records convert FILE --csv "
+                  "OUT` makes a table of it (the --json file holds the summary)");
   cmd->add_option("--procs", c->procs,
                   "processes the machine is split over on this host (whole SIPs each, "
                   "whole cubes when there are more processes than SIPs); same results")

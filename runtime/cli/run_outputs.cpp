@@ -98,6 +98,14 @@ void prepare_outputs(const run_cli& c, driver_options& opts) {
         "there; use --trace)");
     opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, opts.trace_hops);
   }
+  if (!c.records.empty()) {
+    if (c.procs > 1 || !c.peers.empty())
+      throw std::invalid_argument(
+        "--records: not with --procs > 1 or --peers (the other processes' units serve the "
+        "stages there)");
+    opts.records = std::make_shared<trace_stream_writer>(c.records, false, "--records file",
+                                                         /*stages_only=*/true);
+  }
 }
 
 std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, driver_options& opts,
@@ -124,8 +132,8 @@ void apply_out_dir(run_cli& c) {
     if (!path.empty() && path != data_stdout::name && std::filesystem::path(path).is_relative())
       path = (std::filesystem::path(c.out_dir) / path).string();
   };
-  for (std::string* p : {&c.json, &c.csv, &c.trace, &c.trace_stream, &c.oplog, &c.op_digests,
-                         &c.dump_tensors})
+  for (std::string* p : {&c.json, &c.csv, &c.trace, &c.trace_stream, &c.records, &c.oplog,
+                         &c.op_digests, &c.dump_tensors})
     inside(*p);
   if (c.json.empty())
     c.json = (std::filesystem::path(c.out_dir) / "result.json").string();
@@ -137,6 +145,7 @@ void check_output_paths(const run_cli& c) {
   const std::pair<const std::string*, const char*> files[] = {
     {&c.json, "--json file"},   {&c.csv, "--csv file"},
     {&c.trace, "trace file"},   {&c.trace_stream, "--trace-stream file"},
+    {&c.records, "--records file"},
     {&c.oplog, "--oplog file"}, {&c.op_digests, "--op-digests file"}};
   for (const auto& [path, what] : files) {
     if (path->empty() || *path == data_stdout::name)
@@ -209,6 +218,10 @@ void write_outputs(const run_cli& c, const report_input& rep, const driver_optio
   if (opts.stream) {
     opts.stream->finish(rep.names);
     mark("finish the trace stream");
+  }
+  if (opts.records) {
+    opts.records->finish(rep.names);
+    mark("finish the records");
   }
   if (!c.csv.empty()) {
     append_csv_row(c.csv, "--csv file", run_csv_header(),

@@ -126,11 +126,13 @@ driver_run run_driver(topology_spec topology,
   std::shared_ptr<const trace_selection> select;
   if (o.trace_select)
     select = std::make_shared<const trace_selection>(*o.trace_select, sim.names());
-  if (o.record || o.tally_stages || o.trace_hops || o.progress || o.stream)
+  if (o.record || o.tally_stages || o.trace_hops || o.progress || o.stream || o.records)
     sim.set_recorder_factory([hops = o.trace_hops, record = o.record, tally = o.tally_stages,
-                              progress = o.progress, stream = o.stream,
+                              progress = o.progress, stream = o.stream, records = o.records,
                               select](const std::string& name) {
       std::shared_ptr<recorder> rec = make_trace_recorder(name, record, hops, stream, select);
+      if (records)
+        rec = std::make_shared<stream_recorder>(records, std::move(rec));
       if (progress)
         rec = std::make_shared<progress_recorder>(progress, std::move(rec));
       if (tally) // outermost: the node asks it for its tallies

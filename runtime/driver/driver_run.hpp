@@ -69,6 +69,9 @@ struct driver_options {
   /// Set: every node streams its trace records here while the run goes
   /// (runtime/trace/trace_stream.hpp), besides `record`'s in-memory ones.
   std::shared_ptr<trace_stream_writer> stream;
+  /// Set: every node streams its stages' bounds here (`--records`), whatever
+  /// the trace selection.
+  std::shared_ptr<trace_stream_writer> records;
   /// Set: what the trace keeps (--trace-select, --trace-window,
   /// --trace-kinds; runtime/trace/trace_filter.hpp). Null: everything.
   std::shared_ptr<const trace_filter> trace_select;

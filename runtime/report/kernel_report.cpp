@@ -52,15 +52,8 @@ void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes
   fmt::print(out, "\nkernel time (start -> return; its own code takes no simulated time "
                   "between tl:: calls, DESIGN §5)\n");
   if (grouped) {
-    using values = std::vector<std::pair<uint64_t, std::string_view>>;
-    values span, load, wait, tcm;
-    for (const auto& [p, t] : ran) {
-      span.emplace_back(t.end_ps - std::min(t.start_ps, t.end_ps), p->pe);
-      load.emplace_back(t.blocked_load_ps, p->pe);
-      wait.emplace_back(t.wait_ps, p->pe);
-      tcm.emplace_back(t.tcm_wait_ps, p->pe);
-    }
-    const spread s = spread_of(span), l = spread_of(load), w = spread_of(wait), m = spread_of(tcm);
+    const kernel_group g = group_kernel_time(pes);
+    const spread &s = g.span, &l = g.blocked_load, &w = g.wait, &m = g.tcm_wait;
     fmt::print(out, "  {} PEs  start -> return median {} ns, max {} ns ({})\n", s.count,
                summary_ns(s.median), summary_ns(s.max), s.max_at);
     fmt::print(out, "  blocked on loads median {} ns ({:.1f}%)  waiting on handles median {} ns "
@@ -100,11 +93,11 @@ void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes
                path.steps.back().command->id);
 }
 
-void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes) {
+void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes, bool per_pe) {
   j.key("kernel_time").begin_array();
   for (const auto& p : pes) {
     const kernel_time t = kernel_time_of(p);
-    if (!t.ran)
+    if (!per_pe || !t.ran)
       continue;
     j.begin_object()
       .field("pe", p.pe)

@@ -51,8 +51,9 @@ struct kernel_info {
 
 /// The summary's "kernel time" and "critical path" sections.
 void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped);
-/// The JSON's `kernel_time` (per PE) and `critical_path` objects.
-void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes);
+/// The JSON's `kernel_time` (per PE; empty unless `per_pe`) and
+/// `critical_path` objects.
+void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes, bool per_pe);
 /// The JSON's `kernel` object.
 void write_kernel_info_json(json_writer& j, const kernel_info& k);
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 namespace kb {
 
@@ -100,6 +99,10 @@ spread spread_of(const std::vector<std::pair<uint64_t, std::string_view>>& value
   return s;
 }
 
+namespace {
+
+using values = std::vector<std::pair<uint64_t, std::string_view>>;
+
 /// The most commands any PE issued; command i of every PE is one group.
 std::size_t most_commands(const pe_group_input& in) {
   std::size_t most = 0;
@@ -108,88 +111,96 @@ std::size_t most_commands(const pe_group_input& in) {
   return most;
 }
 
-void write_grouped_latency(std::ostream& out, const pe_group_input& in) {
+std::vector<command_group> group_commands(const pe_group_input& in) {
+  std::vector<command_group> out;
   for (std::size_t i = 0; i < most_commands(in); ++i) {
-    std::vector<std::pair<uint64_t, std::string_view>> latency, done, tiles;
-    std::string_view what;
+    values latency, done, tiles;
+    command_group g;
+    g.id = i + 1;
     for (const auto& p : *in.commands)
       if (i < p.rows.size()) {
         const command_stat& c = p.rows[i];
         latency.emplace_back(c.done_ps - std::min(c.issue_ps, c.done_ps), p.pe);
         done.emplace_back(c.done_ps, p.pe);
         tiles.emplace_back(c.tiles, p.pe);
-        if (what.empty())
-          what = c.what;
+        g.flops += c.flops;
+        g.bytes += c.bytes;
+        if (g.what.empty()) {
+          g.what = c.what;
+          g.call = c.call;
+        }
       }
-    const spread l = spread_of(latency), d = spread_of(done), t = spread_of(tiles);
-    fmt::print(out, "  cmd {:<3} {} PEs  {} tiles  latency {}  last done {} ns{}  {}\n", i + 1,
-               l.count,
-               t.min == t.max ? fmt::format("{}", t.min) : fmt::format("{}..{}", t.min, t.max),
-               range_ns(l), summary_ns(d.max), l.count > 1 ? fmt::format(" ({})", d.max_at) : "",
-               what);
+    g.latency = spread_of(latency);
+    g.done = spread_of(done);
+    g.tiles = spread_of(tiles);
+    out.push_back(std::move(g));
   }
+  return out;
 }
 
-void write_grouped_units(std::ostream& out, const pe_group_input& in) {
-  // (unit/lane) -> per PE: busy, stall, wait, stages; in first-seen order.
+std::vector<lane_group> group_lanes(const pe_group_input& in) {
+  // (group/lane) -> per node: busy, stall, wait; in first-seen order.
   struct lane_values {
-    std::vector<std::pair<uint64_t, std::string_view>> busy, stall, wait;
-    uint64_t stages = 0;
+    values busy, stall, wait;
+    uint64_t stages = 0, bytes = 0;
+  };
+  struct lane_of_node {
+    uint64_t busy = 0, stall = 0, wait = 0, stages = 0, bytes = 0;
+    bool has_busy = false;
   };
   std::vector<std::string> order;
   std::map<std::string, lane_values> by_lane;
   for (const auto& n : in.result->nodes) {
     const auto [group, at] = group_of(n.name);
-    std::map<std::string_view, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, bool>> lanes;
+    std::map<std::string_view, lane_of_node> lanes;
     for (const auto& f : n.figures) {
       const auto lane_what = lane_figure(f.name);
       if (!lane_what)
         continue;
-      auto& [busy, stall, wait, stages, has_busy] = lanes[lane_what->first];
+      lane_of_node& l = lanes[lane_what->first];
       const std::string_view what = lane_what->second;
       if (what == "busy_ps") {
-        busy = f.value;
-        has_busy = true;
+        l.busy = f.value;
+        l.has_busy = true;
       } else if (what == "stall_ps") {
-        stall = f.value;
+        l.stall = f.value;
       } else if (what == "wait_ps") {
-        wait = f.value;
+        l.wait = f.value;
       } else if (what == "stages") {
-        stages = f.value;
+        l.stages = f.value;
+      } else if (what == "bytes") {
+        l.bytes = f.value;
       }
     }
-    for (const auto& [lane, v] : lanes) {
-      const auto& [busy, stall, wait, stages, has_busy] = v;
-      if (!has_busy || (busy == 0 && stages == 0 && stall == 0))
+    for (const auto& [lane, l] : lanes) {
+      if (!l.has_busy || (l.busy == 0 && l.stages == 0 && l.stall == 0))
         continue;
       const std::string key = fmt::format("{}/{}", group, lane);
       auto [it, fresh] = by_lane.try_emplace(key);
       if (fresh)
         order.push_back(key);
-      it->second.busy.emplace_back(busy, at);
-      it->second.stall.emplace_back(stall, at);
-      it->second.wait.emplace_back(wait, at);
-      it->second.stages += stages;
+      it->second.busy.emplace_back(l.busy, at);
+      it->second.stall.emplace_back(l.stall, at);
+      it->second.wait.emplace_back(l.wait, at);
+      it->second.stages += l.stages;
+      it->second.bytes += l.bytes;
     }
   }
+  std::vector<lane_group> out;
   for (const auto& key : order) {
     const auto& v = by_lane.at(key);
-    const spread b = spread_of(v.busy), s = spread_of(v.stall), w = spread_of(v.wait);
-    fmt::print(out, "  {:<28} x{:<5} busy {:>14} ns median {:>6.1f}%  stall max {:>12} ns  "
-                    "queue wait max {:>12} ns  stages {}\n",
-               key, b.count, summary_ns(b.median), pct(b.median, in.end_ps), summary_ns(s.max),
-               summary_ns(w.max), v.stages);
-    if (b.min != b.max)
-      fmt::print(out, "  {:<28}        busy {}\n", "", range_ns(b));
+    out.push_back({key, spread_of(v.busy), spread_of(v.stall), spread_of(v.wait), v.stages,
+                   v.bytes});
   }
+  return out;
 }
 
-void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
+std::vector<interval_group> group_intervals(const pe_group_input& in) {
+  std::vector<interval_group> out;
   for (std::size_t i = 0; i < most_commands(in); ++i) {
     // (body tiles, II) -> the simulated interval per PE, in first-seen order.
     std::vector<std::pair<uint64_t, uint64_t>> order;
-    using per_pe = std::vector<std::pair<uint64_t, std::string_view>>;
-    std::map<std::pair<uint64_t, uint64_t>, per_pe> seen;
+    std::map<std::pair<uint64_t, uint64_t>, values> seen;
     for (const auto& p : *in.commands) {
       if (!p.scheduler || i >= p.rows.size() || p.rows[i].unit != 0xff)
         continue; // one tile on one unit: no steady state
@@ -200,38 +211,18 @@ void write_grouped_intervals(std::ostream& out, const pe_group_input& in) {
         order.push_back(key);
       it->second.emplace_back(c.has_steady ? c.steady_interval_ps : 0, p.pe); // 0: < 3 bodies
     }
-    for (const auto& key : order) {
-      const auto& [body, ii] = key;
-      const spread sim = spread_of(seen.at(key));
-      fmt::print(out, "  cmd {:<3} {} PEs  body {:>3} tiles  II {:>14}  simulated {}{}\n", i + 1,
-                 sim.count, body, ii ? summary_ns(ii) + " ns" : "not modelled",
-                 sim.max ? range_ns(sim) : "n/a (< 3 bodies)",
-                 ii && sim.max
-                   ? fmt::format("  ratio median {:.3f}", double(sim.median) / double(ii))
-                   : "");
-    }
+    for (const auto& key : order)
+      out.push_back({i + 1, key.first, key.second, spread_of(seen.at(key))});
   }
+  return out;
 }
 
-void write_grouped_stalls(std::ostream& out, const pe_group_input& in) {
-  std::vector<std::pair<uint64_t, std::string_view>> stall;
-  uint64_t fed = 0;
-  for (const auto& p : *in.commands)
-    if (const node_summary* s = p.scheduler) {
-      stall.emplace_back(figure_or_zero(*s, "feeder.stall_ps"), p.pe);
-      fed += figure_or_zero(*s, "tiles_fed");
-    }
-  const spread s = spread_of(stall);
-  fmt::print(out, "  pe_scheduler x{:<5} stall {}  over {} tiles in all\n", s.count, range_ns(s),
-             fed);
-}
-
-void write_grouped_links(std::ostream& out, const pe_group_input& in) {
+std::vector<link_group> group_links(const pe_group_input& in) {
   struct link_values {
-    std::vector<std::pair<uint64_t, std::string_view>> bytes, busy;
+    values bytes, busy;
   };
-  std::vector<std::string> order;
-  std::map<std::string, link_values> by_link;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, link_values> by_link;
   for (const auto& n : in.result->nodes) {
     const auto [group, at] = group_of(n.name);
     for (const auto& f : n.figures) {
@@ -241,19 +232,109 @@ void write_grouped_links(std::ostream& out, const pe_group_input& in) {
         continue;
       const std::string_view dst = name.substr(5, name.size() - 11);
       const uint64_t busy = figure_or_zero(n, fmt::format("link:{}.busy_ps", dst));
-      const std::string key = fmt::format("{:<24} -> {}", group, group_of(dst).first);
+      auto key = std::make_pair(group, group_of(dst).first);
       auto [it, fresh] = by_link.try_emplace(key);
       if (fresh)
-        order.push_back(key);
+        order.push_back(std::move(key));
       it->second.bytes.emplace_back(f.value, at);
       it->second.busy.emplace_back(busy, at);
     }
   }
+  std::vector<link_group> out;
   for (const auto& key : order) {
     const auto& v = by_link.at(key);
-    const spread b = spread_of(v.bytes), u = spread_of(v.busy);
-    fmt::print(out, "  {:<56} x{:<5} {:>14} B in all  busy median {:>5.1f}% max {:>5.1f}%\n", key,
-               b.count, b.total, pct(u.median, in.end_ps), pct(u.max, in.end_ps));
+    out.push_back({key.first, key.second, spread_of(v.bytes), spread_of(v.busy)});
+  }
+  return out;
+}
+
+} // namespace
+
+kernel_group group_kernel_time(const std::vector<pe_commands>& pes) {
+  values span, load, wait, tcm, computing;
+  kernel_group g;
+  for (const auto& p : pes)
+    if (const kernel_time t = kernel_time_of(p); t.ran) {
+      span.emplace_back(t.end_ps - std::min(t.start_ps, t.end_ps), p.pe);
+      load.emplace_back(t.blocked_load_ps, p.pe);
+      wait.emplace_back(t.wait_ps, p.pe);
+      tcm.emplace_back(t.tcm_wait_ps, p.pe);
+      computing.emplace_back(t.running_ps(), p.pe);
+      g.finished += t.finished ? 1 : 0;
+    }
+  g.span = spread_of(span);
+  g.blocked_load = spread_of(load);
+  g.wait = spread_of(wait);
+  g.tcm_wait = spread_of(tcm);
+  g.computing = spread_of(computing);
+  return g;
+}
+
+pe_group_summary group_pes(const pe_group_input& in) {
+  pe_group_summary g;
+  g.pes = in.commands->size();
+  g.commands = group_commands(in);
+  g.lanes = group_lanes(in);
+  g.intervals = group_intervals(in);
+  values stall;
+  for (const auto& p : *in.commands)
+    if (const node_summary* s = p.scheduler) {
+      stall.emplace_back(figure_or_zero(*s, "feeder.stall_ps"), p.pe);
+      g.tiles_fed += figure_or_zero(*s, "tiles_fed");
+    }
+  g.feeder_stall = spread_of(stall);
+  g.links = group_links(in);
+  g.kernel = group_kernel_time(*in.commands);
+  return g;
+}
+
+void write_grouped_latency(std::ostream& out, const pe_group_summary& g) {
+  for (const command_group& c : g.commands) {
+    const spread &l = c.latency, &d = c.done, &t = c.tiles;
+    fmt::print(out, "  cmd {:<3} {} PEs  {} tiles  latency {}  last done {} ns{}  {}\n", c.id,
+               l.count,
+               t.min == t.max ? fmt::format("{}", t.min) : fmt::format("{}..{}", t.min, t.max),
+               range_ns(l), summary_ns(d.max), l.count > 1 ? fmt::format(" ({})", d.max_at) : "",
+               c.what);
+  }
+}
+
+void write_grouped_units(std::ostream& out, const pe_group_summary& g, uint64_t end_ps) {
+  for (const lane_group& l : g.lanes) {
+    const spread &b = l.busy, &s = l.stall, &w = l.wait;
+    fmt::print(out, "  {:<28} x{:<5} busy {:>14} ns median {:>6.1f}%  stall max {:>12} ns  "
+                    "queue wait max {:>12} ns  stages {}\n",
+               l.lane, b.count, summary_ns(b.median), pct(b.median, end_ps), summary_ns(s.max),
+               summary_ns(w.max), l.stages);
+    if (b.min != b.max)
+      fmt::print(out, "  {:<28}        busy {}\n", "", range_ns(b));
+  }
+}
+
+void write_grouped_intervals(std::ostream& out, const pe_group_summary& g) {
+  for (const interval_group& i : g.intervals) {
+    const spread& sim = i.simulated;
+    const uint64_t ii = i.predicted_ii_ps;
+    fmt::print(out, "  cmd {:<3} {} PEs  body {:>3} tiles  II {:>14}  simulated {}{}\n", i.id,
+               sim.count, i.body_tiles, ii ? summary_ns(ii) + " ns" : "not modelled",
+               sim.max ? range_ns(sim) : "n/a (< 3 bodies)",
+               ii && sim.max
+                 ? fmt::format("  ratio median {:.3f}", double(sim.median) / double(ii))
+                 : "");
+  }
+}
+
+void write_grouped_stalls(std::ostream& out, const pe_group_summary& g) {
+  fmt::print(out, "  pe_scheduler x{:<5} stall {}  over {} tiles in all\n", g.feeder_stall.count,
+             range_ns(g.feeder_stall), g.tiles_fed);
+}
+
+void write_grouped_links(std::ostream& out, const pe_group_summary& g, uint64_t end_ps) {
+  for (const link_group& l : g.links) {
+    const spread &b = l.bytes, &u = l.busy;
+    fmt::print(out, "  {:<56} x{:<5} {:>14} B in all  busy median {:>5.1f}% max {:>5.1f}%\n",
+               fmt::format("{:<24} -> {}", l.src, l.dst), b.count, b.total,
+               pct(u.median, end_ps), pct(u.max, end_ps));
   }
 }
 

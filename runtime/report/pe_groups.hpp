@@ -1,9 +1,10 @@
 #pragma once
-// The summary's per-PE sections for a run of many PEs: one line per unit,
-// link or command over all the PEs (and cubes) that ran, with the count, the least, the
-// median and the most, and the PEs where the least and the most were. A
-// 1,024-PE run's summary is then some 200 lines instead of 12,400; every
-// figure of every PE stays in `--json`, and `--per-pe` prints them all.
+// A run's figures grouped over its PEs (and cubes): one row per unit lane,
+// link or command over all the PEs that ran, with the count, the least, the
+// median, the most and the total, and the PEs where the least and the most
+// were. A 1,024-PE run's summary is then some 200 lines instead of 12,400,
+// and its `--json` holds these groups instead of every PE's figures
+// (`--per-pe` keeps them all: docs/results-schema.md).
 
 #include "runtime/engine/simulation.hpp"
 #include "runtime/report/pe_commands.hpp"
@@ -45,17 +46,72 @@ struct spread {
 };
 spread spread_of(const std::vector<std::pair<uint64_t, std::string_view>>& values);
 
-/// The grouped sections; `end_ps` is the simulated time (for utilisation).
+/// What the grouped sections are made of.
 struct pe_group_input {
   const run_result* result = nullptr;
-  std::vector<std::string> pes; ///< the PEs that ran, in run order
-  const std::vector<pe_commands>* commands = nullptr; ///< per PE, in run order
-  uint64_t end_ps = 0;
+  const std::vector<pe_commands>* commands = nullptr; ///< per PE that ran, in run order
 };
-void write_grouped_latency(std::ostream& out, const pe_group_input& in);
-void write_grouped_units(std::ostream& out, const pe_group_input& in);
-void write_grouped_intervals(std::ostream& out, const pe_group_input& in);
-void write_grouped_stalls(std::ostream& out, const pe_group_input& in);
-void write_grouped_links(std::ostream& out, const pe_group_input& in);
+
+/// Command i of every PE that issued one (the PEs' i-th commands are one
+/// group: the built-in driver issues the same list on every PE).
+struct command_group {
+  uint64_t id = 0;        ///< 1-based command number
+  std::string what;       ///< the first PE's command in words
+  uint8_t call = 0;       ///< the first PE's command_call
+  spread latency, done, tiles;
+  uint64_t flops = 0, bytes = 0; ///< summed over the PEs
+};
+
+/// A unit lane over every node of its group ("pe.pe_dma/read" over the PEs,
+/// "cube.hbm_ctrl/..." over the cubes; a node outside both is its own).
+struct lane_group {
+  std::string lane;
+  spread busy, stall, wait;
+  uint64_t stages = 0, bytes = 0; ///< summed
+};
+
+/// The simulated steady-state interval of command `id` over the PEs whose
+/// body (tiles) and predicted II agree.
+struct interval_group {
+  uint64_t id = 0, body_tiles = 0, predicted_ii_ps = 0;
+  spread simulated; ///< 0 for a PE with fewer than 3 bodies
+};
+
+/// Links from nodes of group `src` to nodes of group `dst`.
+struct link_group {
+  std::string src, dst;
+  spread bytes, busy;
+};
+
+/// Where the kernels' time went, over the PEs that ran one.
+struct kernel_group {
+  uint64_t finished = 0; ///< PEs whose kernel returned
+  spread span;           ///< start -> return (count: the PEs that ran a kernel)
+  spread blocked_load, wait, tcm_wait, computing;
+};
+
+/// The run's figures grouped over its PEs (and cubes): the summary of a run
+/// of many PEs, and the JSON's `groups`.
+struct pe_group_summary {
+  std::size_t pes = 0;
+  std::vector<command_group> commands;
+  std::vector<lane_group> lanes;
+  std::vector<interval_group> intervals;
+  spread feeder_stall;    ///< PE_SCHEDULER's feeder.stall_ps, per PE
+  uint64_t tiles_fed = 0; ///< summed
+  std::vector<link_group> links;
+  kernel_group kernel;
+};
+
+pe_group_summary group_pes(const pe_group_input& in);
+kernel_group group_kernel_time(const std::vector<pe_commands>& pes);
+
+/// The summary's grouped sections; `end_ps` is the simulated time (for
+/// utilisation).
+void write_grouped_latency(std::ostream& out, const pe_group_summary& g);
+void write_grouped_units(std::ostream& out, const pe_group_summary& g, uint64_t end_ps);
+void write_grouped_intervals(std::ostream& out, const pe_group_summary& g);
+void write_grouped_stalls(std::ostream& out, const pe_group_summary& g);
+void write_grouped_links(std::ostream& out, const pe_group_summary& g, uint64_t end_ps);
 
 } // namespace kb

@@ -3,6 +3,7 @@
 
 #include "runtime/report/fabric_report.hpp"
 #include "runtime/report/pe_groups.hpp"
+#include "runtime/report/pe_groups_json.hpp"
 
 #include <map>
 #include <optional>
@@ -38,21 +39,13 @@ std::map<std::string, std::map<std::string, uint64_t>> lanes_of(const node_summa
 } // namespace
 
 std::vector<stage_record> stage_records(const std::vector<trace_record>& records) {
-  std::map<std::pair<node_id, uint16_t>, const trace_record*> open;
+  stage_pairer pairs;
   std::vector<stage_record> out;
   for (const auto& r : records) {
-    const auto k = std::make_pair(r.node, r.tag.lane);
-    if (r.kind == trace_kind::engine_start) {
-      open[k] = &r;
-    } else if (r.kind == trace_kind::engine_complete) {
-      auto it = open.find(k);
-      if (it == open.end() || it->second == nullptr)
-        throw std::logic_error("engine_complete without engine_start");
-      const trace_record& s = *it->second;
-      out.push_back({r.node, r.tag.lane, static_cast<stage_type>(s.tag.what),
-                     s.tag.context, s.tag.item, s.t, r.t, s.tag.bytes});
-      it->second = nullptr;
-    }
+    if (auto s = pairs.add(r))
+      out.push_back(*s);
+    if (pairs.unmatched() != 0)
+      throw std::logic_error("engine_complete without engine_start");
   }
   return out;
 }
@@ -65,7 +58,10 @@ std::string ns_or(const std::optional<uint64_t>& ps, const char* missing) {
 
 } // namespace
 
-void index_commands(report_input& in) { in.commands = commands_of(*in.result, in.pes); }
+void index_commands(report_input& in) {
+  in.commands = commands_of(*in.result, in.pes);
+  in.groups = group_pes({in.result, &in.commands});
+}
 
 void write_summary(std::ostream& out, const report_input& in) {
   const run_result& r = *in.result;
@@ -85,7 +81,7 @@ void write_summary(std::ostream& out, const report_input& in) {
                     "every figure below is of the run so far (incomplete)\n\n",
                stop_request::name_of(in.stopped_by), ns_str(end));
   const bool grouped = !in.per_pe && in.pes.size() > summary_pe_lines;
-  pe_group_input groups{&r, in.pes, &in.commands, end};
+  const pe_group_summary& groups = in.groups;
   const std::vector<pe_commands> no_pes;     // grouped: the per-PE loops skip
   const std::vector<node_summary> no_nodes;
   fmt::print(out, "command latency (PE_CPU issue -> command-done notice; start: PE_SCHEDULER "
@@ -108,7 +104,7 @@ void write_summary(std::ostream& out, const report_input& in) {
   fmt::print(out, "\n");
   fmt::print(out, "per-unit busy time and utilisation (of simulated time)\n");
   if (grouped)
-    write_grouped_units(out, groups);
+    write_grouped_units(out, groups, end);
   else
     fmt::print(out, "  {:<36} {:>14} {:>7} {:>14} {:>14} {:>8}\n", "unit/lane",
                "busy ns", "util", "stall ns", "queue wait ns", "stages");
@@ -151,7 +147,7 @@ void write_summary(std::ostream& out, const report_input& in) {
                  ns_str(figure_or_zero(*s, "feeder.stall_ps")), figure_or_zero(*s, "tiles_fed"));
   fmt::print(out, "\nbytes over each link\n");
   if (grouped)
-    write_grouped_links(out, groups);
+    write_grouped_links(out, groups, end);
   for (const auto& n : grouped ? no_nodes : r.nodes) {
     for (const auto& f : n.figures) {
       if (f.name.rfind("link:", 0) != 0 || f.name.size() < 6 ||
@@ -188,6 +184,8 @@ void write_summary(std::ostream& out, const report_input& in) {
 
 std::string report_json(const report_input& in) {
   const run_result& r = *in.result;
+  // A run of many PEs has its groups, not every PE's figures (--per-pe: both).
+  const bool per_pe = in.per_pe || in.pes.size() <= summary_pe_lines;
   // Each PE unit's tallies by (PE, command, stage type): one pass over the
   // nodes instead of a scan per PE (quadratic on 1,024 PEs).
   std::map<std::string_view, size_t> pe_of_prefix;
@@ -195,7 +193,7 @@ std::string report_json(const report_input& in) {
     pe_of_prefix.emplace(in.pes[p], p);
   std::map<std::tuple<size_t, uint64_t, int>, std::pair<uint64_t, uint64_t>> by_key;
   for (const node_summary& n : r.nodes) {
-    if (n.stages.empty())
+    if (!per_pe || n.stages.empty())
       continue;
     const auto dot = n.name.rfind('.');
     if (dot == std::string::npos)
@@ -222,8 +220,9 @@ std::string report_json(const report_input& in) {
   for (const auto& c : in.program)
     j.value(c);
   j.end_array();
+  j.field("per_pe", per_pe);
   j.key("pes").begin_array();
-  for (size_t pe_no = 0; pe_no < in.commands.size(); ++pe_no) {
+  for (size_t pe_no = 0; per_pe && pe_no < in.commands.size(); ++pe_no) {
     const pe_commands& p = in.commands[pe_no];
     j.begin_object().field("pe", p.pe).key("commands").begin_array();
     for (const command_stat& c : p.rows) {
@@ -267,11 +266,19 @@ std::string report_json(const report_input& in) {
   write_fabric_json(j, fabric_use_of(r));
   j.key("units").begin_array();
   for (const auto& n : r.nodes) {
+    if (!per_pe && split_pe_node(n.name))
+      continue; // in groups.lanes and groups.links
     j.begin_object().field("node", n.name).field("events", n.stats.events);
     j.key("figures").begin_object();
-    for (const auto& f : n.figures)
-      if (f.name.rfind("cmd", 0) != 0) // per command: in pes[].commands
-        j.field(f.name, f.value);
+    for (const auto& f : n.figures) {
+      if (f.name.rfind("cmd", 0) == 0) // per command: in pes[].commands
+        continue;
+      // Grouped: a link to a PE's node is in groups.links.
+      if (!per_pe && f.name.rfind("link:", 0) == 0 &&
+          split_pe_node(std::string_view(f.name).substr(5)))
+        continue;
+      j.field(f.name, f.value);
+    }
     j.end_object().end_object();
   }
   j.end_array();
@@ -293,7 +300,9 @@ std::string report_json(const report_input& in) {
       .field("utilisation", u.util)
       .end_object();
   j.end_array().end_object();
-  write_kernel_json(j, in.commands);
+  j.key("groups");
+  write_groups_json(j, in.groups);
+  write_kernel_json(j, in.commands, per_pe);
   if (in.kernel)
     write_kernel_info_json(j, *in.kernel);
   // What reproduces the run: the build and the machine as resolved.

@@ -10,7 +10,8 @@
 #include "runtime/io/json_writer.hpp"
 #include "runtime/report/kernel_report.hpp"
 #include "runtime/report/pe_commands.hpp"
-#include "runtime/trace/trace_recorder.hpp"
+#include "runtime/report/pe_groups.hpp"
+#include "runtime/trace/stage_pairs.hpp"
 
 #include <functional>
 #include <iosfwd>
@@ -24,7 +25,7 @@ namespace kb {
 /// MAJOR.MINOR: additions at the end of an object raise the minor
 /// version; renamed, removed or redefined fields the major
 /// (docs/results-schema.md, schema/results.schema.json).
-inline constexpr const char* report_schema_version = "5.1";
+inline constexpr const char* report_schema_version = "6.0";
 
 struct report_input {
   std::string topology_file;
@@ -50,6 +51,7 @@ struct report_input {
   std::vector<std::string> names;      ///< node names by id
   std::vector<trace_record> records;   ///< merged, in key order
   std::vector<pe_commands> commands;   ///< per PE of `pes`: index_commands() fills it
+  pe_group_summary groups;             ///< over the PEs: index_commands() fills it
   /// Every PE's lines in the summary, however many PEs ran (`--per-pe`);
   /// otherwise a run of more than summary_pe_lines PEs gets one line per
   /// unit, link and command over its PEs (pe_groups.hpp).
@@ -80,21 +82,12 @@ struct report_input {
   phase_clock* phases = nullptr;
 };
 
-/// One stage's service on its unit (DESIGN §4 rule 9).
-struct stage_record {
-  node_id node;
-  uint16_t lane;
-  stage_type type;
-  uint64_t command;
-  uint64_t tile;
-  SimTime start, end;
-  uint64_t bytes;
-};
-
-/// Pairs engine_start / engine_complete per node lane.
+/// Pairs engine_start / engine_complete per node lane (stage_pairer);
+/// throws std::logic_error on a complete without its start.
 std::vector<stage_record> stage_records(const std::vector<trace_record>& records);
 
-/// Fills `in.commands` from `in.result` (once, before the report is written).
+/// Fills `in.commands` and `in.groups` from `in.result` (once, before the
+/// report is written).
 void index_commands(report_input& in);
 
 void write_summary(std::ostream& out, const report_input& in);

@@ -1,6 +1,7 @@
 #include "runtime/trace/trace_stats.hpp"
 
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/trace/stage_pairs.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -19,7 +20,7 @@ std::string ns_str(uint64_t ps) { return fmt::format("{}.{:03d}", ps / 1000, ps 
 
 trace_stats compute_trace_stats(const trace_reader& in, size_t top) {
   trace_stats s;
-  std::map<std::pair<node_id, uint16_t>, trace_record> open;
+  stage_pairer pairs;
   auto shorter = [](const stage_span& a, const stage_span& b) {
     return std::tie(a.duration_ps, b.start_ps) > std::tie(b.duration_ps, a.start_ps);
   };
@@ -27,28 +28,22 @@ trace_stats compute_trace_stats(const trace_reader& in, size_t top) {
   in.for_each([&](const trace_record& r) {
     ++s.records;
     s.end_ps = std::max(s.end_ps, r.t.ps());
-    const auto k = std::make_pair(r.node, r.tag.lane);
-    if (r.kind == trace_kind::engine_start) {
-      open[k] = r;
-    } else if (r.kind == trace_kind::engine_complete) {
-      auto it = open.find(k);
-      if (it == open.end())
-        return;
-      const trace_record& b = it->second;
-      const uint64_t d = (r.t - b.t).ps();
-      lane_stats& l = s.lanes[k];
-      if (l.stages == 0)
-        l.what = b.tag.what;
-      ++l.stages;
-      l.busy_ps += d;
-      l.longest_ps = std::max(l.longest_ps, d);
-      l.first_ps = std::min(l.first_ps, b.t.ps());
-      l.last_ps = std::max(l.last_ps, r.t.ps());
-      heap.push({d, b.t.ps(), r.node, r.tag.lane, b.tag.what, b.tag.context, b.tag.item});
-      if (heap.size() > top)
-        heap.pop();
-      open.erase(it);
-    }
+    const auto st = pairs.add(r);
+    if (!st)
+      return;
+    const uint64_t d = (st->end - st->start).ps();
+    const auto what = static_cast<uint16_t>(st->type);
+    lane_stats& l = s.lanes[{st->node, st->lane}];
+    if (l.stages == 0)
+      l.what = what;
+    ++l.stages;
+    l.busy_ps += d;
+    l.longest_ps = std::max(l.longest_ps, d);
+    l.first_ps = std::min(l.first_ps, st->start.ps());
+    l.last_ps = std::max(l.last_ps, st->end.ps());
+    heap.push({d, st->start.ps(), st->node, st->lane, what, st->command, st->tile});
+    if (heap.size() > top)
+      heap.pop();
   });
   while (!heap.empty()) {
     s.longest.push_back(heap.top());

@@ -6,8 +6,9 @@
 
 namespace kb {
 
-trace_stream_writer::trace_stream_writer(const std::string& path, bool hops)
-  : hops_(hops), file_(path, "trace stream file") {
+trace_stream_writer::trace_stream_writer(const std::string& path, bool hops, const char* what,
+                                         bool stages_only)
+  : hops_(hops), stages_only_(stages_only), file_(path, what) {
   capnp::MallocMessageBuilder msg;
   msg.initRoot<wire::TraceStreamPart>().setHeader(trace_stream_magic);
   const auto words = capnp::messageToFlatArray(msg);
@@ -65,7 +66,9 @@ void stream_recorder::push(trace_record r) {
 }
 
 void stream_recorder::record(trace_kind kind, SimTime t, node_id node, const service_tag& tag) {
-  push({kind, t, node, seq_++, tag, no_node, SimTime{}});
+  if (!w_->stages_only() || kind == trace_kind::engine_start ||
+      kind == trace_kind::engine_complete)
+    push({kind, t, node, seq_++, tag, no_node, SimTime{}});
   if (inner_)
     inner_->record(kind, t, node, tag);
 }

@@ -21,20 +21,25 @@ inline constexpr const char* trace_stream_magic = "kernbench trace stream 1";
 
 class trace_stream_writer {
 public:
-  /// Opens `path` (through an atomic_file) and writes the header part.
-  /// `hops`: the recorders also record every message hop.
-  trace_stream_writer(const std::string& path, bool hops);
+  /// Opens `path` (through an atomic_file; `what` names it in errors) and
+  /// writes the header part. `hops`: the recorders also record every
+  /// message hop. `stages_only`: they record only the stages' bounds
+  /// (engine_start, engine_complete: `run --records`).
+  trace_stream_writer(const std::string& path, bool hops,
+                      const char* what = "trace stream file", bool stages_only = false);
   /// Appends one chunk (records of one node, in its order). Thread-safe.
   void write_chunk(const std::vector<trace_record>& records);
   /// Writes the node names and commits the file; throws output_error.
   void finish(const std::vector<std::string>& names);
   bool hops() const { return hops_; }
+  bool stages_only() const { return stages_only_; }
   uint64_t records_written() const;
 
 private:
   void write_part_locked(const kj::ArrayPtr<const kj::byte>& bytes);
 
   bool hops_;
+  bool stages_only_;
   mutable std::mutex mutex_;
   atomic_file file_;
   uint64_t records_ = 0;

@@ -159,7 +159,7 @@ def _json_row(path, text):
     row = {"_source": path, "status": "ok", "topology": str(doc.get("topology", "")),
            "set": " ".join(doc.get("set") or []),
            "program": program[0] if program else f"kernel {kernel['name']}" if kernel else "idle",
-           "pes": str(len(doc.get("pes") or []))}
+           "pes": str((doc.get("groups") or {}).get("pes", len(doc.get("pes") or [])))}
     if "complete" in doc:
         row["complete"] = str(doc["complete"]).lower()
     if "end_ps" in doc:

@@ -85,7 +85,7 @@ TEST(messages, an_unknown_command_is_named_with_the_known_ones) {
   const auto r = run_kernbench("nosuch --lps 4");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kernbench: error: unknown command 'nosuch' (the commands: run, phold, peer, "
-                   "list-components, list-kernels, schedule, sweep, plot, trace, topology)\n");
+                   "list-components, list-kernels, schedule, sweep, plot, trace, records, topology)\n");
 }
 
 TEST(messages, a_directory_given_as_the_topology_says_so) {
