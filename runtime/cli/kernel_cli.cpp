@@ -149,7 +149,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
     throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
   o.driver.delivery = *delivery;
   o.driver.partition = c.partition;
-  (void)partition_grouping(c.partition);
+  check_partition_name(c.partition);
   o.driver.shards = c.shards;
   const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
   if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)

@@ -27,7 +27,7 @@ struct run_cli {
   bool pes_given = false;   ///< --pes on the command line (a kernel's grid defaults to all PEs)
   size_t threads = 1;
   std::string delivery = "direct";
-  std::string partition = "cube";
+  std::string partition = "auto";
   std::string placement = "local";
   std::string cut = "auto";
   uint32_t shards = 0;

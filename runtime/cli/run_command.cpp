@@ -166,7 +166,7 @@ int run(const run_cli& c) {
   const auto delivery = parse_delivery(c.delivery);
   if (!delivery)
     throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
-  (void)partition_grouping(c.partition); // a bad name fails before the run
+  check_partition_name(c.partition); // a bad name fails before the run
   const auto cut = parse_cut_unit(c.cut);
   if (!cut)
     throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
@@ -377,8 +377,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "(a CAF message pair per node and lookahead window); same results")
     ->capture_default_str();
   cmd->add_option("--partition", c->partition,
-                  "what a shard never splits: cube (default), sip, or pe (cuts the 1 ns "
-                  "PE-XBAR links; for experiments); same results")
+                  "what a shard never splits: auto (whole SIPs when the links between SIPs "
+                  "give more lookahead than the shards whole cubes would add, else whole "
+                  "cubes), cube, sip, or pe (cuts the 1 ns PE-XBAR links; for experiments); "
+                  "same results")
     ->capture_default_str();
   cmd->add_option("--placement", c->placement,
                   "where the host puts each PE's operands: local (own cube's HBM), "

@@ -6,7 +6,9 @@
 #include "runtime/driver/run_limits.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
 #include "runtime/io/stop_request.hpp"
+#include "runtime/engine/partition.hpp"
 #include "runtime/machine/machine.hpp"
+#include "runtime/machine/partition_choice.hpp"
 #include "runtime/pipeline/op_sink.hpp"
 #include "runtime/trace/stage_tally_recorder.hpp"
 
@@ -106,7 +108,15 @@ driver_run run_driver(topology_spec topology,
   build_machine(out.topology, kinds, ctx, sim);
   if (o.phases)
     o.phases->mark("add the nodes and links");
-  sim.set_grouping(partition_grouping(o.partition));
+  std::string partition = o.partition;
+  if (partition == "auto") { // from the cut links' lookahead and the shards (ADR-0029)
+    const uint32_t ranks = std::max<uint32_t>(o.cluster.ranks, 1);
+    const bool whole_sips =
+      ranks == 1 || (o.cut != cut_unit::cube && ranks <= out.topology.sips);
+    partition = choose_partition(out.topology, shard_lanes(o.threads, ranks), ranks, whole_sips)
+                  .grouping;
+  }
+  sim.set_grouping(partition_grouping(partition));
   if (o.cluster.ranks > 1) {
     const uint32_t sips = out.topology.sips, cubes = out.topology.cubes_per_sip;
     if (o.cluster.ranks > sips * cubes)

@@ -50,7 +50,7 @@ std::optional<cut_unit> parse_cut_unit(std::string_view s);
 struct driver_options {
   size_t threads = 1;
   delivery_mode delivery = delivery_mode::direct;
-  std::string partition = "cube"; ///< partition_grouping(): cube, sip or pe
+  std::string partition = "auto"; ///< auto (choose_partition), or partition_grouping(): cube, sip or pe
   uint32_t shards = 0;            ///< 0: one per thread, at most one per group
   bool record = true;             ///< trace recorders (every event, for --trace)
   /// Per command and stage type, tiles and busy time (node_summary::stages,

@@ -1,4 +1,5 @@
 #include "runtime/machine/machine.hpp"
+#include "runtime/machine/partition_choice.hpp"
 
 #include <fmt/format.h>
 
@@ -126,21 +127,17 @@ std::function<std::string(const std::string&)> partition_grouping(std::string_vi
   else if (how == "pe")
     segments = 3;
   else
-    throw std::invalid_argument(fmt::format("partition '{}': expected cube, sip or pe", how));
+    throw std::invalid_argument(
+      fmt::format("partition '{}': expected auto, cube, sip or pe", how));
   // The first `segments` dotted segments of the id: sip0.cube1.pe3.pe_gemm
   // -> sip0 / sip0.cube1 / sip0.cube1.pe3 (a cube's own nodes, e.g.
   // sip0.cube1.hbm, are groups of their own under "pe").
-  return [segments](const std::string& name) {
-    size_t pos = 0;
-    for (size_t k = 0; k < segments; ++k) {
-      pos = name.find('.', pos);
-      if (pos == std::string::npos)
-        return name;
-      if (k + 1 < segments)
-        ++pos;
-    }
-    return name.substr(0, pos);
-  };
+  return [segments](const std::string& name) { return std::string(group_prefix(name, segments)); };
+}
+
+void check_partition_name(std::string_view how) {
+  if (how != "auto")
+    (void)partition_grouping(how);
 }
 
 } // namespace kb

@@ -37,11 +37,14 @@ void build_machine(const topology_spec& topo, const kind_registry& kinds,
 /// The machine context implied by a topology (clock, wire latency).
 machine_context context_of(const topology_spec& topo);
 
-/// How a machine is cut into shards: "cube" (default: a cube's 1 ns links
-/// never cross shards; cuts fall on UCIe and inter-SIP links), "sip", or
-/// "pe" (each PE apart from its cube's shared nodes; for experiments).
-/// Returns the group key of a node for simulation::set_grouping; throws
-/// std::invalid_argument for an unknown name.
+/// How a machine is cut into shards: "cube" (a cube's 1 ns links never
+/// cross shards; cuts fall on UCIe and inter-SIP links), "sip" (cuts fall
+/// on inter-SIP links only), or "pe" (each PE apart from its cube's shared
+/// nodes; for experiments). Returns the group key of a node for
+/// simulation::set_grouping; throws std::invalid_argument for an unknown
+/// name ("auto" is chosen per machine first: partition_choice.hpp).
 std::function<std::string(const std::string&)> partition_grouping(std::string_view how);
+/// Throws std::invalid_argument unless `how` is auto, cube, sip or pe.
+void check_partition_name(std::string_view how);
 
 } // namespace kb
