@@ -3,6 +3,7 @@
 #include "kb_version.hpp"
 #include "runtime/config/yaml_json.hpp"
 #include "runtime/io/atomic_file.hpp"
+#include "runtime/pipeline/pipeline_kinds.hpp"
 #include "runtime/report/csv_row.hpp"
 #include "runtime/report/run_metrics.hpp"
 #include "runtime/trace/trace_file.hpp"
@@ -203,7 +204,7 @@ void write_outputs(const run_cli& c, const report_input& rep, const driver_optio
   if (!c.json.empty())
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
-    write_trace(c.trace, rep.names, rep.records);
+    write_trace(c.trace, rep.names, rep.records, &message_kind_name);
   auto mark = [&](const char* phase) {
     if (rep.phases)
       rep.phases->mark(phase);

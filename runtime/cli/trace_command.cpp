@@ -2,6 +2,7 @@
 
 #include "runtime/io/atomic_file.hpp"
 #include "runtime/cli/trace_filter_cli.hpp"
+#include "runtime/pipeline/pipeline_kinds.hpp"
 #include "runtime/trace/chrome_trace.hpp"
 #include "runtime/trace/trace_file.hpp"
 #include "runtime/trace/trace_stats.hpp"
@@ -61,7 +62,7 @@ int convert(const trace_cli& c) {
     });
   }
   write_text_file(c.out, "JSON trace file", [&](std::ostream& out) {
-    chrome_trace_writer w(out, in.names(), nodes);
+    chrome_trace_writer w(out, in.names(), nodes, &message_kind_name);
     std::optional<gates> keep;
     if (sel)
       keep.emplace(sel);

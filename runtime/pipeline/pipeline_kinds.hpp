@@ -16,6 +16,8 @@
 
 #include "runtime/engine/event.hpp"
 
+#include <string_view>
+
 namespace kb {
 
 enum class pipe_kind : uint16_t {
@@ -35,6 +37,31 @@ enum class pipe_kind : uint16_t {
 };
 
 constexpr uint16_t kind_of(pipe_kind k) { return static_cast<uint16_t>(k); }
+
+/// A message kind in words, as traces name hops: the engine's (credit,
+/// timer) and the pipeline's; a unit's own timers are "timer".
+constexpr std::string_view message_kind_name(uint16_t kind) {
+  if (kind == static_cast<uint16_t>(engine_kind::credit))
+    return "credit";
+  if (kind == static_cast<uint16_t>(engine_kind::timer) || kind >= kind_of(pipe_kind::timer))
+    return "timer";
+  switch (static_cast<pipe_kind>(kind)) {
+    case pipe_kind::token: return "tile_token";
+    case pipe_kind::command: return "command";
+    case pipe_kind::tile_done: return "tile_done";
+    case pipe_kind::command_done: return "command_done";
+    case pipe_kind::tcm_request: return "tcm_request";
+    case pipe_kind::tcm_reply: return "tcm_reply";
+    case pipe_kind::mem_read: return "mem_read";
+    case pipe_kind::mem_data: return "mem_data";
+    case pipe_kind::mem_write: return "mem_write";
+    case pipe_kind::mem_ack: return "mem_ack";
+    case pipe_kind::launch: return "launch";
+    case pipe_kind::kernel_done: return "kernel_done";
+    case pipe_kind::timer: break;
+  }
+  return "other";
+}
 
 /// Bytes of a kernel launch or completion message (a descriptor).
 inline constexpr uint64_t launch_bytes = 64;

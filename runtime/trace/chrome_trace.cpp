@@ -29,8 +29,8 @@ std::string ps_to_us(SimTime t) {
 } // namespace
 
 chrome_trace_writer::chrome_trace_writer(std::ostream& out, const std::vector<std::string>& names,
-                                         const std::set<node_id>& nodes)
-  : out_(out), names_(names) {
+                                         const std::set<node_id>& nodes, kind_namer kinds)
+  : out_(out), names_(names), kinds_(kinds) {
   for (node_id n : nodes)
     pids_.emplace(parent(n), 0);
   int next = 1;
@@ -92,9 +92,10 @@ void chrome_trace_writer::add(const trace_record& r) {
       break;
     case trace_kind::message_hop:
       fmt::print(out_,
-                 R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"hop k{} -> {}","args":{{"arrival_us":{},"command":{},"tile":{},"bytes":{}}}}})",
-                 pid, tid, ts, r.tag.what, name_of(r.peer), ps_to_us(r.arrival), r.tag.context,
-                 r.tag.item, r.tag.bytes);
+                 R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"hop {} -> {}","args":{{"arrival_us":{},"command":{},"tile":{},"bytes":{}}}}})",
+                 pid, tid, ts,
+                 kinds_ ? std::string(kinds_(r.tag.what)) : fmt::format("k{}", r.tag.what),
+                 name_of(r.peer), ps_to_us(r.arrival), r.tag.context, r.tag.item, r.tag.bytes);
       flow(pid, tid, r);
       break;
     default:

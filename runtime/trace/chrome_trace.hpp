@@ -7,7 +7,8 @@
 // Tracks: one process per PE (or per cube for the cube's own nodes:
 // HBM, XBAR, NOC, ...), named by its id (process_name); one thread per unit
 // lane, named "unit/lane" (thread_name). engine_start/complete are B/E
-// slices, other events instants; with message hops, each hop is also a
+// slices, other events instants; with message hops, each hop is also an
+// instant named by its message kind ("hop mem_read -> sip0.cube0.xbar") and a
 // flow (s at the sender when sent, f at the receiver when its head arrives)
 // so a tile can be followed from unit to unit.
 
@@ -17,16 +18,21 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb {
 
 class chrome_trace_writer {
 public:
+  /// A hop's message kind in words (message_kind_name of the pipeline,
+  /// which this layer does not see); null: "k<number>".
+  using kind_namer = std::string_view (*)(uint16_t kind);
+
   /// `nodes`: every node that has at least one record (their parents are
   /// the processes, numbered in name order); `names` by node id.
   chrome_trace_writer(std::ostream& out, const std::vector<std::string>& names,
-                      const std::set<node_id>& nodes);
+                      const std::set<node_id>& nodes, kind_namer kinds = nullptr);
   /// The next record, in key order (time, node, seq).
   void add(const trace_record& r);
   /// Closes the JSON document.
@@ -48,6 +54,7 @@ private:
   /// stages (its lane number). Written as thread_name at the end, once
   /// every track's first stage is known.
   std::map<std::pair<int, uint64_t>, std::string> threads_;
+  kind_namer kinds_;
   bool first_ = true;
   uint64_t flows_ = 0;
 };

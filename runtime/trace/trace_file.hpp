@@ -2,6 +2,7 @@
 // Trace files: the Cap'n Proto form (TraceFile) and its conversion to the
 // Chrome trace-event JSON that Perfetto and chrome://tracing open.
 
+#include "runtime/trace/chrome_trace.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <functional>
@@ -26,12 +27,15 @@ void read_trace_bytes(std::string_view bytes, const std::string& name,
 /// unit lane; engine_start/complete as begin/end slices, the other events as
 /// instants. Times in microseconds with picosecond precision.
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
-                      const std::vector<trace_record>& records);
+                      const std::vector<trace_record>& records,
+                      chrome_trace_writer::kind_namer kinds = nullptr);
 
 /// Writes `path` as JSON if it ends in ".json", gzipped JSON if it ends in
 /// ".json.gz", else as Cap'n Proto.
+/// `kinds` names the hops' message kinds in the JSON (null: by number).
 void write_trace(const std::string& path, const std::vector<std::string>& names,
-                 const std::vector<trace_record>& records);
+                 const std::vector<trace_record>& records,
+                 chrome_trace_writer::kind_namer kinds = nullptr);
 
 /// Whether a trace named `path` is Chrome JSON (".json" or ".json.gz").
 bool is_json_trace_name(std::string_view path);

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -68,6 +69,14 @@ TEST(trace_stream, a_converted_stream_is_the_in_memory_chrome_json) {
     EXPECT_GT(mem.size(), 10000u);
     EXPECT_EQ(slurp(dir + "/conv.json"), mem);
     EXPECT_EQ(mem.find("\"ph\":\"s\"") != std::string::npos, !hops.empty()); // flows
+    if (!hops.empty()) {
+      // Hops are named by their message kind (issue 32 item 2), in both.
+      for (const char* kind : {"\"hop tile_token -> ", "\"hop mem_read -> ", "\"hop mem_data -> ",
+                               "\"hop credit -> ", "\"hop tile_done -> ", "\"hop launch -> "})
+        EXPECT_NE(mem.find(kind), std::string::npos) << kind;
+      EXPECT_FALSE(std::regex_search(mem, std::regex("\"hop k[0-9]"))) << "a kind by number";
+      EXPECT_EQ(mem.find("\"hop other -> "), std::string::npos);
+    }
   }
 }
 
