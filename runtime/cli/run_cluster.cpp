@@ -63,7 +63,7 @@ std::vector<std::string> part_args(const run_cli& c) {
     add("--trace-select", s);
   add("--trace-window", c.trace_filters.window);
   add("--trace-kinds", c.trace_filters.kinds);
-  if (!c.trace.empty() || c.record)
+  if (!c.trace.empty() || c.record || !c.records.empty())
     a.emplace_back("--record");
   if (!c.json.empty() || c.record_stages)
     a.emplace_back("--record-stages");

@@ -79,7 +79,10 @@ void describe_reproduction(report_input& rep, const YAML::Node& doc, const run_c
 }
 
 void prepare_outputs(const run_cli& c, driver_options& opts) {
-  opts.record = !c.trace.empty() || c.record;
+  // A split run's --records come to rank 0 with the results, as --trace's
+  // do: every process records in memory (its workers get --record).
+  const bool split = c.procs > 1 || !c.peers.empty();
+  opts.record = !c.trace.empty() || c.record || (split && !c.records.empty());
   // --json reports per command and stage type the tiles and busy time,
   // summed as the run goes; it keeps no records.
   opts.tally_stages = !c.json.empty() || c.record_stages;
@@ -100,12 +103,18 @@ void prepare_outputs(const run_cli& c, driver_options& opts) {
     opts.stream = std::make_shared<trace_stream_writer>(c.trace_stream, opts.trace_hops);
   }
   if (!c.records.empty()) {
-    if (c.procs > 1 || !c.peers.empty())
-      throw std::invalid_argument(
-        "--records: not with --procs > 1 or --peers (the other processes' units serve the "
-        "stages there)");
-    opts.records = std::make_shared<trace_stream_writer>(c.records, false, "--records file",
-                                                         /*stages_only=*/true);
+    if (split) {
+      // Rank 0 writes them from the merged records at the end; the
+      // recorders are the trace's, so a trace filter would cut them too.
+      if (const std::string f = c.trace_filters.first_given(); !f.empty())
+        throw std::invalid_argument(fmt::format(
+          "--records with {}: not in a split run (--procs > 1 or --peers), where the records "
+          "come from the trace's recorders; filter the trace in `kernbench trace convert`",
+          f));
+    } else {
+      opts.records = std::make_shared<trace_stream_writer>(c.records, false, "--records file",
+                                                           /*stages_only=*/true);
+    }
   }
 }
 
@@ -223,6 +232,9 @@ void write_outputs(const run_cli& c, const report_input& rep, const driver_optio
   if (opts.records) {
     opts.records->finish(rep.names);
     mark("finish the records");
+  } else if (!c.records.empty() && c.rank == 0) {
+    write_stage_stream(c.records, "--records file", rep.names, rep.records);
+    mark("write the records");
   }
   if (!c.csv.empty()) {
     append_csv_row(c.csv, "--csv file", run_csv_header(),

@@ -4,6 +4,9 @@
 
 #include <capnp/serialize.h>
 
+#include <algorithm>
+#include <map>
+
 namespace kb {
 
 trace_stream_writer::trace_stream_writer(const std::string& path, bool hops, const char* what,
@@ -47,6 +50,22 @@ void trace_stream_writer::finish(const std::vector<std::string>& names) {
 uint64_t trace_stream_writer::records_written() const {
   std::lock_guard lock(mutex_);
   return records_;
+}
+
+void write_stage_stream(const std::string& path, const std::string& what,
+                        const std::vector<std::string>& names,
+                        const std::vector<trace_record>& records) {
+  std::map<node_id, std::vector<trace_record>> by_node; // each node's in its order
+  for (const trace_record& r : records)
+    if (r.kind == trace_kind::engine_start || r.kind == trace_kind::engine_complete)
+      by_node[r.node].push_back(r);
+  trace_stream_writer w(path, false, what.c_str(), /*stages_only=*/true);
+  for (const auto& [node, list] : by_node)
+    for (size_t at = 0; at < list.size(); at += stream_recorder::chunk_records)
+      w.write_chunk({list.begin() + static_cast<std::ptrdiff_t>(at),
+                     list.begin() + static_cast<std::ptrdiff_t>(
+                                      std::min(list.size(), at + stream_recorder::chunk_records))});
+  w.finish(names);
 }
 
 stream_recorder::stream_recorder(std::shared_ptr<trace_stream_writer> w,

@@ -45,6 +45,14 @@ private:
   uint64_t records_ = 0;
 };
 
+/// Writes `records` (merged in key order: a split run's, gathered at rank 0)
+/// as a stages-only stream at `path`, the same as `run --records` streams
+/// in one process: each node's engine_start/engine_complete in a chunk of
+/// its own, then the names. Throws output_error.
+void write_stage_stream(const std::string& path, const std::string& what,
+                        const std::vector<std::string>& names,
+                        const std::vector<trace_record>& records);
+
 /// A node's recorder that streams: records go to the writer in chunks of
 /// `chunk_records`; `inner` (may be null) also gets every call (e.g. the
 /// in-memory trace_recorder when --json needs the stage records).

@@ -1,8 +1,9 @@
 // Issue 31 item 3: `run --records FILE` streams every tile's stages while
 // the run goes, and `kernbench records convert FILE --csv OUT` makes a table
 // of them: one row per stage, whose counts and busy times are the --json's
-// per-command stage tallies, the same bytes whatever the threads, and the
-// same rows as the stages of a full trace stream of the run.
+// per-command stage tallies, the same bytes whatever the threads and
+// processes (a split run's come to rank 0 with the results), and the same
+// rows as the stages of a full trace stream of the run.
 
 #include "tests/cli/cli_support.hpp"
 
@@ -122,6 +123,22 @@ TEST(records, the_table_is_the_same_bytes_whatever_the_threads_and_a_trace_has_t
   const std::string one = slurp(dir + "/t1.csv");
   EXPECT_GT(lines_of(one).size(), 100u);
   EXPECT_EQ(one, slurp(dir + "/t2.csv"));
+  // Split over processes: the other processes' stages come to rank 0 with
+  // the results, and the table is the same bytes.
+  const std::string two_sips = " --topology " + test::source_dir() +
+                               "/config/scale/2sip_2cube_4pe.yaml --pes all --M 128 --K 256 "
+                               "--N 128 --tile 64 64 64 --placement remote-sip --quiet";
+  for (const char* procs : {"1", "2", "4"}) {
+    const auto run = run_kernbench(std::string("run --procs ") + procs + two_sips + " --records " +
+                                   dir + "/p" + procs + ".rec");
+    ASSERT_EQ(run.exit_code, 0) << procs << ": " << run.err;
+    ASSERT_EQ(run_kernbench("records convert " + dir + "/p" + procs + ".rec --csv " + dir + "/p" +
+                            procs + ".csv").exit_code, 0);
+  }
+  const std::string p1 = slurp(dir + "/p1.csv");
+  EXPECT_NE(p1.find("sip1.cube1.pe3.pe_gemm,gemm,gemm,"), std::string::npos);
+  EXPECT_EQ(p1, slurp(dir + "/p2.csv"));
+  EXPECT_EQ(p1, slurp(dir + "/p4.csv"));
   // A full trace stream (hops included) holds the same stages.
   const auto traced = run_kernbench(k_run + " --trace-stream " + dir + "/all.trace --trace-hops");
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
@@ -136,9 +153,11 @@ TEST(records, the_table_is_the_same_bytes_whatever_the_threads_and_a_trace_has_t
 
 TEST(records, options_that_do_not_apply_are_refused_by_name) {
   const std::string dir = test::temp_dir("records_refused");
-  const auto split = run_kernbench(k_run + " --procs 2 --records " + dir + "/r.rec");
+  const auto split = run_kernbench(k_run + " --procs 2 --trace-select '*.pe0.*' --trace " + dir +
+                                   "/t.capnp --records " + dir + "/r.rec");
   EXPECT_EQ(split.exit_code, 2);
-  EXPECT_NE(split.err.find("--records: not with --procs"), std::string::npos) << split.err;
+  EXPECT_NE(split.err.find("--records with --trace-select: not in a split run"),
+            std::string::npos) << split.err;
   const auto dash = run_kernbench(k_run + " --records -");
   EXPECT_EQ(dash.exit_code, 2);
   EXPECT_NE(dash.err.find("--records -: give a file name"), std::string::npos) << dash.err;
