@@ -25,8 +25,10 @@ trace_stats compute_trace_stats(const trace_reader& in, size_t top) {
     return std::tie(a.duration_ps, b.start_ps) > std::tie(b.duration_ps, a.start_ps);
   };
   std::priority_queue<stage_span, std::vector<stage_span>, decltype(shorter)> heap(shorter);
+  uint64_t first = UINT64_MAX;
   in.for_each([&](const trace_record& r) {
     ++s.records;
+    first = std::min(first, r.t.ps());
     s.end_ps = std::max(s.end_ps, r.t.ps());
     const auto st = pairs.add(r);
     if (!st)
@@ -45,6 +47,7 @@ trace_stats compute_trace_stats(const trace_reader& in, size_t top) {
     if (heap.size() > top)
       heap.pop();
   });
+  s.start_ps = s.records ? first : 0;
   while (!heap.empty()) {
     s.longest.push_back(heap.top());
     heap.pop();
@@ -55,8 +58,11 @@ trace_stats compute_trace_stats(const trace_reader& in, size_t top) {
 
 void print_trace_stats(std::ostream& out, const trace_reader& in, const trace_stats& s) {
   auto name = [&](node_id n) { return n < in.names().size() ? in.names()[n] : std::string("?"); };
-  fmt::print(out, "trace: {} records, {} nodes with records, simulated span {} ns\n\n",
-             s.records, in.nodes().size(), ns_str(s.end_ps));
+  // A trace from time 0 says its span; a windowed one also where it lies.
+  fmt::print(out, "trace: {} records, {} nodes with records, simulated span {} ns{}\n\n",
+             s.records, in.nodes().size(), ns_str(s.span_ps()),
+             s.start_ps ? fmt::format(" (from {} to {} ns)", ns_str(s.start_ps), ns_str(s.end_ps))
+                        : std::string());
   fmt::print(out, "per unit lane: stages, busy time, utilisation (of the span), idle while "
                   "active (first start to last end, not busy), longest stage\n");
   fmt::print(out, "  {:<40} {:>8} {:>14} {:>7} {:>14} {:>12}\n", "unit/lane", "stages",
@@ -66,7 +72,7 @@ void print_trace_stats(std::ostream& out, const trace_reader& in, const trace_st
     fmt::print(out, "  {:<40} {:>8} {:>14} {:>6.1f}% {:>14} {:>12}\n",
                fmt::format("{}/{}", name(k.first), lane_name(static_cast<stage_type>(l.what))),
                l.stages, ns_str(l.busy_ps),
-               s.end_ps ? 100.0 * l.busy_ps / s.end_ps : 0.0,
+               s.span_ps() ? 100.0 * l.busy_ps / s.span_ps() : 0.0,
                ns_str(active > l.busy_ps ? active - l.busy_ps : 0), ns_str(l.longest_ps));
   }
   fmt::print(out, "\nthe {} longest stages\n", s.longest.size());

@@ -25,8 +25,11 @@ struct stage_span {
 struct trace_stats {
   std::map<std::pair<node_id, uint16_t>, lane_stats> lanes;
   std::vector<stage_span> longest; ///< longest first
-  uint64_t end_ps = 0;
+  uint64_t start_ps = 0; ///< the first record's time (a windowed trace: about T0)
+  uint64_t end_ps = 0;   ///< the last record's
   uint64_t records = 0;
+  /// What utilisation is of: from the first record to the last.
+  uint64_t span_ps() const { return end_ps - start_ps; }
 };
 
 trace_stats compute_trace_stats(const trace_reader& in, size_t top);

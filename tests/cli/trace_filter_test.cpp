@@ -278,3 +278,38 @@ TEST(trace_filter, bad_values_are_refused_naming_the_option) {
 
 } // namespace
 } // namespace kb
+
+namespace kb {
+namespace {
+
+// `trace stats` of a windowed trace: the span runs from its first record
+// (about T0) to its last, and utilisation is of that span, not of 0..T1.
+TEST(trace_filter, stats_of_a_window_count_its_span_from_its_first_record) {
+  const std::string dir = test::temp_dir("stats_window");
+  ASSERT_EQ(run_kernbench(k_small + " --trace-select 'sip0.cube0.pe1.*' --trace-window 20us:40us "
+                          "--trace-stream " + dir + "/w.trace").exit_code, 0);
+  const auto st = run_kernbench("trace stats " + dir + "/w.trace --top 1");
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+    st.out, m, std::regex(R"(simulated span ([0-9]+)\.([0-9]{3}) ns \(from ([0-9]+)\.[0-9]{3} to ([0-9]+)\.[0-9]{3} ns\))")))
+    << st.out;
+  const double span_ns = std::stod(m[1].str() + "." + m[2].str());
+  EXPECT_GE(std::stoull(m[3]), 20000u);
+  EXPECT_LE(std::stoull(m[4]), 40000u);
+  EXPECT_LE(span_ns, 20000.0);
+  // The DMA read lane's utilisation is its busy time over that span.
+  ASSERT_TRUE(std::regex_search(
+    st.out, m, std::regex(R"(sip0\.cube0\.pe1\.pe_dma/read +[0-9]+ +([0-9.]+) +([0-9.]+)%)")))
+    << st.out;
+  EXPECT_NEAR(std::stod(m[2]), 100.0 * std::stod(m[1]) / span_ns, 0.06) << st.out;
+  // A whole trace starts at 0 and says no more than its span.
+  ASSERT_EQ(run_kernbench(k_small + " --trace-hops --trace-stream " + dir + "/all.trace").exit_code,
+            0);
+  const auto all = run_kernbench("trace stats " + dir + "/all.trace --top 1");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_TRUE(std::regex_search(all.out, std::regex(R"(simulated span [0-9.]+ ns\n)"))) << all.out;
+}
+
+} // namespace
+} // namespace kb
