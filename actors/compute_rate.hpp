@@ -4,7 +4,7 @@
 // num/den turns W units of f16 work into ceil(W * den / num) cycles: integers
 // only, so a cycle count never depends on floating-point rounding.
 
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "kernels/dtype.hpp"
 #include "runtime/sim_time.hpp"
@@ -104,36 +104,32 @@ inline std::optional<compute_rate> parse_compute_rate(std::string_view text) {
 /// The key of `t`'s rate: "rate_f32", "rate_i8", ...
 inline std::string rate_key(dtype t) { return fmt::format("rate_{}", to_string(t)); }
 
-/// The documented rate keys of a kind, one per dtype, each defaulting to 1.
-/// `work` says what the rate multiplies ("MACs", "elements").
-inline std::vector<param_doc> rate_docs(std::string_view work) {
-  std::vector<param_doc> out;
+/// The declared rate keys of an implementation (runtime/config/param_decl),
+/// one per dtype, each defaulting to 1, read into `member`. `work` says what
+/// the rate multiplies ("MACs", "elements"). A value that is not a positive
+/// rate is a config_error naming file:line and key.
+template <class C>
+std::vector<param_entry<C>> rate_params(dtype_rates C::*member, std::string_view work) {
+  std::vector<param_entry<C>> out;
   for (size_t i = 0; i < dtype_rates::count; ++i) {
     const auto t = static_cast<dtype>(i);
-    out.push_back({rate_key(t), "string", "1",
-                   fmt::format("{} per cycle on {} relative to f16: n, 1/n or n/d (exact)",
-                               work, to_string(t))});
+    param_doc d{rate_key(t), "string", "1",
+                fmt::format("{} per cycle on {} relative to f16: n, 1/n or n/d (exact)", work,
+                            to_string(t))};
+    out.push_back({std::move(d), [member, t](C& c, const param_reader& p) {
+                     const std::string key = rate_key(t);
+                     const std::string text = p.get_or<std::string>(key, "1");
+                     const auto rate = parse_compute_rate(text);
+                     if (!rate)
+                       throw p.error(key, fmt::format("'{}' is not a rate: expected a positive "
+                                                      "integer n, a fraction n/d or a decimal "
+                                                      "such as 0.25 (work per cycle relative "
+                                                      "to f16)",
+                                                      text));
+                     (c.*member).of(t) = *rate;
+                   }});
   }
   return out;
-}
-
-/// Reads every rate key of `p` (defaults filled in by the loader); a value
-/// that is not a positive rate is a config_error naming file:line and key.
-inline dtype_rates read_rates(const param_reader& p) {
-  dtype_rates r;
-  for (size_t i = 0; i < dtype_rates::count; ++i) {
-    const auto t = static_cast<dtype>(i);
-    const std::string key = rate_key(t);
-    const std::string text = p.required<std::string>(key);
-    const auto rate = parse_compute_rate(text);
-    if (!rate)
-      throw p.error(key, fmt::format("'{}' is not a rate: expected a positive integer n, a "
-                                     "fraction n/d or a decimal such as 0.25 (work per cycle "
-                                     "relative to f16)",
-                                     text));
-    r.of(t) = *rate;
-  }
-  return r;
 }
 
 } // namespace kb

@@ -4,29 +4,21 @@
 
 namespace kb {
 
-kind_doc hbm_ctrl::doc() {
-  return {"hbm_ctrl",
-          "aggregated HBM: one request at a time in arrival order, busy "
-          "xfer(bytes, bandwidth); replies leave after the access latency",
-          {{"bandwidth_gbps", "GB/s", "512", "transfer bandwidth (of all channels together)"},
-           {"latency_ns", "ns", "100", "access latency added to every reply"},
-           {"channels", "uint", "1",
-            "channels (impl hbm_ctrl_channels_v1; hbm_ctrl_v1 takes 1), each a FIFO "
-            "server at bandwidth / channels"},
-           {"interleave_bytes", "uint", "256",
-            "address interleaving granule over the channels (hbm_ctrl_channels_v1)"}}};
+const impl_decl<hbm_ctrl::config>& hbm_ctrl::decl() {
+  static const impl_decl<config> d{
+    "hbm_ctrl",
+    "aggregated HBM: one request at a time in arrival order, busy xfer(bytes, bandwidth); "
+    "replies leave after the access latency",
+    {param(&config::bandwidth, "bandwidth_gbps", "transfer bandwidth").init(Bandwidth::gbps(512)),
+     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(100))}};
+  return d;
 }
 
 hbm_ctrl::config hbm_ctrl::read_config(const param_reader& p,
                                        const machine_context& ctx) {
-  config c;
-  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
-  c.latency = p.required<SimTime>("latency_ns");
+  config c = decl().read(p);
   c.fabric = ctx.fabric;
   c.deploy = ctx.deploy;
-  if (p.required<uint32_t>("channels") != 1)
-    throw p.error("channels", "hbm_ctrl_v1 is the aggregated model (1 channel); use impl "
-                              "hbm_ctrl_channels_v1 for more");
   return c;
 }
 

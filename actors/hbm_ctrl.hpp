@@ -4,7 +4,7 @@
 // mem_read / mem_write for the HBM of its own cube, replying to the sender.
 
 #include "actors/detail/memory_server.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -20,7 +20,7 @@ public:
     std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::hbm};
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): an idle HBM starts at the head; a read's data
   /// leaves with head s + latency and tail s + xfer + latency, a write's ack at

@@ -6,19 +6,30 @@
 
 namespace kb {
 
+const impl_decl<hbm_ctrl_channels::config>& hbm_ctrl_channels::decl() {
+  static const impl_decl<config> d{
+    "hbm_ctrl",
+    "per-channel HBM: `channels` FIFO servers at bandwidth / channels, addresses interleaved "
+    "over them in granules of interleave_bytes; replies leave after the access latency",
+    {param(&config::bandwidth, "bandwidth_gbps", "transfer bandwidth of all channels together")
+       .init(Bandwidth::gbps(512)),
+     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(100)),
+     param(&config::channels, "channels", "FIFO servers, each at bandwidth / channels")
+       .init(1u)
+       .at_least(1u, "must be from 1 to 1024")
+       .at_most(1024u, "must be from 1 to 1024"),
+     param(&config::granule, "interleave_bytes", "address interleaving granule over the channels")
+       .init(uint64_t{256})
+       .at_least(1u, "must be from 1 byte to 64 GiB")
+       .at_most(global_address::max_offset, "must be from 1 byte to 64 GiB")}};
+  return d;
+}
+
 hbm_ctrl_channels::config hbm_ctrl_channels::read_config(const param_reader& p,
                                                          const machine_context& ctx) {
-  config c;
-  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
-  c.latency = p.required<SimTime>("latency_ns");
-  c.channels = p.required<uint32_t>("channels");
-  c.granule = p.required<uint64_t>("interleave_bytes");
+  config c = decl().read(p);
   c.fabric = ctx.fabric;
   c.deploy = ctx.deploy;
-  if (c.channels == 0 || c.channels > 1024)
-    throw p.error("channels", "must be from 1 to 1024");
-  if (c.granule == 0 || c.granule > global_address::max_offset)
-    throw p.error("interleave_bytes", "must be from 1 byte to 64 GiB");
   if (c.bandwidth.mbps / c.channels == 0)
     throw p.error("bandwidth_gbps", fmt::format("{} MB/s over {} channels leaves a channel "
                                                 "less than 1 MB/s",

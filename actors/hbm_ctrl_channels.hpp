@@ -30,7 +30,7 @@ public:
     std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::hbm};
-  static kind_doc doc() { return hbm_ctrl::doc(); }
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007, docs/adr/0034): an idle
   /// controller serving a request that starts on a granule boundary. Its

@@ -17,18 +17,20 @@ constexpr uint16_t host_timer = kind_of(pipe_kind::timer);
 
 } // namespace
 
-kind_doc m_cpu::doc() {
-  return {"m_cpu",
-          "receives the host's kernel launch, fans it out to its cube's PE_CPUs over the NOC "
-          "and returns their completions to the host",
-          {{"host_latency_ns", "ns", "0",
-            "the host's link: a launch reaches the M_CPU, and the last completion the host, "
-            "this long after"}}};
+const impl_decl<m_cpu::config>& m_cpu::decl() {
+  static const impl_decl<config> d{
+    "m_cpu",
+    "receives the host's kernel launch, fans it out to its cube's PE_CPUs over the NOC and "
+    "returns their completions to the host",
+    {param(&config::host_latency, "host_latency_ns",
+           "the host's link: a launch reaches the M_CPU, and the last completion the host, "
+           "this long after")
+       .init(SimTime::zero())}};
+  return d;
 }
 
 m_cpu::config m_cpu::read_config(const param_reader& p, const machine_context& ctx) {
-  config c;
-  c.host_latency = p.required<SimTime>("host_latency_ns");
+  config c = decl().read(p);
   // The programs are by PE name; a PE's number is its PE_CPU's place.
   const std::string cube = detail::parent_of(ctx.node) + ".";
   if (ctx.programs && ctx.topology)

@@ -7,7 +7,7 @@
 // `host_latency_ns` later. A kernel's latency runs from the host's launch
 // (t = 0) to that receipt (figure `done_ps`).
 
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
@@ -23,7 +23,7 @@ public:
     SimTime host_latency;
     std::vector<uint32_t> pes; ///< indices of the cube's PEs with a program
   };
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// Launches to its cube's PE_CPUs, over its cube's NOC.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"noc", "noc"}};

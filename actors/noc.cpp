@@ -4,18 +4,20 @@
 
 namespace kb {
 
-kind_doc noc::doc() {
-  return {"noc",
-          "cube network: forwards memory requests and replies between PE_DMAs, "
-          "PE_TCMs, the SRAM, the XBAR and the UCIe / inter-SIP links by the "
-          "fabric routes, adding its latency to head and tail",
-          {{"forward_latency_ns", "ns", "4",
-            "added to a forwarded message's head and tail"}}};
+const impl_decl<noc::config>& noc::decl() {
+  static const impl_decl<config> d{
+    "noc",
+    "cube network: forwards memory requests and replies between PE_DMAs, PE_TCMs, the SRAM, "
+    "the XBAR and the UCIe / inter-SIP links by the fabric routes, adding its latency to head "
+    "and tail",
+    {param(&config::forward_latency, "forward_latency_ns",
+           "added to a forwarded message's head and tail")
+       .init(ns(4))}};
+  return d;
 }
 
 noc::config noc::read_config(const param_reader& p, const machine_context& ctx) {
-  config c;
-  c.forward_latency = p.required<SimTime>("forward_latency_ns");
+  config c = decl().read(p);
   c.fabric = ctx.fabric;
   c.credits = ctx.topology && ctx.topology->fabric_credits;
   return c;

@@ -6,7 +6,7 @@
 // routes (each port a link with its own latency and bandwidth).
 
 #include "actors/detail/forwarder.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -23,7 +23,7 @@ public:
   };
   static constexpr fabric_kind fabric{fabric_role::forwarder};
 
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): head and tail leave
   /// `forward_latency` after they arrive.

@@ -1,6 +1,7 @@
 #include "actors/pe_cpu.hpp"
 
 #include "actors/detail/names.hpp"
+#include "actors/pe_tcm.hpp"
 #include "messages/memory.capnp.h"
 #include "runtime/address.hpp"
 #include "runtime/config/topology_spec.hpp"
@@ -15,11 +16,11 @@
 
 namespace kb {
 
-kind_doc pe_cpu::doc() {
-  return {"pe_cpu",
-          "runs the PE's kernel (the built-in driver, or a tl:: kernel) on a fiber and "
-          "submits its commands to PE_SCHEDULER",
-          {}};
+const impl_decl<pe_cpu::config>& pe_cpu::decl() {
+  static const impl_decl<config> d{"pe_cpu",
+                                   "runs the PE's kernel (the built-in driver, or a tl:: kernel) "
+                                   "on a fiber and submits its commands to PE_SCHEDULER"};
+  return d;
 }
 
 pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& ctx) {
@@ -36,8 +37,9 @@ pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& c
   }
   if (ctx.topology)
     if (const node_spec* tcm = ctx.topology->find_node(prefix + ".pe_tcm")) {
-      c.tcm_bytes = tcm->params.required<uint64_t>("size_kib") * 1024;
-      c.tcm_reserved = tcm->params.required<uint64_t>("scheduler_reserved_kib") * 1024;
+      const pe_tcm::config t = pe_tcm::decl().read(tcm->params);
+      c.tcm_bytes = t.size_kib * 1024;
+      c.tcm_reserved = t.scheduler_reserved_kib * 1024;
     }
   return c;
 }

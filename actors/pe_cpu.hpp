@@ -6,7 +6,7 @@
 // notice it needs arrives. A command's latency runs from its issue here to
 // the receipt of its command-done notice.
 
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/kernel/kernel_context.hpp"
@@ -34,7 +34,7 @@ public:
     /// over the NOC, and its completion goes back that way (else at t = 0).
     bool launched = false;
   };
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// Commands to its PE's scheduler.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"scheduler", "pe_scheduler"}};

@@ -27,20 +27,20 @@ bool is_atomic_stage(wire::Stage::Reader s) {
 }
 } // namespace
 
-kind_doc pe_dma::doc() {
-  return {"pe_dma",
-          "DMA engine: a read and a write channel of capacity 1 each; setup, "
-          "then the request toward the owning memory by the fabric routes "
-          "(XBAR for the own HBM, NOC for the rest); busy until the data tail / "
-          "the write ack",
-          {{"dma_setup_cycles", "cycles", "8",
-            "paid by every DMA stage before its request leaves"}}};
+const impl_decl<pe_dma::config>& pe_dma::decl() {
+  static const impl_decl<config> d{
+    "pe_dma",
+    "DMA engine: a read and a write channel of capacity 1 each; setup, then the request toward "
+    "the owning memory by the fabric routes (XBAR for the own HBM, NOC for the rest); busy "
+    "until the data tail / the write ack",
+    {param(&config::setup, "dma_setup_cycles", "paid by every DMA stage before its request leaves")
+       .init(Cycles{8})}};
+  return d;
 }
 
 pe_dma::config pe_dma::read_config(const param_reader& p,
                                    const machine_context& ctx) {
-  config c;
-  c.setup = p.required<Cycles>("dma_setup_cycles");
+  config c = decl().read(p);
   c.clock = ctx.clock;
   c.fabric = ctx.fabric;
   return c;

@@ -11,7 +11,7 @@
 
 #include "actors/detail/fabric_port.hpp"
 
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -32,7 +32,7 @@ public:
     std::shared_ptr<const fabric_map> fabric;
   };
   static constexpr fabric_kind fabric{fabric_role::requester};
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// Tokens on to a read's FETCH; tile-done notices.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"fetch", "pe_fetch_store"}, {"done", "pe_scheduler"}};

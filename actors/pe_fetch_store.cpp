@@ -7,11 +7,11 @@
 
 namespace kb {
 
-kind_doc pe_fetch_store::doc() {
-  return {"pe_fetch_store",
-          "TCM <-> register file: a fetch lane and a store lane, each stage a "
-          "request to PE_TCM that ends with its reply",
-          {}};
+const impl_decl<pe_fetch_store::config>& pe_fetch_store::decl() {
+  static const impl_decl<config> d{"pe_fetch_store",
+                                   "TCM <-> register file: a fetch lane and a store lane, each "
+                                   "stage a request to PE_TCM that ends with its reply"};
+  return d;
 }
 
 pe_fetch_store::config pe_fetch_store::read_config(const param_reader&,

@@ -4,7 +4,7 @@
 // which may run at the same time; each stage sends a tcm_request for the
 // stage's bytes to `<pe>.pe_tcm` and ends when the tcm_reply arrives.
 
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/pipeline/unit_node.hpp"
@@ -18,7 +18,7 @@ namespace kb {
 class pe_fetch_store final : public unit_node {
 public:
   struct config {};
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// Tokens on to GEMM, MATH or DMA_WRITE; TCM requests; tile-done notices.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"gemm", "pe_gemm"}, {"math", "pe_math"},  {"dma", "pe_dma"},

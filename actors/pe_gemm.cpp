@@ -11,25 +11,24 @@ constexpr uint16_t done_timer = kind_of(pipe_kind::timer);
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 } // namespace
 
-kind_doc pe_gemm::doc() {
-  kind_doc d{"pe_gemm",
-             "MAC array: ceil(ceil(tm/R)*ceil(tn/C)*tk / rate) + R + C cycles per tile",
-             {{"mac_rows", "uint", "32", "MAC array rows (R)"},
-              {"mac_cols", "uint", "32", "MAC array columns (C)"}}};
-  for (param_doc& p : rate_docs("MACs"))
-    d.params.push_back(std::move(p));
+const impl_decl<pe_gemm::config>& pe_gemm::decl() {
+  static const impl_decl<config> d =
+    impl_decl<config>{
+      "pe_gemm",
+      "MAC array: ceil(ceil(tm/R)*ceil(tn/C)*tk / rate) + R + C cycles per tile",
+      {param(&config::mac_rows, "mac_rows", "MAC array rows (R)")
+         .init(32u)
+         .at_least(1u, "MAC array dimensions must be >= 1"),
+       param(&config::mac_cols, "mac_cols", "MAC array columns (C)")
+         .init(32u)
+         .at_least(1u, "MAC array dimensions must be >= 1")}}
+      .with(rate_params(&config::rates, "MACs"));
   return d;
 }
 
 pe_gemm::config pe_gemm::read_config(const param_reader& p,
                                      const machine_context& ctx) {
-  config c;
-  c.mac_rows = p.required<uint32_t>("mac_rows");
-  c.mac_cols = p.required<uint32_t>("mac_cols");
-  if (c.mac_rows == 0 || c.mac_cols == 0)
-    throw config_error(p.where("mac_rows"), p.key_path("mac_rows"),
-                       "MAC array dimensions must be >= 1");
-  c.rates = read_rates(p);
+  config c = decl().read(p);
   c.clock = ctx.clock;
   return c;
 }

@@ -5,7 +5,7 @@
 // exact fraction rate_<t> of the f16 rate (ADR-0032; 1 by default).
 
 #include "actors/compute_rate.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -23,7 +23,7 @@ public:
     dtype_rates rates{};    ///< MACs per cycle by in-dtype, relative to f16
     sim_clock clock{};
   };
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// Tokens on to an epilogue's MATH or the STORE; tile-done notices.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"math", "pe_math"}, {"store", "pe_fetch_store"}, {"done", "pe_scheduler"}};

@@ -12,32 +12,26 @@ constexpr uint8_t last_op = static_cast<uint8_t>(math_op::rsqrt);
 uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 } // namespace
 
-kind_doc pe_math::doc() {
-  kind_doc d{"pe_math",
-             "SIMD: ceil(E/(lanes*rate))*op_cost + pipeline cycles per stage of E "
-             "elements",
-             {{"lanes", "uint", "64", "elements per cycle (L)"},
-              {"pipeline_cycles", "cycles", "4", "pipeline latency per stage"},
-              {"cheap_op_cycles", "cycles", "1",
-               "op cost of add, mul, relu, bias, scale"},
-              {"expensive_op_cycles", "cycles", "4",
-               "op cost of exp, dequant, rsqrt"}}};
-  for (param_doc& p : rate_docs("elements"))
-    d.params.push_back(std::move(p));
+const impl_decl<pe_math::config>& pe_math::decl() {
+  static const impl_decl<config> d =
+    impl_decl<config>{
+      "pe_math",
+      "SIMD: ceil(E/(lanes*rate))*op_cost + pipeline cycles per stage of E elements",
+      {param(&config::lanes, "lanes", "elements per cycle (L)")
+         .init(64u)
+         .at_least(1u, "PE_MATH needs at least 1 lane"),
+       param(&config::pipeline, "pipeline_cycles", "pipeline latency per stage").init(Cycles{4}),
+       param(&config::cheap_op, "cheap_op_cycles", "op cost of add, mul, relu, bias, scale")
+         .init(Cycles{1}),
+       param(&config::expensive_op, "expensive_op_cycles", "op cost of exp, dequant, rsqrt")
+         .init(Cycles{4})}}
+      .with(rate_params(&config::rates, "elements"));
   return d;
 }
 
 pe_math::config pe_math::read_config(const param_reader& p,
                                      const machine_context& ctx) {
-  config c;
-  c.lanes = p.required<uint32_t>("lanes");
-  if (c.lanes == 0)
-    throw config_error(p.where("lanes"), p.key_path("lanes"),
-                       "PE_MATH needs at least 1 lane");
-  c.pipeline = p.required<Cycles>("pipeline_cycles");
-  c.cheap_op = p.required<Cycles>("cheap_op_cycles");
-  c.expensive_op = p.required<Cycles>("expensive_op_cycles");
-  c.rates = read_rates(p);
+  config c = decl().read(p);
   c.clock = ctx.clock;
   return c;
 }

@@ -7,7 +7,7 @@
 // ADR-0032) the groups are ceil(E * den / (lanes * num)).
 
 #include "actors/compute_rate.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -28,7 +28,7 @@ public:
     dtype_rates rates{};           ///< elements per cycle by dtype, relative to f16
     sim_clock clock{};
   };
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// Tokens on to the STORE; tile-done notices.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"store", "pe_fetch_store"}, {"done", "pe_scheduler"}};

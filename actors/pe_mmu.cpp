@@ -8,18 +8,20 @@
 
 namespace kb {
 
-kind_doc pe_mmu::doc() {
-  return {"pe_mmu",
-          "address translation on the DMA path when linked into the fabric (identity "
-          "here): takes its PE_DMA's requests, adds translate_cycles to head and tail, "
-          "forwards by its own routes; replies bypass it. Unlinked, it takes no time",
-          {{"translate_cycles", "cycles", "0",
-            "added to the head and tail of every request that passes"}}};
+const impl_decl<pe_mmu::config>& pe_mmu::decl() {
+  static const impl_decl<config> d{
+    "pe_mmu",
+    "address translation on the DMA path when linked into the fabric (identity here): takes its "
+    "PE_DMA's requests, adds translate_cycles to head and tail, forwards by its own routes; "
+    "replies bypass it. Unlinked, it takes no time",
+    {param(&config::translate, "translate_cycles",
+           "added to the head and tail of every request that passes")
+       .init(Cycles{0})}};
+  return d;
 }
 
 pe_mmu::config pe_mmu::read_config(const param_reader& p, const machine_context& ctx) {
-  config c;
-  c.translate = p.required<Cycles>("translate_cycles");
+  config c = decl().read(p);
   c.clock = ctx.clock;
   c.fabric = ctx.fabric;
   return c;

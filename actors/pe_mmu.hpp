@@ -11,7 +11,7 @@
 // A translating MMU derives from this class and overrides `translate`.
 
 #include "actors/detail/forwarder.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -26,7 +26,7 @@ public:
     std::shared_ptr<const fabric_map> fabric;
   };
   static constexpr fabric_kind fabric{fabric_role::translator};
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): head and tail leave the
   /// translation time after they arrive.

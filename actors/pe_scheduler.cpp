@@ -1,5 +1,7 @@
 #include "actors/pe_scheduler.hpp"
 
+#include "actors/pe_tcm.hpp"
+
 #include "runtime/pipeline/stage_ops.hpp"
 
 #include "runtime/pipeline/command.hpp"
@@ -19,34 +21,30 @@ constexpr uint16_t feed_timer = kind_of(pipe_kind::timer);
 
 } // namespace
 
-kind_doc pe_scheduler::doc() {
-  return {"pe_scheduler",
-          "plans composite commands (seed ADR-0042) and feeds the tiles of "
-          "each command whose dependencies are done as soon as its first "
-          "stage's queue is free (oldest first, never interleaving two "
-          "commands in one queue); completes each command exactly once; "
-          "predicts each command's steady-state II by modulo scheduling one "
-          "body of its tiles",
-          {{"feed_policy", "string", "fifo",
-            "fifo: release tiles as credits allow; modulo: release one "
-            "steady-state body (the K tiles of an output tile) per scheduled II"}}};
+const impl_decl<pe_scheduler::config>& pe_scheduler::decl() {
+  static const impl_decl<config> d{
+    "pe_scheduler",
+    "plans composite commands (seed ADR-0042) and feeds the tiles of each command whose "
+    "dependencies are done as soon as its first stage's queue is free (oldest first, never "
+    "interleaving two commands in one queue); completes each command exactly once; predicts "
+    "each command's steady-state II by modulo scheduling one body of its tiles",
+    {choice(&config::modulo_feed, "feed_policy",
+            "fifo: release tiles as credits allow; modulo: release one steady-state body (the K "
+            "tiles of an output tile) per scheduled II",
+            {{"fifo", false}, {"modulo", true}})}};
+  return d;
 }
 
 pe_scheduler::config pe_scheduler::read_config(const param_reader& p,
                                                const machine_context& ctx) {
-  config c;
-  const auto policy = p.required<std::string>("feed_policy");
-  if (policy != "fifo" && policy != "modulo")
-    throw config_error(p.where("feed_policy"), p.key_path("feed_policy"),
-                       fmt::format("unknown feed policy '{}' (known: fifo, modulo)", policy));
-  c.modulo_feed = policy == "modulo";
+  config c = decl().read(p);
   c.topology = ctx.topology;
   c.kinds = ctx.kinds;
   c.fabric = ctx.fabric;
   if (ctx.topology) {
     const std::string prefix = ctx.node.substr(0, ctx.node.rfind('.'));
     if (const node_spec* tcm = ctx.topology->find_node(prefix + ".pe_tcm"))
-      c.tcm_reserve = tcm->params.required<uint64_t>("scheduler_reserved_kib") * 1024;
+      c.tcm_reserve = pe_tcm::decl().read(tcm->params).scheduler_reserved_kib * 1024;
   }
   return c;
 }

@@ -14,7 +14,7 @@
 
 #include "runtime/plan/tile_source.hpp"
 #include "runtime/predict/body_predictor.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
@@ -42,7 +42,7 @@ public:
     /// (docs/adr/0031-tcm-capacity.md). No pe_tcm: no limit.
     std::optional<uint64_t> tcm_reserve;
   };
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   /// A tile's first stage, to any unit of the PE; command-done notices.
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"dma", "pe_dma"},   {"fetch_store", "pe_fetch_store"},

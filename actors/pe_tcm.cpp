@@ -9,28 +9,33 @@
 
 namespace kb {
 
-kind_doc pe_tcm::doc() {
-  return {"pe_tcm",
-          "scratchpad: serves fetch/store requests one at a time, FIFO, for "
-          "xfer(bytes, bandwidth) each",
-          {{"bandwidth_gbps", "GB/s", "512",
-            "fetch/store bandwidth between TCM and register file"},
-           {"dma_bandwidth_gbps", "GB/s", "512",
-            "bandwidth of the DMA port that serves other PEs' DMA reads and writes"},
-           {"dma_latency_ns", "ns", "0", "access latency of the DMA port, added to every reply"},
-           {"size_kib", "uint", "4096", "capacity (kernels allocate tensors from it)"},
-           {"scheduler_reserved_kib", "uint", "2560",
-            "SchedulerReservedTCM: the buffers of the tiles in flight never exceed it "
-            "(docs/adr/0031-tcm-capacity.md); kernels allocate from the rest (AllocatableTCM)"}}};
+const impl_decl<pe_tcm::config>& pe_tcm::decl() {
+  static const impl_decl<config> d{
+    "pe_tcm",
+    "scratchpad: serves fetch/store requests one at a time, FIFO, for xfer(bytes, bandwidth) "
+    "each",
+    {param(&config::bandwidth, "bandwidth_gbps",
+           "fetch/store bandwidth between TCM and register file")
+       .init(Bandwidth::gbps(512)),
+     param(&config::dma_bandwidth, "dma_bandwidth_gbps",
+           "bandwidth of the DMA port that serves other PEs' DMA reads and writes")
+       .init(Bandwidth::gbps(512)),
+     param(&config::dma_latency, "dma_latency_ns",
+           "access latency of the DMA port, added to every reply")
+       .init(SimTime::zero()),
+     param(&config::size_kib, "size_kib", "capacity (kernels allocate tensors from it)")
+       .init(uint64_t{4096}),
+     param(&config::scheduler_reserved_kib, "scheduler_reserved_kib",
+           "SchedulerReservedTCM: the buffers of the tiles in flight never exceed it "
+           "(docs/adr/0031-tcm-capacity.md); kernels allocate from the rest (AllocatableTCM)")
+       .init(uint64_t{2560})}};
+  return d;
 }
 
 pe_tcm::config pe_tcm::read_config(const param_reader& p,
                                    const machine_context& ctx) {
-  config c;
-  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
-  c.dma_bandwidth = p.required<Bandwidth>("dma_bandwidth_gbps");
-  c.dma_latency = p.required<SimTime>("dma_latency_ns");
-  if (p.required<uint64_t>("scheduler_reserved_kib") > p.required<uint64_t>("size_kib"))
+  config c = decl().read(p);
+  if (c.scheduler_reserved_kib > c.size_kib)
     throw p.error("scheduler_reserved_kib",
                   "exceeds size_kib: the scheduler cannot reserve more TCM than there is");
   c.fabric = ctx.fabric;

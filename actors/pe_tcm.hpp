@@ -10,7 +10,7 @@
 // contend with fetch/store.
 
 #include "actors/detail/memory_server.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
@@ -24,11 +24,13 @@ public:
     Bandwidth bandwidth = Bandwidth::gbps(512);
     Bandwidth dma_bandwidth = Bandwidth::gbps(512);
     SimTime dma_latency = SimTime::zero();
+    uint64_t size_kib = 4096;               ///< capacity
+    uint64_t scheduler_reserved_kib = 2560; ///< SchedulerReservedTCM (ADR-0031)
     std::shared_ptr<const fabric_map> fabric;
     std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::tcm};
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): an idle TCM replies xfer(bytes) after the request arrives.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

@@ -2,18 +2,18 @@
 
 namespace kb {
 
-kind_doc sram::doc() {
-  return {"sram",
-          "shared SRAM: one request at a time in arrival order, busy "
-          "xfer(bytes, bandwidth); replies leave after the access latency",
-          {{"bandwidth_gbps", "GB/s", "512", "transfer bandwidth"},
-           {"latency_ns", "ns", "20", "access latency added to every reply"}}};
+const impl_decl<sram::config>& sram::decl() {
+  static const impl_decl<config> d{
+    "sram",
+    "shared SRAM: one request at a time in arrival order, busy xfer(bytes, bandwidth); replies "
+    "leave after the access latency",
+    {param(&config::bandwidth, "bandwidth_gbps", "transfer bandwidth").init(Bandwidth::gbps(512)),
+     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(20))}};
+  return d;
 }
 
 sram::config sram::read_config(const param_reader& p, const machine_context& ctx) {
-  config c;
-  c.bandwidth = p.required<Bandwidth>("bandwidth_gbps");
-  c.latency = p.required<SimTime>("latency_ns");
+  config c = decl().read(p);
   c.fabric = ctx.fabric;
   c.deploy = ctx.deploy;
   return c;

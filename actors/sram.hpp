@@ -4,7 +4,7 @@
 // mem_write for the SRAM of its own cube, replying to the sender (the NOC).
 
 #include "actors/detail/memory_server.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 
@@ -19,7 +19,7 @@ public:
     std::shared_ptr<const memory_image> deploy; ///< the host's initial contents
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::sram};
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): an idle memory server.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

@@ -4,16 +4,17 @@
 
 namespace kb {
 
-kind_doc xbar::doc() {
-  return {"xbar",
-          "crossbar between a cube's PE_DMAs, its HBM and its NOC: no contention, "
-          "adds its latency to head and tail, forwards by the fabric routes",
-          {{"latency_ns", "ns", "2", "added to a message's head and tail"}}};
+const impl_decl<xbar::config>& xbar::decl() {
+  static const impl_decl<config> d{
+    "xbar",
+    "crossbar between a cube's PE_DMAs, its HBM and its NOC: no contention, adds its latency "
+    "to head and tail, forwards by the fabric routes",
+    {param(&config::latency, "latency_ns", "added to a message's head and tail").init(ns(2))}};
+  return d;
 }
 
 xbar::config xbar::read_config(const param_reader& p, const machine_context& ctx) {
-  config c;
-  c.latency = p.required<SimTime>("latency_ns");
+  config c = decl().read(p);
   c.fabric = ctx.fabric;
   c.credits = ctx.topology && ctx.topology->fabric_credits;
   return c;

@@ -5,7 +5,7 @@
 // tail of every request and reply and sends it on by the fabric routes.
 
 #include "actors/detail/forwarder.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/service_time.hpp"
@@ -22,7 +22,7 @@ public:
   };
   static constexpr fabric_kind fabric{fabric_role::forwarder};
 
-  static kind_doc doc();
+  static const impl_decl<config>& decl();
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): head and tail leave `latency` after they arrive.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

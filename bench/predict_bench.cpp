@@ -8,7 +8,6 @@
 //   build/bench/predict_bench [runs]
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/predict/body_predictor.hpp"
@@ -35,8 +34,7 @@ struct shape {
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   const std::string dir = KB_SOURCE_DIR "/config/";
-  const auto topo = load_topology(dir + "topology.yaml", load_impl_registry(dir + "components.yaml"),
-                                  builtin_kinds().catalog());
+  const auto topo = load_topology(dir + "topology.yaml", builtin_kinds().catalog());
   const shape shapes[] = {
     {1024, 1024, 1024, 128, dtype::f32, "1024^3 f32"},
     {2048, 2048, 2048, 128, dtype::f16, "2048^3 f16"},

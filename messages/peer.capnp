@@ -40,9 +40,10 @@ struct Job {
   rank       @0 :UInt32;
   ranks      @1 :UInt32;
   topology   @2 :Text;          # the topology YAML, verbatim
-  components @3 :Text;          # the component registry YAML, verbatim
+  unused3    @3 :Text;          # never set: was the component registry YAML, which the
+                                # build now holds (docs/adr/0037)
   args       @4 :List(Text);    # `kernbench run` options of the part
-  configHash @5 :UInt64;        # FNV-1a of topology, components and args
+  configHash @5 :UInt64;        # FNV-1a of topology and args
 }
 
 struct Done {

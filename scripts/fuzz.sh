@@ -27,7 +27,7 @@ main() {
   [[ ${#bound[@]} -gt 0 ]] || kb_die "SECONDS 0 needs KB_FUZZ_RUNS (else a target would run forever)"
   command -v clang++-14 >/dev/null || kb_die "clang++-14 not found: run scripts/setup.sh"
   local targets
-  read -r -a targets <<<"${KB_FUZZ_TARGETS:-fuzz_topology fuzz_registry fuzz_schedule fuzz_trace fuzz_batch fuzz_npy fuzz_kernel_args fuzz_trace_stream}"
+  read -r -a targets <<<"${KB_FUZZ_TARGETS:-fuzz_topology fuzz_schedule fuzz_trace fuzz_batch fuzz_npy fuzz_kernel_args fuzz_trace_stream}"
   t0=$(kb_now)
   if [[ ! -f "$dir/CMakeCache.txt" ]]; then
     cmake -S "$KB_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

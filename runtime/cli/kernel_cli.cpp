@@ -125,7 +125,7 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
 } // namespace
 
 int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const std::string& components_path, const YAML::Node& resolved,
+                   const YAML::Node& resolved,
                    phase_clock& phases) {
   const kernel_def& def = find_kernel(c.kernel);
   const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
@@ -191,7 +191,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   // A split run (--procs, --peers): every process builds the same grid and
   // tensors; the others ship their op records to rank 0, which replays.
   std::unique_ptr<peer_group> peers =
-    join_cluster(c, topo, *cut, topology_path, components_path, o.driver);
+    join_cluster(c, topo, *cut, topology_path, o.driver);
   if (o.driver.cluster.ranks <= 1) // its actors are dropped while the report is written
     o.driver.teardown = std::make_shared<deferred_teardown>();
   if (c.rank > 0 && c.ship_ops)

@@ -41,7 +41,7 @@ int print_data_result(const run_cli& c, const data_result& d);
 /// `resolved` is the topology document after --set (the JSON's `machine`).
 /// `phases`: the run's clock (`--timings`), marked from here on.
 int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const std::string& components_path, const YAML::Node& resolved,
+                   const YAML::Node& resolved,
                    phase_clock& phases);
 
 } // namespace kb

@@ -152,14 +152,13 @@ private:
     const peer_job& j = job.job;
     if (const uint64_t h = config_hash(j); h != j.config_hash)
       return refuse(fmt::format(
-        "configuration mismatch: the job's topology, components and options hash to "
+        "configuration mismatch: the job's topology and options hash to "
         "{:016x} here, the launcher says {:016x}", h, j.config_hash));
     if (j.rank == 0 || j.rank >= j.ranks)
       return refuse(fmt::format("rank {} of {}: a peer takes ranks 1 to {}", j.rank, j.ranks,
                                 j.ranks - 1));
     job_dir dir;
     write_file_atomically(dir.file("topology.yaml"), "topology", j.topology);
-    write_file_atomically(dir.file("components.yaml"), "components", j.components);
     ch_.send(peer_frame::simple(peer_frame::kind::accepted));
     note("rank {} of {} for {}; waiting for rank 0 to listen", j.rank, j.ranks, launcher_);
     const peer_frame go = next_frame("go");
@@ -171,7 +170,6 @@ private:
     const std::string wire = dir.file("wire").string();
     for (const std::string& a :
          {std::string("--topology"), dir.file("topology.yaml").string(),
-          std::string("--components"), dir.file("components.yaml").string(),
           std::string("--procs"), std::to_string(j.ranks), std::string("--rank"),
           std::to_string(j.rank), std::string("--connect"),
           host_port{launcher_, go.port}.text(), std::string("--wire-stats"), wire})

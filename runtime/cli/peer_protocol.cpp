@@ -49,7 +49,6 @@ peer_identity get_identity(wire::Identity::Reader r) {
 uint64_t config_hash(const peer_job& job) {
   uint64_t h = 0xcbf29ce484222325ull;
   hash_text(h, job.topology);
-  hash_text(h, job.components);
   const uint64_t n = job.args.size();
   hash_bytes(h, &n, sizeof n);
   for (const auto& a : job.args)
@@ -84,7 +83,6 @@ std::vector<char> encode_frame(const peer_frame& f) {
       j.setRank(f.job.rank);
       j.setRanks(f.job.ranks);
       j.setTopology(f.job.topology);
-      j.setComponents(f.job.components);
       auto args = j.initArgs(static_cast<unsigned>(f.job.args.size()));
       for (unsigned i = 0; i < f.job.args.size(); ++i)
         args.set(i, f.job.args[i]);
@@ -140,7 +138,6 @@ peer_frame decode_frame(const char* data, size_t size) {
         f.job.rank = j.getRank();
         f.job.ranks = j.getRanks();
         f.job.topology = j.getTopology().cStr();
-        f.job.components = j.getComponents().cStr();
         for (auto a : j.getArgs())
           f.job.args.emplace_back(a.cStr());
         f.job.config_hash = j.getConfigHash();

@@ -45,12 +45,11 @@ struct peer_job {
   uint32_t rank = 0;
   uint32_t ranks = 1;
   std::string topology;   ///< topology YAML text
-  std::string components; ///< component registry YAML text
   std::vector<std::string> args; ///< `kernbench run` options shared by every part
   uint64_t config_hash = 0;
 };
 
-/// FNV-1a (64 bit) over the YAML texts, the options and the rank count:
+/// FNV-1a (64 bit) over the topology text, the options and the rank count:
 /// what every process of a run must agree on.
 uint64_t config_hash(const peer_job& job);
 

@@ -13,7 +13,6 @@ namespace kb {
 
 struct run_cli {
   std::string topology;
-  std::string components;
   std::string op = "gemm";
   std::string op_kind = "exp";
   uint32_t m = 1024, k = 1024, n = 1024;

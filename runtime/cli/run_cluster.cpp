@@ -91,7 +91,6 @@ std::vector<std::string> part_args(const run_cli& c) {
 
 std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& topo,
                                          cut_unit cut, const std::string& topology_path,
-                                         const std::string& components_path,
                                          driver_options& opts) {
   std::unique_ptr<peer_group> peers;
   opts.cluster.ranks = c.procs;
@@ -127,7 +126,6 @@ std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& 
         peers->ranks(), topo.sips));
     peer_job job;
     job.topology = read_text(topology_path, "--topology");
-    job.components = read_text(components_path, "--components");
     job.args = part_args(c);
     try {
       peers->connect(std::move(job));

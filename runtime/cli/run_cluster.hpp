@@ -29,7 +29,6 @@ std::vector<std::string> part_args(const run_cli& c);
 /// the others and returns them. Null for a run in one process.
 std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& topo,
                                          cut_unit cut, const std::string& topology_path,
-                                         const std::string& components_path,
                                          driver_options& opts);
 
 /// After the run: waits for the other processes (rank 0), prints what

@@ -22,7 +22,7 @@
 #include "runtime/kernel/op_shipper.hpp"
 #include "runtime/host/placement.hpp"
 #include "runtime/cli/memory_budget.hpp"
-#include "runtime/config/impl_registry.hpp"
+#include "runtime/config/components_doc.hpp"
 #include "runtime/config/components_json.hpp"
 #include "runtime/config/print_components.hpp"
 #include "runtime/config/topology_loader.hpp"
@@ -128,16 +128,14 @@ int run(const run_cli& c) {
   load_kernel_libraries(c);
   const std::string dir = default_config_dir();
   const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
-  const std::string comp_path = c.components.empty() ? dir + "/components.yaml" : c.components;
   // PE prefixes come from the topology; load it once to pick the PEs.
   // A result of `run --json` carries its machine: it reruns as it ran.
   YAML::Node doc = load_topology_document(topo_path);
   for (const auto& o : c.set)
     apply_override(doc, parse_override(o));
-  const impl_registry impls = load_impl_registry(comp_path);
   topology_spec topo = [&] {
     try {
-      return parse_topology(doc, topo_path, impls, builtin_kinds().catalog());
+      return parse_topology(doc, topo_path, builtin_kinds().catalog());
     } catch (const config_error& e) {
       if (c.set.empty())
         throw;
@@ -147,7 +145,7 @@ int run(const run_cli& c) {
   }();
   phases.mark("read the machine");
   if (!c.kernel.empty())
-    return run_kernel_cli(c, std::move(topo), topo_path, comp_path, doc, phases);
+    return run_kernel_cli(c, std::move(topo), topo_path, doc, phases);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (c.pes != "all") {
     unsigned long count = 0;
@@ -272,7 +270,7 @@ int run(const run_cli& c) {
   if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
     fmt::print(stderr, "{}\n", note);
   prepare_outputs(c, opts);
-  std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, comp_path, opts);
+  std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, opts);
   // One process: its actors are dropped while the summary is written. (A
   // split run's system also holds the network layer: it ends in the run.)
   if (opts.cluster.ranks <= 1)
@@ -343,7 +341,6 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     "run", "run the built-in driver on PEs of the modelled machine and report "
            "(default: 1024x1024x1024 f16 GEMM, tiles 128^3, one PE)");
   cmd->add_option("--topology", c->topology, "topology YAML (default config/topology.yaml)");
-  cmd->add_option("--components", c->components, "component registry YAML");
   cmd->add_option("--op", c->op, "gemm or math")->capture_default_str();
   cmd->add_option("--op-kind", c->op_kind, "math op for --op math (exp, add, relu, ...)")
     ->capture_default_str();
@@ -543,24 +540,31 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
 
 CLI::App* add_list_components_command(CLI::App& app, int& exit_code) {
   struct list_cli {
-    std::string components;
     bool json = false;
+    bool yaml = false;
+    bool markdown = false;
   };
   auto l = std::make_shared<list_cli>();
-  auto* cmd = app.add_subcommand("list-components",
-                                 "print every node kind, its impls and its config keys");
-  cmd->add_option("--components", l->components, "component registry YAML");
-  cmd->add_flag("--json", l->json,
-                "print JSON instead of text (schema: docs/results-schema.md)");
+  auto* cmd = app.add_subcommand(
+    "list-components", "print every node kind, its implementations, their keys and ports");
+  auto* json = cmd->add_flag("--json", l->json,
+                             "print JSON instead of text (schema: docs/results-schema.md)");
+  auto* yaml = cmd->add_flag("--yaml", l->yaml, "print the catalog YAML (config/components.yaml)");
+  auto* md = cmd->add_flag("--markdown", l->markdown,
+                           "print the implementation tables of docs/config.md");
+  json->excludes(yaml)->excludes(md);
+  yaml->excludes(md);
   cmd->footer("Example:\n  kernbench list-components --json > components.json");
   cmd->callback([l, &exit_code] {
-    const std::string path =
-      l->components.empty() ? default_config_dir() + "/components.yaml" : l->components;
-    const impl_registry impls = load_impl_registry(path);
+    const impl_catalog& impls = builtin_kinds().catalog();
     if (l->json)
-      std::cout << components_json(builtin_kinds().catalog(), impls);
+      std::cout << components_json(impls);
+    else if (l->yaml)
+      std::cout << components_yaml(impls);
+    else if (l->markdown)
+      std::cout << components_markdown(impls) << '\n';
     else
-      print_components(std::cout, builtin_kinds().catalog(), impls);
+      print_components(std::cout, impls);
     exit_code = 0;
   });
   return cmd;

@@ -1,17 +1,16 @@
 #pragma once
-// `kernbench list-components --json`: the kinds, impls and config keys of
-// `print_components` as one JSON document (docs/results-schema.md).
+// `kernbench list-components --json`: the kinds, implementations, keys and
+// ports of `print_components` as one JSON document (docs/results-schema.md).
 
 #include <string>
 
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
 
 namespace kb {
 
-/// {"schema_version":1,"kinds":[{"kind","summary","impls":[{"impl",
-/// "description"}],"keys":[{"name","type","default"|null,"doc"}]}],
-/// "undocumented_impls":[{"impl","kind"}]}; kinds and impls sorted by name.
-std::string components_json(const kind_catalog& kinds, const impl_registry& impls);
+/// {"schema_version":2,"kinds":[{"kind","impls":[{"impl","description",
+/// "keys":[{"name","type","default"|null,"doc"}],"ports":[{"name","to"}]}]}]};
+/// kinds and impls sorted by name.
+std::string components_json(const impl_catalog& impls);
 
 } // namespace kb

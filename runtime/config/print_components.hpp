@@ -3,15 +3,13 @@
 
 #include <ostream>
 
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
 
 namespace kb {
 
-/// Prints every documented kind (sorted), its registered impls and its
-/// parameters (name, type, default or `required`, doc) in aligned columns;
-/// then any registered impl whose kind is not documented.
-void print_components(std::ostream& out, const kind_catalog& kinds,
-                      const impl_registry& impls);
+/// Prints every kind (sorted) and under it each of its implementations:
+/// the description, the keys (name, type, default or `required`, doc) in
+/// aligned columns, and the ports it sends on.
+void print_components(std::ostream& out, const impl_catalog& impls);
 
 } // namespace kb

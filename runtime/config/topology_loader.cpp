@@ -63,9 +63,9 @@ SimTime cycles_time(const param_reader& r, std::string_view key, Cycles n,
 /// Every `cycles` parameter, multiplied by the clock, must be a time the
 /// engine can add up (kb::max_time_ps).
 void check_cycle_params(const std::vector<component_tmpl>& comps,
-                        const kind_catalog& kinds, const sim_clock& clock) {
+                        const impl_catalog& impls, const sim_clock& clock) {
   for (const component_tmpl& c : comps)
-    if (const kind_doc* doc = kinds.find(c.kind))
+    if (const impl_doc* doc = impls.find(c.impl))
       for (const param_doc& p : doc->params)
         if (p.type == "cycles" && c.params.has(p.name))
           (void)cycles_time(c.params, p.name, c.params.required<Cycles>(p.name), clock);
@@ -113,8 +113,7 @@ void check_node_count(const topology_spec& spec, const templates& t, const param
 } // namespace
 
 topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
-                             const impl_registry& impls,
-                             const kind_catalog& kinds) {
+                             const impl_catalog& impls) {
   const param_reader root = param_reader::root(doc, file);
   root.unknown_keys({"clock_period_ps", "pe_wire_latency_cycles",
                      "pe_queue_depth", "link_queue_depth", "fabric_credits",
@@ -151,16 +150,16 @@ topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
   check_address_limits(spec, system, sip, cube);
 
   templates t;
-  t.system_nodes = detail::read_components(system, "sip", impls, kinds);
-  t.sip_nodes = detail::read_components(sip, "cube", impls, kinds);
-  t.cube_nodes = detail::read_components(cube, "pe", impls, kinds);
-  t.pe_nodes = detail::read_components(pe, "", impls, kinds);
+  t.system_nodes = detail::read_components(system, "sip", impls);
+  t.sip_nodes = detail::read_components(sip, "cube", impls);
+  t.cube_nodes = detail::read_components(cube, "pe", impls);
+  t.pe_nodes = detail::read_components(pe, "", impls);
   t.system_links = detail::read_fabric_links(system, spec.link_queue_depth);
   t.sip_links = detail::read_fabric_links(sip, spec.link_queue_depth);
   t.cube_links = detail::read_fabric_links(cube, spec.link_queue_depth);
   t.pe_links = detail::read_pe_links(pe, t.pe_nodes, wire, spec.pe_queue_depth);
   for (const auto* level : {&t.system_nodes, &t.sip_nodes, &t.cube_nodes, &t.pe_nodes})
-    check_cycle_params(*level, kinds, spec.clock());
+    check_cycle_params(*level, impls, spec.clock());
   check_node_count(spec, t, cube);
 
   // -- nodes and links, in id order -------------------------------------------
@@ -187,9 +186,8 @@ YAML::Node load_topology_document(const std::string& path) {
   return machine;
 }
 
-topology_spec load_topology(const std::string& path, const impl_registry& impls,
-                            const kind_catalog& kinds) {
-  return parse_topology(load_topology_document(path), path, impls, kinds);
+topology_spec load_topology(const std::string& path, const impl_catalog& impls) {
+  return parse_topology(load_topology_document(path), path, impls);
 }
 
 } // namespace kb

@@ -7,18 +7,16 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
 #include "runtime/config/topology_spec.hpp"
 
 namespace kb {
 
 /// Loads, validates and expands the topology at `path`. Every component's
-/// impl must be registered in `impls` with the component's kind, and its
-/// parameters must match the kind's entry in `kinds`. Throws `config_error`
+/// impl must be in `impls` with the component's kind, and its parameters
+/// must be the ones that impl declares. Throws `config_error`
 /// (file:line: key.path: message) for any bad input.
-topology_spec load_topology(const std::string& path, const impl_registry& impls,
-                            const kind_catalog& kinds);
+topology_spec load_topology(const std::string& path, const impl_catalog& impls);
 
 /// The topology document at `path`: a topology file (YAML or JSON), or a
 /// result of `kernbench run --json`, whose `machine` (the topology as that
@@ -27,7 +25,6 @@ YAML::Node load_topology_document(const std::string& path);
 
 /// As `load_topology`, from a parsed document; `file` names it in errors.
 topology_spec parse_topology(const YAML::Node& doc, const std::string& file,
-                             const impl_registry& impls,
-                             const kind_catalog& kinds);
+                             const impl_catalog& impls);
 
 } // namespace kb

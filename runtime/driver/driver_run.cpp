@@ -1,7 +1,6 @@
 #include "runtime/driver/driver_run.hpp"
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/driver/run_limits.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
@@ -67,22 +66,19 @@ std::vector<std::string> pe_prefixes(const topology_spec& topo) {
 }
 
 driver_run run_driver(const std::string& topology_file,
-                      const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       size_t threads, bool record, bool trace_hops) {
   driver_options o;
   o.threads = threads;
   o.record = record;
   o.trace_hops = trace_hops;
-  return run_driver(topology_file, components_file, programs, o);
+  return run_driver(topology_file, programs, o);
 }
 
 driver_run run_driver(const std::string& topology_file,
-                      const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       const driver_options& o) {
-  const impl_registry impls = load_impl_registry(components_file);
-  return run_driver(load_topology(topology_file, impls, builtin_kinds().catalog()), programs, o);
+  return run_driver(load_topology(topology_file, builtin_kinds().catalog()), programs, o);
 }
 
 driver_run run_driver(topology_spec topology,

@@ -108,7 +108,6 @@ uint32_t process_of(const node_place& place, uint32_t ranks, uint32_t sips, uint
                     cut_unit unit = cut_unit::automatic);
 
 driver_run run_driver(const std::string& topology_file,
-                      const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       const driver_options& opts);
 
@@ -122,7 +121,6 @@ driver_run run_driver(topology_spec topology,
 /// trace recorders (stage records, trace events); `trace_hops` also records
 /// every message hop. Off, the hooks cost a null check.
 driver_run run_driver(const std::string& topology_file,
-                      const std::string& components_file,
                       const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
                       size_t threads, bool record = true, bool trace_hops = false);
 

@@ -8,33 +8,10 @@
 
 namespace kb {
 
-namespace {
-
-bool same_params(const kind_doc& a, const kind_doc& b) {
-  if (a.params.size() != b.params.size())
-    return false;
-  for (size_t i = 0; i < a.params.size(); ++i)
-    if (a.params[i].name != b.params[i].name || a.params[i].type != b.params[i].type ||
-        a.params[i].default_value != b.params[i].default_value)
-      return false;
-  return true;
-}
-
-} // namespace
-
-void kind_registry::add_impl(const std::string& impl, kind_doc doc, factory_maker maker) {
-  if (impls_.count(impl))
-    throw std::invalid_argument(fmt::format("impl '{}' is registered twice", impl));
-  const std::string kind = doc.kind;
-  if (const kind_doc* known = catalog_.find(kind)) {
-    if (!same_params(*known, doc))
-      throw std::invalid_argument(fmt::format(
-        "impl '{}' of kind '{}' documents other parameters than the kind's other impls",
-        impl, kind));
-  } else {
-    catalog_.add(std::move(doc));
-  }
-  impls_.emplace(impl, impl_entry{kind, std::move(maker)});
+void kind_registry::add_impl(impl_doc doc, factory_maker maker) {
+  std::string impl = doc.impl, kind = doc.kind;
+  catalog_.add(std::move(doc)); // refuses a second registration of `impl`
+  impls_.emplace(std::move(impl), impl_entry{std::move(kind), std::move(maker)});
 }
 
 node_factory kind_registry::make(const node_spec& spec,
@@ -74,9 +51,9 @@ fabric_kind kind_registry::fabric_of(std::string_view kind) const {
   return it == fabric_.end() ? fabric_kind{} : it->second;
 }
 
-std::span<const port_doc> kind_registry::ports_of(std::string_view kind) const {
-  auto it = ports_.find(kind);
-  return it == ports_.end() ? std::span<const port_doc>{} : it->second;
+std::span<const port_doc> kind_registry::ports_of(std::string_view impl) const {
+  const impl_doc* d = catalog_.find(impl);
+  return d == nullptr ? std::span<const port_doc>{} : std::span<const port_doc>{d->ports};
 }
 
 } // namespace kb

@@ -1,24 +1,27 @@
 #pragma once
-// The registry of node kinds and their implementations: each implementation
-// registers with one line, `reg.add<pe_gemm>("pe_gemm_v1")`, which records
-// its kind's documented config keys (for validation and `kernbench
-// list-components`) and which class builds a node whose `impl:` names it.
-// Two impls of one kind may be different classes (seed ADR-0021 D8); they share
-// the kind's documented parameters.
+// The registry of node implementations, and the only one (ADR-0037): each
+// implementation registers with one line, `reg.add<pe_gemm>("pe_gemm_v1")`,
+// which records what the class declares about itself (its kind, description,
+// parameters and ports: the catalog that validates topologies and that
+// `kernbench list-components`, config/components.yaml and docs/config.md
+// show) and which class builds a node whose `impl:` names it. Two impls of
+// one kind may be different classes with different parameters (seed
+// ADR-0021 D8).
 //
-// A kind T provides:
-//   static kind_doc doc();
-//   struct config;                      // its parameters, read once
+// A class T provides:
+//   struct config;                      // its parameters and what it needs
+//   static const impl_decl<config>& decl();     // runtime/config/param_decl
 //   static config read_config(const param_reader&, const machine_context&);
 //   T(caf::actor_config&, node_init, config);
 // and, if its service enters the II prediction (ADR-0007):
 //   static service_time_fn service_time(const config&, const machine_context&);
 // and, if it takes part in the memory fabric (runtime/machine/fabric_map):
 //   static constexpr fabric_kind fabric{fabric_role::forwarder};
-// and, if it sends to components of its own scope by name (kind_doc.hpp):
+// and, if it sends to components of its own scope by name (impl_doc.hpp):
 //   static std::span<const port_doc> ports();
 
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
+#include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/simulation.hpp"
@@ -40,13 +43,17 @@ public:
     std::function<node_factory(const param_reader&, const machine_context&)>;
 
   /// Registers class T as the implementation `impl` of its kind
-  /// (T::doc().kind). Throws std::invalid_argument for an impl registered
-  /// twice, or a second impl of a kind whose documented parameters differ.
+  /// (T::decl().kind()). Throws std::invalid_argument for an impl
+  /// registered twice or a declaration the catalog refuses (impl_doc.hpp).
   template <class T>
   void add(const std::string& impl) {
-    add_impl(impl, T::doc(), [](const param_reader& p, const machine_context& ctx) {
-      return make_node_factory<T>(T::read_config(p, ctx));
-    });
+    std::vector<port_doc> ports;
+    if constexpr (requires { T::ports(); })
+      ports.assign(T::ports().begin(), T::ports().end());
+    add_impl(T::decl().doc(impl, std::move(ports)),
+             [](const param_reader& p, const machine_context& ctx) {
+               return make_node_factory<T>(T::read_config(p, ctx));
+             });
     if constexpr (requires(const typename T::config& c, const machine_context& ctx) {
                     { T::service_time(c, ctx) } -> std::convertible_to<service_time_fn>;
                   }) {
@@ -55,12 +62,10 @@ public:
       };
     }
     if constexpr (requires { T::fabric; })
-      fabric_[T::doc().kind] = T::fabric;
-    if constexpr (requires { T::ports(); })
-      ports_[T::doc().kind] = T::ports();
+      fabric_[T::decl().kind()] = T::fabric;
   }
 
-  const kind_catalog& catalog() const { return catalog_; }
+  const impl_catalog& catalog() const { return catalog_; }
 
   /// A factory for a node of the topology, built by the class registered
   /// for its impl; throws config_error naming the node if there is none.
@@ -73,23 +78,23 @@ public:
   /// The kind's role on the memory fabric (none unless it declares one).
   fabric_kind fabric_of(std::string_view kind) const;
 
-  /// The output ports the kind declares (none unless it declares some).
-  std::span<const port_doc> ports_of(std::string_view kind) const;
+  /// The output ports the implementation declares (none unless it
+  /// declares some, or for an impl not registered).
+  std::span<const port_doc> ports_of(std::string_view impl) const;
 
 private:
-  void add_impl(const std::string& impl, kind_doc doc, factory_maker maker);
+  void add_impl(impl_doc doc, factory_maker maker);
 
   struct impl_entry {
     std::string kind;
     factory_maker maker;
   };
-  kind_catalog catalog_;
+  impl_catalog catalog_;
   std::map<std::string, impl_entry, std::less<>> impls_;
   using service_maker =
     std::function<service_time_fn(const param_reader&, const machine_context&)>;
   std::map<std::string, service_maker, std::less<>> services_; ///< by impl
   std::map<std::string, fabric_kind, std::less<>> fabric_;     ///< by kind
-  std::map<std::string, std::span<const port_doc>, std::less<>> ports_; ///< by kind
 };
 
 } // namespace kb

@@ -80,7 +80,7 @@ void check_credit_links(const topology_spec& topo, const kind_registry& kinds) {
 /// component of that name in the node's own scope.
 std::vector<std::string> port_ends(const node_spec& n, const kind_registry& kinds) {
   std::vector<std::string> out;
-  const auto ports = kinds.ports_of(n.kind);
+  const auto ports = kinds.ports_of(n.impl);
   if (ports.empty())
     return out;
   const std::string scope = n.id.substr(0, n.id.rfind('.') + 1);
@@ -97,7 +97,7 @@ void check_ports(const topology_spec& topo, const kind_registry& kinds) {
     for (size_t i = 0; i < ends.size(); ++i)
       if (!topo.find_link(n.id, ends[i]))
         throw std::invalid_argument(fmt::format("{}: {}: port '{}' has no link (to {})",
-                                                topo.file, n.id, kinds.ports_of(n.kind)[i].name,
+                                                topo.file, n.id, kinds.ports_of(n.impl)[i].name,
                                                 ends[i]));
   }
 }

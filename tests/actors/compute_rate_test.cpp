@@ -7,7 +7,7 @@
 #include "actors/compute_rate.hpp"
 #include "actors/pe_gemm.hpp"
 #include "actors/pe_math.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
 #include "tests/actors/harness.hpp"
 
 #include <gtest/gtest.h>
@@ -147,31 +147,31 @@ TEST(ComputeRate, RatesParseExactly) {
 }
 
 /// `yaml` read as the params of `kind` in t.yaml (defaults filled in).
-param_reader params(const kind_doc& doc, const std::string& yaml) {
+param_reader params(const impl_doc& doc, const std::string& yaml) {
   return resolve_params(param_reader(YAML::Load(yaml), "t.yaml", doc.kind, 1), doc, {});
 }
 
 TEST(ComputeRate, ConfigReadsEveryDtypesRateWithOneAsTheDefault) {
   const machine_context ctx;
   const auto g = pe_gemm::read_config(
-    params(pe_gemm::doc(), "mac_rows: 32\nrate_f32: 1/4\nrate_i8: 2\n"), ctx);
+    params(pe_gemm::decl().doc("pe_gemm_v1"), "mac_rows: 32\nrate_f32: 1/4\nrate_i8: 2\n"), ctx);
   EXPECT_EQ(g.rates.of(dtype::f32), (compute_rate{1, 4}));
   EXPECT_EQ(g.rates.of(dtype::i8), (compute_rate{2, 1}));
   EXPECT_EQ(g.rates.of(dtype::f16), (compute_rate{1, 1}));
   EXPECT_EQ(g.rates.of(dtype::bf16), (compute_rate{1, 1}));
   EXPECT_EQ(g.rates.of(dtype::i32), (compute_rate{1, 1}));
-  const auto m = pe_math::read_config(params(pe_math::doc(), "rate_bf16: 0.5\n"), ctx);
+  const auto m = pe_math::read_config(params(pe_math::decl().doc("pe_math_v1"), "rate_bf16: 0.5\n"), ctx);
   EXPECT_EQ(m.rates.of(dtype::bf16), (compute_rate{1, 2}));
   EXPECT_EQ(m.rates.of(dtype::f32), (compute_rate{1, 1}));
   // Every dtype has a documented key in both kinds.
-  for (const kind_doc& d : {pe_gemm::doc(), pe_math::doc()})
+  for (const impl_doc& d : {pe_gemm::decl().doc("pe_gemm_v1"), pe_math::decl().doc("pe_math_v1")})
     for (const char* k : {"rate_f32", "rate_f16", "rate_bf16", "rate_i8", "rate_i32"})
       EXPECT_TRUE(std::any_of(d.params.begin(), d.params.end(),
                               [&](const param_doc& p) { return p.name == k; }))
         << d.kind << " " << k;
 }
 
-std::string config_error_of(const kind_doc& doc, const std::string& yaml) {
+std::string config_error_of(const impl_doc& doc, const std::string& yaml) {
   const machine_context ctx;
   try {
     if (doc.kind == "pe_gemm")
@@ -187,13 +187,13 @@ std::string config_error_of(const kind_doc& doc, const std::string& yaml) {
 TEST(ComputeRate, ABadRateIsRefusedNamingFileLineAndKey) {
   const std::string tail = " is not a rate: expected a positive integer n, a fraction n/d or "
                            "a decimal such as 0.25 (work per cycle relative to f16)";
-  EXPECT_EQ(config_error_of(pe_gemm::doc(), "mac_rows: 32\nrate_i8: 0\n"),
+  EXPECT_EQ(config_error_of(pe_gemm::decl().doc("pe_gemm_v1"), "mac_rows: 32\nrate_i8: 0\n"),
             "t.yaml:2: pe_gemm.rate_i8: '0'" + tail);
-  EXPECT_EQ(config_error_of(pe_gemm::doc(), "rate_f32: -2\n"),
+  EXPECT_EQ(config_error_of(pe_gemm::decl().doc("pe_gemm_v1"), "rate_f32: -2\n"),
             "t.yaml:1: pe_gemm.rate_f32: '-2'" + tail);
-  EXPECT_EQ(config_error_of(pe_math::doc(), "lanes: 64\n\nrate_bf16: fast\n"),
+  EXPECT_EQ(config_error_of(pe_math::decl().doc("pe_math_v1"), "lanes: 64\n\nrate_bf16: fast\n"),
             "t.yaml:3: pe_math.rate_bf16: 'fast'" + tail);
-  EXPECT_EQ(config_error_of(pe_math::doc(), "rate_i32: 1/0\n"),
+  EXPECT_EQ(config_error_of(pe_math::decl().doc("pe_math_v1"), "rate_i32: 1/0\n"),
             "t.yaml:1: pe_math.rate_i32: '1/0'" + tail);
 }
 

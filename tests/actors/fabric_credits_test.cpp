@@ -16,7 +16,6 @@
 #include "actors/noc.hpp"
 #include "actors/sram.hpp"
 #include "runtime/address.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
@@ -181,8 +180,7 @@ topology_spec load(const std::string& value) {
   YAML::Node doc = load_topology_document(dir + "topology.yaml");
   if (!value.empty())
     doc["fabric_credits"] = YAML::Load(value);
-  return parse_topology(doc, "topology.yaml", load_impl_registry(dir + "components.yaml"),
-                        builtin_kinds().catalog());
+  return parse_topology(doc, "topology.yaml", builtin_kinds().catalog());
 }
 
 TEST(FabricCredits, TheSwitchIsOffByDefault) {
@@ -208,8 +206,7 @@ TEST(FabricCredits, AOneWayLinkBetweenForwardersIsABuildError) {
   doc["fabric_credits"] = true;
   doc["sip"]["links"][0]["bidirectional"] = false; // cube0.noc -> cube1.noc only
   const topology_spec topo = parse_topology(
-    doc, "2sip_2cube_4pe.yaml", load_impl_registry(dir + "components.yaml"),
-    builtin_kinds().catalog());
+    doc, "2sip_2cube_4pe.yaml", builtin_kinds().catalog());
   simulation sim;
   try {
     build_machine(topo, builtin_kinds(), context_of(topo), sim);

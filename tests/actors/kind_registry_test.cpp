@@ -11,10 +11,6 @@
 namespace kb {
 namespace {
 
-kind_doc probe_doc() {
-  return {"probe", "a node that reports which class built it", {{"level", "uint", "1", "reported"}}};
-}
-
 struct probe_config {
   uint64_t level = 0;
 };
@@ -24,9 +20,15 @@ template <char Which>
 class probe : public node {
 public:
   using config = probe_config;
-  static kind_doc doc() { return probe_doc(); }
+  static const impl_decl<config>& decl() {
+    static const impl_decl<config> d{
+      "probe",
+      std::string("a node that reports which class built it: ") + Which,
+      {param(&config::level, "level", "reported").init(uint64_t{1})}};
+    return d;
+  }
   static config read_config(const param_reader& p, const machine_context&) {
-    return {p.required<uint64_t>("level")};
+    return decl().read(p);
   }
   probe(caf::actor_config& cfg, node_init init, config c) : node(cfg, std::move(init)), c_(c) {}
 
@@ -51,7 +53,10 @@ TEST(KindRegistry, TwoImplsOfOneKindBuildTheirOwnClasses) {
   kind_registry reg;
   reg.add<probe<'a'>>("probe_a");
   reg.add<probe<'b'>>("probe_b");
-  ASSERT_NE(reg.catalog().find("probe"), nullptr);
+  ASSERT_TRUE(reg.catalog().has_kind("probe"));
+  ASSERT_NE(reg.catalog().find("probe_b"), nullptr);
+  EXPECT_EQ(reg.catalog().find("probe_b")->description,
+            "a node that reports which class built it: b");
   machine_context ctx;
   simulation sim;
   sim.add_node("n1", reg.make(spec("n1", "probe_a", "{level: 3}"), ctx));
@@ -83,7 +88,10 @@ TEST(KindRegistry, AnImplWithoutAClassNamesTheNodeAndTheBuiltImpls) {
 // own scope.
 class talker : public probe<'t'> {
 public:
-  static kind_doc doc() { return {"talker", "a node with a declared port", {}}; }
+  static const impl_decl<config>& decl() {
+    static const impl_decl<config> d{"talker", "a node with a declared port"};
+    return d;
+  }
   static config read_config(const param_reader&, const machine_context&) { return {}; }
   static std::span<const port_doc> ports() {
     static constexpr port_doc p[] = {{"out", "listener"}};
@@ -121,7 +129,8 @@ TEST(KindRegistry, ADeclaredPortWithoutALinkFailsTheBuildNamingNodeAndPort) {
   kind_registry reg;
   reg.add<probe<'a'>>("probe_a");
   reg.add<talker>("talker_v1");
-  ASSERT_EQ(reg.ports_of("talker").size(), 1u);
+  ASSERT_EQ(reg.ports_of("talker_v1").size(), 1u);
+  EXPECT_EQ(reg.catalog().find("talker_v1")->ports.at(0).to, "listener");
   {
     simulation sim;
     try {

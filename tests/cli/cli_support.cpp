@@ -1,7 +1,6 @@
 #include "tests/cli/cli_support.hpp"
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 
 #include <gtest/gtest.h>
@@ -226,8 +225,7 @@ std::string json_without_program_and_kernel(const std::string& json) {
 
 topology_spec config_machine(const std::string& file) {
   const std::string dir = std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/";
-  return load_topology(dir + file, load_impl_registry(dir + "components.yaml"),
-                       builtin_kinds().catalog());
+  return load_topology(dir + file, builtin_kinds().catalog());
 }
 
 } // namespace kb::test

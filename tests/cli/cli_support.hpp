@@ -67,8 +67,8 @@ std::string json_without_program_and_kernel(const std::string& json);
 /// the same bytes): what identical runs must agree on.
 std::string json_results(const std::string& json);
 
-/// config/FILE of the source tree, loaded with config/components.yaml and
-/// the builtin kinds (e.g. "scale/2sip_2cube_4pe.yaml").
+/// config/FILE of the source tree, loaded with the builtin
+/// implementations (e.g. "scale/2sip_2cube_4pe.yaml").
 topology_spec config_machine(const std::string& file);
 
 } // namespace kb::test

@@ -3,7 +3,6 @@
 // verdict names the first mismatching element predicted by hand.
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "tests/cli/cli_support.hpp"
@@ -21,8 +20,7 @@ using ::testing::StartsWith;
 
 topology_spec default_topology() {
   const std::string dir = std::string(KB_SOURCE_DIR_FOR_TESTS) + "/config/";
-  return load_topology(dir + "topology.yaml", load_impl_registry(dir + "components.yaml"),
-                       builtin_kinds().catalog());
+  return load_topology(dir + "topology.yaml", builtin_kinds().catalog());
 }
 
 constexpr uint32_t M = 96, K = 32, N = 40, block_m = 32;

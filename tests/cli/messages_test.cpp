@@ -179,7 +179,8 @@ TEST(messages, hbm_channels_need_the_per_channel_impl) {
   auto r = run_kernbench("run --topology " + agg + " --M 128 --K 128 --N 128");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(agg + ":"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("cube.components.hbm.channels: hbm_ctrl_v1 is the aggregated model"),
+  EXPECT_NE(r.err.find("cube.components.hbm.channels: impl hbm_ctrl_v1 does not read "
+                       "'channels'; impl hbm_ctrl_channels_v1 of kind hbm_ctrl does"),
             std::string::npos)
     << r.err;
   const std::string ch = write_with("ch.yaml", "{kind: hbm_ctrl, impl: hbm_ctrl_channels_v1, "

@@ -204,14 +204,14 @@ TEST(peers, a_peer_refuses_a_job_whose_configuration_does_not_match) {
   EXPECT_EQ(welcome->what, peer_frame::kind::welcome);
   EXPECT_EQ(welcome->identity, this_build());
   peer_frame job = peer_frame::simple(peer_frame::kind::job);
-  job.job = {1, 2, "sips: 1\n", "components: {}\n", {"--pes", "all"}, 0};
+  job.job = {1, 2, "sips: 1\n", {"--pes", "all"}, 0};
   job.job.config_hash = config_hash(job.job) ^ 1; // what a launcher of other files would say
   ch.send(job);
   const auto answer = ch.receive_skipping_heartbeats(5s);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->what, peer_frame::kind::refuse);
-  EXPECT_EQ(answer->text.rfind("configuration mismatch: the job's topology, components and "
-                               "options hash to ", 0),
+  EXPECT_EQ(answer->text.rfind("configuration mismatch: the job's topology and options hash "
+                               "to ", 0),
             0u)
     << answer->text;
 }

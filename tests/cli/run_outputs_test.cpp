@@ -7,10 +7,12 @@
 #include "tests/cli/cli_support.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -165,15 +167,46 @@ TEST(heartbeat, a_short_run_prints_nothing_by_default) {
   EXPECT_EQ(r.err, "");
 }
 
-TEST(list_components, json_lists_kinds_impls_and_keys) {
+TEST(list_components, json_lists_kinds_impls_keys_and_ports) {
   const auto r = run_kernbench("list-components --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("{\n  \"schema_version\": 1,\n  \"kinds\": [", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("\"kind\": \"pe_gemm\""), std::string::npos);
-  EXPECT_NE(r.out.find("\"impl\": \"pe_gemm_v1\""), std::string::npos);
-  EXPECT_NE(r.out.find("\"name\": \"mac_rows\""), std::string::npos);
+  EXPECT_EQ(r.out.rfind("{\n  \"schema_version\": 2,\n  \"kinds\": [", 0), 0u) << r.out;
+  const YAML::Node doc = YAML::Load(r.out); // JSON is YAML
+  std::map<std::string, YAML::Node> impls;
+  for (const auto& k : doc["kinds"])
+    for (const auto& i : k["impls"]) {
+      EXPECT_EQ(i["description"].as<std::string>().empty(), false);
+      impls.emplace(i["impl"].as<std::string>(), static_cast<const YAML::Node&>(i));
+    }
+  ASSERT_EQ(impls.size(), 14u);
+  auto keys = [&](const std::string& impl) {
+    std::vector<std::string> out;
+    for (const auto& k : impls.at(impl)["keys"])
+      out.push_back(k["name"].as<std::string>());
+    return out;
+  };
+  // Two impls of one kind, each with the keys it reads (ADR-0037).
+  EXPECT_EQ(keys("hbm_ctrl_v1"), (std::vector<std::string>{"bandwidth_gbps", "latency_ns"}));
+  EXPECT_EQ(keys("hbm_ctrl_channels_v1"),
+            (std::vector<std::string>{"bandwidth_gbps", "latency_ns", "channels",
+                                      "interleave_bytes"}));
+  const YAML::Node rows = impls.at("pe_gemm_v1")["keys"][0];
+  EXPECT_EQ(rows["name"].as<std::string>(), "mac_rows");
+  EXPECT_EQ(rows["type"].as<std::string>(), "uint");
+  EXPECT_EQ(rows["default"].as<std::string>(), "32");
+  EXPECT_EQ(impls.at("xbar_v1")["keys"][0]["default"].as<std::string>(), "2");
+  const YAML::Node ports = impls.at("pe_gemm_v1")["ports"];
+  ASSERT_EQ(ports.size(), 3u);
+  EXPECT_EQ(ports[0]["name"].as<std::string>(), "math");
+  EXPECT_EQ(ports[0]["to"].as<std::string>(), "pe_math");
 }
 
+TEST(list_components, the_registry_is_the_build_and_no_file_replaces_it) {
+  const auto r = run_kernbench("run --components " + test::source_dir() +
+                               "/config/components.yaml --M 128 --K 128 --N 128");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--components"), std::string::npos) << r.err;
+}
 
 TEST(help, every_subcommand_gives_an_example) {
   for (const std::string cmd : {"run", "phold", "schedule", "list-components", "sweep",

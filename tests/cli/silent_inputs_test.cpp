@@ -126,8 +126,7 @@ TEST(silent_inputs, a_device_is_no_configuration_document) {
   const std::string dir = test::temp_dir("silent_inputs_device");
   const std::string zero = dir + "/machine.yaml";
   std::filesystem::create_symlink("/dev/zero", zero);
-  for (const std::string& args : {"run --topology " + zero, "run --components " + zero,
-                                 "schedule " + zero}) {
+  for (const std::string& args : {"run --topology " + zero, "schedule " + zero}) {
     const auto r = run_kernbench(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find(zero + ": is a device, not a file"), std::string::npos)

@@ -4,7 +4,6 @@
 // mesh, and bad values are refused naming the option (issue 31 item 6).
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "tests/cli/cli_support.hpp"
 
@@ -37,8 +36,7 @@ topology_spec generated_machine(const std::string& options) {
   const auto r = run_kernbench("topology scale " + options + " --out " + file);
   EXPECT_EQ(r.exit_code, 0) << options << ": " << r.err;
   EXPECT_EQ(r.out, "") << options;
-  return load_topology(file, load_impl_registry(source_dir() + "/config/components.yaml"),
-                       builtin_kinds().catalog());
+  return load_topology(file, builtin_kinds().catalog());
 }
 
 /// The pairs (a, b) of the links `prefix`a`.noc` -> `prefix`b`.noc`: the SIPs

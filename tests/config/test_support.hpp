@@ -7,8 +7,7 @@
 #include <string_view>
 
 #include "runtime/config/config_error.hpp"
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
 #include "runtime/sim_time.hpp"
 
 namespace kb::test {
@@ -23,12 +22,10 @@ std::string data_path(std::string_view name);
 /// `config/<name>` in the source tree.
 std::string config_path(std::string_view name);
 
-/// A hand-written catalog of the kinds the default topology uses, with the
-/// DESIGN §4 defaults. pe_gemm's mac_rows and mac_cols are required here.
-kind_catalog test_catalog();
-
-/// config/components.yaml.
-impl_registry default_registry();
+/// A hand-written catalog of the implementations the default topology uses
+/// (and hbm_ctrl_channels_v1), with the DESIGN §4 defaults. pe_gemm's
+/// mac_rows and mac_cols are required here.
+impl_catalog test_catalog();
 
 /// The 1-based number of the first line of `path` that contains `text`
 /// (0 if none), so tests on shipped files survive edits above the line.

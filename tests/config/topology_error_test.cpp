@@ -13,7 +13,7 @@ namespace {
 std::string error_loading(const std::string& name) {
   const std::string path = test::data_path(name);
   std::string what = test::config_error_of([&] {
-    load_topology(path, test::default_registry(), test::test_catalog());
+    load_topology(path, test::test_catalog());
   });
   for (auto at = what.find(path); at != std::string::npos; at = what.find(path))
     what.replace(at, path.size(), name);

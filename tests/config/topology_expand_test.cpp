@@ -11,8 +11,7 @@ namespace kb {
 namespace {
 
 topology_spec load(const std::string& name) {
-  return load_topology(test::data_path(name), test::default_registry(),
-                       test::test_catalog());
+  return load_topology(test::data_path(name), test::test_catalog());
 }
 
 std::vector<std::string> node_ids(const topology_spec& t) {
@@ -140,7 +139,7 @@ TEST(topology_expand, every_node_is_placed_by_the_level_that_holds_it) {
                            "  components:\n"
                            "    noc: {impl: noc_v1}\n";
   const topology_spec t = parse_topology(load_yaml_text(yaml, "t.yaml"), "t.yaml",
-                                         test::default_registry(), test::test_catalog());
+                                         test::test_catalog());
   auto place = [&](const std::string& id) {
     const node_spec* n = t.find_node(id);
     if (n == nullptr)

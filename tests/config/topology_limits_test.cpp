@@ -15,8 +15,7 @@ const std::string k_limit = "the limit of 281474976710656 ps (2^48 ps, about 281
 
 std::string error_parsing(const std::string& text) {
   return test::config_error_of([&] {
-    parse_topology(load_yaml_text(text, "t.yaml"), "t.yaml", test::default_registry(),
-                   test::test_catalog());
+    parse_topology(load_yaml_text(text, "t.yaml"), "t.yaml", test::test_catalog());
   });
 }
 
@@ -71,7 +70,7 @@ TEST(topology_limits, the_largest_time_is_accepted) {
       load_yaml_text("clock_period_ps: 281474976710656\n"
                      "cube: {pe_layout: {count: 1}, pe_template: {components: {}, links: []}}\n",
                      "t.yaml"),
-      "t.yaml", test::default_registry(), test::test_catalog());
+      "t.yaml", test::test_catalog());
   EXPECT_EQ(t.clock_period_ps, max_time_ps);
 }
 
@@ -103,11 +102,11 @@ TEST(topology_limits, more_than_256_sips_cubes_or_pes_per_cube_are_refused_namin
   const topology_spec most_sips_and_cubes = parse_topology(
     load_yaml_text("system: {sips: 256}\nsip: {cubes: 256}\ncube:\n  pe_layout: {count: 1}\n" + pe,
                    "t.yaml"),
-    "t.yaml", test::default_registry(), test::test_catalog());
+    "t.yaml", test::test_catalog());
   EXPECT_EQ(most_sips_and_cubes.sips * most_sips_and_cubes.cubes_per_sip, 65536u);
   const topology_spec most_pes = parse_topology(
     load_yaml_text("cube:\n  pe_layout: {rows: 16, cols: 16}\n" + pe, "t.yaml"), "t.yaml",
-    test::default_registry(), test::test_catalog());
+    test::test_catalog());
   EXPECT_EQ(most_pes.pe_layout.count(), 256u);
 }
 

@@ -28,10 +28,9 @@ loaded load_with(const std::vector<std::string>& sets) {
   YAML::Node doc = load_topology_document(path);
   for (const std::string& s : sets)
     apply_override(doc, parse_override(s));
-  const impl_registry impls = test::default_registry();
-  const kind_catalog kinds = test::test_catalog();
+  const impl_catalog kinds = test::test_catalog();
   detail::reset_load_work();
-  topology_spec spec = parse_topology(doc, path, impls, kinds);
+  topology_spec spec = parse_topology(doc, path, kinds);
   return {detail::this_thread_load_work(), std::move(spec)};
 }
 

@@ -1,8 +1,7 @@
-// Fuzz target: the topology loader (YAML text -> topology_spec) with
-// config/components.yaml and the default kinds (the config tests' catalog).
+// Fuzz target: the topology loader (YAML text -> topology_spec) with the
+// default implementations (the config tests' catalog).
 // Any input must end in a topology or a kb::config_error.
 
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/config/yaml_source.hpp"
 #include "tests/config/test_support.hpp"
@@ -12,12 +11,10 @@
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const kb::impl_registry impls =
-    kb::load_impl_registry(KB_SOURCE_DIR "/config/components.yaml");
-  static const kb::kind_catalog kinds = kb::test::test_catalog();
+  static const kb::impl_catalog kinds = kb::test::test_catalog();
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    (void)kb::parse_topology(kb::load_yaml_text(text, "fuzz.yaml"), "fuzz.yaml", impls, kinds);
+    (void)kb::parse_topology(kb::load_yaml_text(text, "fuzz.yaml"), "fuzz.yaml", kinds);
   } catch (const kb::config_error&) {
   }
   return 0;

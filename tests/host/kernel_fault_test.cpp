@@ -4,7 +4,6 @@
 // verification, naming the first element that tile should have written.
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/data/dtype_convert.hpp"
 #include "runtime/data/npy.hpp"
@@ -23,7 +22,6 @@ const std::string src = KB_HOST_TEST_SOURCE_DIR;
 
 topology_spec default_machine() {
   return load_topology(src + "/config/topology.yaml",
-                       load_impl_registry(src + "/config/components.yaml"),
                        builtin_kinds().catalog());
 }
 

@@ -2,7 +2,6 @@
 // included, in f16, bf16 and f32 (issue 12).
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/data/npy.hpp"
 #include "runtime/host/kernel_run.hpp"
@@ -48,7 +47,6 @@ TEST_P(shipped_kernel, verifies) {
   o.data.phase2_workers = 2;
   const kernel_run_result r =
     run_kernel(load_topology(src + "/config/topology.yaml",
-                             load_impl_registry(src + "/config/components.yaml"),
                              builtin_kinds().catalog()),
                def, args, o);
   ASSERT_EQ(r.run.error, "");
@@ -75,8 +73,7 @@ TEST(shipped_kernel_i8, gemm_sums_i8_exactly_in_i32_even_beyond_2_to_the_24) {
   o.pes = 4;
   o.input_files = {{"a", dir + "/kb_i8_a.npy"}, {"b", dir + "/kb_i8_b.npy"}};
   const kernel_run_result r = run_kernel(
-    load_topology(src + "/config/topology.yaml", load_impl_registry(src + "/config/components.yaml"),
-                  builtin_kinds().catalog()),
+    load_topology(src + "/config/topology.yaml", builtin_kinds().catalog()),
     def,
     kernel_args(def.name, def.args,
                 {{"M", "20"}, {"K", "4096"}, {"N", "13"}, {"block_m", "8"}, {"tile", "64"},

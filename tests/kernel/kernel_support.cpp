@@ -38,7 +38,7 @@ kernel_outcome run_kernels(const std::map<std::string, test_kernel>& kernels,
   o.deploy = deploy;
   o.ops = log;
   kernel_outcome out;
-  out.run = run_driver(config_file("topology.yaml"), config_file("components.yaml"), programs, o);
+  out.run = run_driver(config_file("topology.yaml"), programs, o);
   if (!out.run.error.empty())
     return out;
   log->finish();

@@ -1,6 +1,6 @@
 #pragma once
 // Runs test kernels (plain functions against tl::context) on the default
-// machine (config/topology.yaml + components.yaml: 1 SIP, 1 cube, 4 PEs,
+// machine (config/topology.yaml: 1 SIP, 1 cube, 4 PEs,
 // DESIGN §4 timing) with a deployed memory image and the op log on, then
 // replays the op log (Phase 2) on that image.
 

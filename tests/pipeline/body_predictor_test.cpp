@@ -5,7 +5,6 @@
 #include "tests/pipeline/pipeline_support.hpp"
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/predict/background_jobs.hpp"
@@ -22,8 +21,7 @@ namespace {
 
 const topology_spec& default_topology() {
   static const topology_spec topo = load_topology(
-    test::config_file("topology.yaml"), load_impl_registry(test::config_file("components.yaml")),
-    builtin_kinds().catalog());
+    test::config_file("topology.yaml"), builtin_kinds().catalog());
   return topo;
 }
 

@@ -5,7 +5,6 @@
 #include "tests/pipeline/pipeline_support.hpp"
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/machine/fabric_beside.hpp"
 
@@ -19,7 +18,6 @@ namespace {
 
 topology_spec two_by_two() {
   return load_topology(test::config_file("scale/2sip_2cube_4pe.yaml"),
-                       load_impl_registry(test::config_file("components.yaml")),
                        builtin_kinds().catalog());
 }
 

@@ -5,7 +5,6 @@
 #include "tests/pipeline/pipeline_support.hpp"
 
 #include "actors/builtin_kinds.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/predict/periodic_body.hpp"
@@ -22,7 +21,6 @@ namespace {
 
 topology_spec topology_with_depth(uint32_t depth) {
   auto topo = load_topology(test::config_file("topology.yaml"),
-                            load_impl_registry(test::config_file("components.yaml")),
                             builtin_kinds().catalog());
   topo.pe_queue_depth = depth;
   return topo;

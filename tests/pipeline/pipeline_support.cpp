@@ -39,14 +39,14 @@ driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads,
                    bool trace_hops) {
   auto prog = std::make_shared<driver_program>();
   prog->commands = commands;
-  return run_driver(config_file("topology.yaml"), config_file("components.yaml"),
+  return run_driver(config_file("topology.yaml"),
                     {{"sip0.cube0.pe0", prog}}, threads, true, trace_hops);
 }
 
 driver_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands) {
   auto prog = std::make_shared<driver_program>();
   prog->commands = commands;
-  return run_driver(topology_file, config_file("components.yaml"), {{"sip0.cube0.pe0", prog}}, 1,
+  return run_driver(topology_file, {{"sip0.cube0.pe0", prog}}, 1,
                     true, false);
 }
 

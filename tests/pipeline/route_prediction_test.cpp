@@ -9,7 +9,6 @@
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/address.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/predict/service_model.hpp"
 
@@ -28,8 +27,7 @@ using ::testing::HasSubstr;
 constexpr uint64_t kib32 = 32 * 1024;
 
 topology_spec load(const std::string& path) {
-  return load_topology(path, load_impl_registry(config_file("components.yaml")),
-                       builtin_kinds().catalog());
+  return load_topology(path, builtin_kinds().catalog());
 }
 
 std::string text_of(const std::string& path) {

@@ -6,7 +6,6 @@
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/config/config_error.hpp"
-#include "runtime/config/impl_registry.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/predict/service_model.hpp"
@@ -26,8 +25,7 @@ namespace {
 using test::config_file;
 
 topology_spec default_topology() {
-  return load_topology(config_file("topology.yaml"), load_impl_registry(config_file("components.yaml")),
-                       builtin_kinds().catalog());
+  return load_topology(config_file("topology.yaml"), builtin_kinds().catalog());
 }
 
 /// The default topology with the PE scheduler's entry rewritten.
@@ -214,7 +212,7 @@ TEST(TileSchedule, AnUnknownFeedPolicyNamesTheKey) {
     FAIL() << "expected a config error";
   } catch (const config_error& e) {
     EXPECT_EQ(e.key_path(), "cube.pe_template.components.pe_scheduler.feed_policy");
-    EXPECT_EQ(e.message(), "unknown feed policy 'modular' (known: fifo, modulo)");
+    EXPECT_EQ(e.message(), "unknown feed_policy 'modular' (known: fifo, modulo)");
     EXPECT_EQ(e.where().line, 57u);
   }
 }

@@ -81,12 +81,29 @@ void add_link(const link_tmpl& l, std::string_view lead,
   out.push_back({src, dst, &l});
 }
 
+/// A key `impl` does not read that another impl of its kind does is named
+/// with that impl, e.g. `channels` on hbm_ctrl_v1 (resolve_params refuses
+/// any other unknown key).
+void check_other_impls_keys(const param_reader& r, const impl_doc& impl,
+                            const impl_catalog& impls) {
+  for (const std::string& key : r.keys()) {
+    if (key == "impl" || key == "kind" ||
+        std::any_of(impl.params.begin(), impl.params.end(),
+                    [&](const param_doc& p) { return p.name == key; }))
+      continue;
+    for (const impl_doc* other : impls.of_kind(impl.kind))
+      if (std::any_of(other->params.begin(), other->params.end(),
+                      [&](const param_doc& p) { return p.name == key; }))
+        throw r.error(key, fmt::format("impl {} does not read '{}'; impl {} of kind {} does",
+                                       impl.impl, key, other->impl, impl.kind));
+  }
+}
+
 } // namespace
 
 std::vector<component_tmpl> read_components(const param_reader& scope,
                                             std::string_view instance_prefix,
-                                            const impl_registry& impls,
-                                            const kind_catalog& kinds) {
+                                            const impl_catalog& impls) {
   std::vector<component_tmpl> out;
   for (const auto& e : scope.map_or_empty("components").map_entries()) {
     const param_reader& r = e.value;
@@ -102,19 +119,18 @@ std::vector<component_tmpl> read_components(const param_reader& scope,
                                      e.key, instance_prefix, instance_prefix));
     const bool explicit_kind = r.has("kind");
     std::string kind = explicit_kind ? r.required<std::string>("kind") : e.key;
-    const kind_doc* doc = kinds.find(kind);
-    if (doc == nullptr)
+    if (!impls.has_kind(kind))
       throw r.error(explicit_kind ? "kind" : "",
                     fmt::format("unknown kind '{}' ({}known: {})", kind,
                                 explicit_kind ? ""
                                               : "a component's kind is its "
                                                 "name unless it sets 'kind'; ",
-                                join_names(kinds.names())));
+                                join_names(impls.kinds())));
     std::string impl = r.required<std::string>("impl");
-    const impl_entry* entry = impls.find(impl);
+    const impl_doc* entry = impls.find(impl);
     if (entry == nullptr) {
       std::vector<std::string> known;
-      for (const impl_entry* k : impls.of_kind(kind))
+      for (const impl_doc* k : impls.of_kind(kind))
         known.push_back(k->impl);
       throw r.error("impl",
                     fmt::format("unknown impl '{}' (known: {})", impl,
@@ -126,8 +142,9 @@ std::vector<component_tmpl> read_components(const param_reader& scope,
       throw r.error("impl", fmt::format("impl '{}' is of kind '{}', but "
                                         "component '{}' is of kind '{}'",
                                         impl, entry->kind, e.key, kind));
+    check_other_impls_keys(r, *entry, impls);
     out.push_back({e.key, std::move(kind), std::move(impl),
-                   resolve_params(r, *doc, {"impl", "kind"}), e.where,
+                   resolve_params(r, *entry, {"impl", "kind"}), e.where,
                    r.path()});
   }
   return out;

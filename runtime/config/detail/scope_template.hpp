@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/config/impl_registry.hpp"
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/config/topology_spec.hpp"
 
@@ -39,8 +39,7 @@ struct link_tmpl {
 /// for the child instances (pe0, cube1, ...).
 std::vector<component_tmpl> read_components(const param_reader& scope,
                                             std::string_view instance_prefix,
-                                            const impl_registry& impls,
-                                            const kind_catalog& kinds);
+                                            const impl_catalog& impls);
 
 /// Reads `scope.links` with explicit latency and optional bandwidth.
 std::vector<link_tmpl> read_fabric_links(const param_reader& scope,

@@ -1,4 +1,6 @@
-#include "runtime/config/kind_doc.hpp"
+#include "runtime/config/impl_doc.hpp"
+
+#include "runtime/config/detail/names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -57,13 +59,15 @@ void check_value(const param_reader& r, const param_doc& p) {
     (void)r.bandwidth(p.name);
 }
 
-void validate_doc(const kind_doc& doc) {
+void validate_doc(const impl_doc& doc) {
   auto bad = [&](const std::string& what) {
     return std::invalid_argument(
-        fmt::format("kind_catalog: kind '{}': {}", doc.kind, what));
+        fmt::format("impl_catalog: impl '{}': {}", doc.impl, what));
   };
-  if (doc.kind.empty())
-    throw bad("empty kind name");
+  if (!detail::is_plain_name(doc.impl))
+    throw bad("the impl name must be letters, digits and '_'");
+  if (!detail::is_plain_name(doc.kind))
+    throw bad(fmt::format("kind '{}' must be letters, digits and '_'", doc.kind));
   std::vector<std::string_view> seen;
   for (const auto& p : doc.params) {
     if (p.name == "impl" || p.name == "kind" || p.name.empty())
@@ -83,7 +87,7 @@ void validate_doc(const kind_doc& doc) {
     YAML::Node probe(YAML::NodeType::Map);
     probe.force_insert(p.name, YAML::Node(p.default_value));
     try {
-      check_value(param_reader(probe, "<default>", doc.kind, 0), p);
+      check_value(param_reader(probe, "<default>", doc.impl, 0), p);
     } catch (const config_error& e) {
       throw bad(fmt::format("default of '{}': {}", p.name, e.message()));
     }
@@ -92,41 +96,58 @@ void validate_doc(const kind_doc& doc) {
 
 } // namespace
 
-// -- kind_catalog
-// ---------------------------------------------------------------
+// -- impl_catalog -------------------------------------------------------------
 
-void kind_catalog::add(kind_doc doc) {
+void impl_catalog::add(impl_doc doc) {
   validate_doc(doc);
-  if (kinds_.contains(doc.kind))
+  if (impls_.contains(doc.impl))
     throw std::invalid_argument(
-        fmt::format("kind_catalog: duplicate kind '{}'", doc.kind));
-  std::string key = doc.kind;
-  kinds_.emplace(std::move(key), std::move(doc));
+        fmt::format("impl_catalog: impl '{}' is registered twice", doc.impl));
+  std::string key = doc.impl;
+  impls_.emplace(std::move(key), std::move(doc));
 }
 
-const kind_doc* kind_catalog::find(std::string_view kind) const {
-  auto it = kinds_.find(kind);
-  return it == kinds_.end() ? nullptr : &it->second;
+const impl_doc* impl_catalog::find(std::string_view impl) const {
+  auto it = impls_.find(impl);
+  return it == impls_.end() ? nullptr : &it->second;
 }
 
-std::vector<const kind_doc*> kind_catalog::all_sorted() const {
-  std::vector<const kind_doc*> out;
-  for (const auto& [name, doc] : kinds_)
-    out.push_back(&doc);
+bool impl_catalog::has_kind(std::string_view kind) const {
+  return std::any_of(impls_.begin(), impls_.end(),
+                     [&](const auto& e) { return e.second.kind == kind; });
+}
+
+std::vector<const impl_doc*> impl_catalog::of_kind(std::string_view kind) const {
+  std::vector<const impl_doc*> out;
+  for (const auto& [name, doc] : impls_)
+    if (doc.kind == kind)
+      out.push_back(&doc);
   return out;
 }
 
-std::vector<std::string> kind_catalog::names() const {
+std::vector<const impl_doc*> impl_catalog::all_sorted() const {
+  std::vector<const impl_doc*> out;
+  for (const auto& [name, doc] : impls_)
+    out.push_back(&doc);
+  std::stable_sort(out.begin(), out.end(), [](const impl_doc* a, const impl_doc* b) {
+    return a->kind < b->kind;
+  });
+  return out;
+}
+
+std::vector<std::string> impl_catalog::kinds() const {
   std::vector<std::string> out;
-  for (const auto& [name, doc] : kinds_)
-    out.push_back(name);
+  for (const auto& [name, doc] : impls_)
+    out.push_back(doc.kind);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
 // -- resolve_params
 // -------------------------------------------------------------
 
-param_reader resolve_params(const param_reader& raw, const kind_doc& doc,
+param_reader resolve_params(const param_reader& raw, const impl_doc& doc,
                             const std::vector<std::string>& structural_keys) {
   std::vector<std::string> allowed = structural_keys;
   for (const auto& p : doc.params)
