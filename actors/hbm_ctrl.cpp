@@ -5,12 +5,13 @@
 namespace kb {
 
 const impl_decl<hbm_ctrl::config>& hbm_ctrl::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "hbm_ctrl",
     "aggregated HBM: one request at a time in arrival order, busy xfer(bytes, bandwidth); "
     "replies leave after the access latency",
     {param(&config::bandwidth, "bandwidth_gbps", "transfer bandwidth").init(Bandwidth::gbps(512)),
-     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(100))}};
+     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(100))}}
+      .reports(memory_stats.all());
   return d;
 }
 

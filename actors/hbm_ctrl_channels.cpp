@@ -1,4 +1,5 @@
 #include "actors/hbm_ctrl_channels.hpp"
+#include "runtime/machine/memory_stats.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +8,7 @@
 namespace kb {
 
 const impl_decl<hbm_ctrl_channels::config>& hbm_ctrl_channels::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "hbm_ctrl",
     "per-channel HBM: `channels` FIFO servers at bandwidth / channels, addresses interleaved "
     "over them in granules of interleave_bytes; replies leave after the access latency",
@@ -21,7 +22,9 @@ const impl_decl<hbm_ctrl_channels::config>& hbm_ctrl_channels::decl() {
      param(&config::granule, "interleave_bytes", "address interleaving granule over the channels")
        .init(uint64_t{256})
        .at_least(1u, "must be from 1 byte to 64 GiB")
-       .at_most(global_address::max_offset, "must be from 1 byte to 64 GiB")}};
+       .at_most(global_address::max_offset, "must be from 1 byte to 64 GiB")}}
+      .reports(memory_stats.all())
+      .reports(std::array{hbm_channel_busy_ps});
   return d;
 }
 
@@ -123,13 +126,13 @@ detail::memory_rmw hbm_ctrl_channels::serve_atomic(SimTime head, SimTime tail,
 void hbm_ctrl_channels::on_finish() {
   uint64_t busy = 0;
   for (uint32_t c = 0; c < cfg_.channels; ++c) {
-    add_figure(fmt::format("ch{}.busy_ps", c), ch_[c].busy_ps());
+    add_figure(hbm_channel_busy_ps, std::to_string(c), ch_[c].busy_ps());
     busy += ch_[c].busy_ps();
   }
-  add_figure("busy_ps", busy / cfg_.channels);
-  add_figure("read_bytes", read_bytes_);
-  add_figure("write_bytes", write_bytes_);
-  add_figure("requests", requests_);
+  add_figure(memory_stats.busy_ps, busy / cfg_.channels);
+  add_figure(memory_stats.read_bytes, read_bytes_);
+  add_figure(memory_stats.write_bytes, write_bytes_);
+  add_figure(memory_stats.requests, requests_);
   add_data_figures();
 }
 

@@ -18,14 +18,15 @@ constexpr uint16_t host_timer = kind_of(pipe_kind::timer);
 } // namespace
 
 const impl_decl<m_cpu::config>& m_cpu::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "m_cpu",
     "receives the host's kernel launch, fans it out to its cube's PE_CPUs over the NOC and "
     "returns their completions to the host",
     {param(&config::host_latency, "host_latency_ns",
            "the host's link: a launch reaches the M_CPU, and the last completion the host, "
            "this long after")
-       .init(SimTime::zero())}};
+       .init(SimTime::zero())}}
+      .reports(launch_stats::all);
   return d;
 }
 
@@ -93,11 +94,11 @@ void m_cpu::on_message(sim_event& ev) {
 void m_cpu::on_finish() {
   if (cfg_.pes.empty())
     return;
-  add_figure("kernels", cfg_.pes.size());
-  add_figure("kernels_done", completed_);
-  add_figure("launch_ps", cfg_.host_latency.ps());
+  add_figure(launch_stats::kernels, cfg_.pes.size());
+  add_figure(launch_stats::kernels_done, completed_);
+  add_figure(launch_stats::launch_ps, cfg_.host_latency.ps());
   if (completed_ == cfg_.pes.size())
-    add_figure("done_ps", (last_done_ + cfg_.host_latency).ps());
+    add_figure(launch_stats::done_ps, (last_done_ + cfg_.host_latency).ps());
 }
 
 std::string m_cpu::pending_work() const {

@@ -11,6 +11,7 @@
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
 
 #include <span>
 #include <vector>

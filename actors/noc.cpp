@@ -5,14 +5,15 @@
 namespace kb {
 
 const impl_decl<noc::config>& noc::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "noc",
     "cube network: forwards memory requests and replies between PE_DMAs, PE_TCMs, the SRAM, "
     "the XBAR and the UCIe / inter-SIP links by the fabric routes, adding its latency to head "
     "and tail",
     {param(&config::forward_latency, "forward_latency_ns",
            "added to a forwarded message's head and tail")
-       .init(ns(4))}};
+       .init(ns(4))}}
+      .reports(detail::forwarder_node::all_stats);
   return d;
 }
 

@@ -17,9 +17,11 @@
 namespace kb {
 
 const impl_decl<pe_cpu::config>& pe_cpu::decl() {
-  static const impl_decl<config> d{"pe_cpu",
+  static const impl_decl<config> d = impl_decl<config>{"pe_cpu",
                                    "runs the PE's kernel (the built-in driver, or a tl:: kernel) "
-                                   "on a fiber and submits its commands to PE_SCHEDULER"};
+                                   "on a fiber and submits its commands to PE_SCHEDULER"}
+      .reports(command_stats::all)
+      .reports(kernel_stats::all);
   return d;
 }
 
@@ -233,23 +235,23 @@ void pe_cpu::on_finish() {
   rows.reserve(commands_.size());
   for (size_t i = 0; i < commands_.size(); ++i) {
     const command_stat& c = commands_[i].stat;
-    const std::string p = fmt::format("cmd{}.", i + 1);
-    add_figure(p + "issue_ps", c.issue_ps);
-    add_figure(p + "done_ps", c.done_ps);
-    add_figure(p + "tiles", c.tiles);
-    add_figure(p + "done", c.done ? 1 : 0);
+    const std::string n = std::to_string(i + 1);
+    add_figure(command_stats::issue_ps, n, c.issue_ps);
+    add_figure(command_stats::done_ps, n, c.done_ps);
+    add_figure(command_stats::tiles, n, c.tiles);
+    add_figure(command_stats::done, n, c.done ? 1 : 0);
     rows.push_back(c);
   }
   add_commands(std::move(rows));
   if (kernel_) {
-    add_figure("kernel.finished", finished_ ? 1 : 0);
-    add_figure("kernel.start_ps", started_ps_);
-    add_figure("kernel.end_ps", finished_ps_);
-    add_figure("kernel.blocked_load_ps", waited_ps_[static_cast<size_t>(wait_kind::load)]);
-    add_figure("kernel.wait_ps", waited_ps_[static_cast<size_t>(wait_kind::handle)]);
-    add_figure("kernel.tcm_wait_ps", waited_ps_[static_cast<size_t>(wait_kind::tcm)]);
-    add_figure("kernel.last_resumed_by", finished_ ? last_step_by_ : 0);
-    add_figure("kernel.tcm_peak_bytes", kernel_->tcm().peak_used());
+    add_figure(kernel_stats::finished, finished_ ? 1 : 0);
+    add_figure(kernel_stats::start_ps, started_ps_);
+    add_figure(kernel_stats::end_ps, finished_ps_);
+    add_figure(kernel_stats::blocked_load_ps, waited_ps_[static_cast<size_t>(wait_kind::load)]);
+    add_figure(kernel_stats::wait_ps, waited_ps_[static_cast<size_t>(wait_kind::handle)]);
+    add_figure(kernel_stats::tcm_wait_ps, waited_ps_[static_cast<size_t>(wait_kind::tcm)]);
+    add_figure(kernel_stats::last_resumed_by, finished_ ? last_step_by_ : 0);
+    add_figure(kernel_stats::tcm_peak_bytes, kernel_->tcm().peak_used());
   }
 }
 

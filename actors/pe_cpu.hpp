@@ -11,6 +11,7 @@
 #include "runtime/engine/node.hpp"
 #include "runtime/kernel/kernel_context.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
 
 #include <array>
 #include <memory>

@@ -1,5 +1,7 @@
 #include "actors/pe_dma.hpp"
 
+#include "runtime/machine/pipeline_stats.hpp"
+
 #include "actors/detail/names.hpp"
 #include "messages/memory.capnp.h"
 #include "runtime/address.hpp"
@@ -28,13 +30,14 @@ bool is_atomic_stage(wire::Stage::Reader s) {
 } // namespace
 
 const impl_decl<pe_dma::config>& pe_dma::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "pe_dma",
     "DMA engine: a read and a write channel of capacity 1 each; setup, then the request toward "
     "the owning memory by the fabric routes (XBAR for the own HBM, NOC for the rest); busy "
     "until the data tail / the write ack",
     {param(&config::setup, "dma_setup_cycles", "paid by every DMA stage before its request leaves")
-       .init(Cycles{8})}};
+       .init(Cycles{8})}}
+      .reports(lane_stats::all);
   return d;
 }
 

@@ -1,5 +1,7 @@
 #include "actors/pe_fetch_store.hpp"
 
+#include "runtime/machine/pipeline_stats.hpp"
+
 
 #include <fmt/format.h>
 
@@ -8,9 +10,10 @@
 namespace kb {
 
 const impl_decl<pe_fetch_store::config>& pe_fetch_store::decl() {
-  static const impl_decl<config> d{"pe_fetch_store",
+  static const impl_decl<config> d = impl_decl<config>{"pe_fetch_store",
                                    "TCM <-> register file: a fetch lane and a store lane, each "
-                                   "stage a request to PE_TCM that ends with its reply"};
+                                   "stage a request to PE_TCM that ends with its reply"}
+      .reports(lane_stats::all);
   return d;
 }
 

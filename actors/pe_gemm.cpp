@@ -1,5 +1,7 @@
 #include "actors/pe_gemm.hpp"
 
+#include "runtime/machine/pipeline_stats.hpp"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -22,7 +24,8 @@ const impl_decl<pe_gemm::config>& pe_gemm::decl() {
        param(&config::mac_cols, "mac_cols", "MAC array columns (C)")
          .init(32u)
          .at_least(1u, "MAC array dimensions must be >= 1")}}
-      .with(rate_params(&config::rates, "MACs"));
+      .with(rate_params(&config::rates, "MACs"))
+      .reports(lane_stats::all);
   return d;
 }
 

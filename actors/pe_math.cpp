@@ -1,5 +1,7 @@
 #include "actors/pe_math.hpp"
 
+#include "runtime/machine/pipeline_stats.hpp"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -25,7 +27,8 @@ const impl_decl<pe_math::config>& pe_math::decl() {
          .init(Cycles{1}),
        param(&config::expensive_op, "expensive_op_cycles", "op cost of exp, dequant, rsqrt")
          .init(Cycles{4})}}
-      .with(rate_params(&config::rates, "elements"));
+      .with(rate_params(&config::rates, "elements"))
+      .reports(lane_stats::all);
   return d;
 }
 

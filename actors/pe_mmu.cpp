@@ -9,14 +9,15 @@
 namespace kb {
 
 const impl_decl<pe_mmu::config>& pe_mmu::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "pe_mmu",
     "address translation on the DMA path when linked into the fabric (identity here): takes its "
     "PE_DMA's requests, adds translate_cycles to head and tail, forwards by its own routes; "
     "replies bypass it. Unlinked, it takes no time",
     {param(&config::translate, "translate_cycles",
            "added to the head and tail of every request that passes")
-       .init(Cycles{0})}};
+       .init(Cycles{0})}}
+      .reports(std::array{stat_requests});
   return d;
 }
 
@@ -48,7 +49,7 @@ void pe_mmu::on_message(sim_event& ev) {
 
 void pe_mmu::on_finish() {
   if (requests() > 0)
-    add_figure("requests", requests());
+    add_figure(stat_requests, requests());
 }
 
 service_time_fn pe_mmu::service_time(const config& c, const machine_context&) {

@@ -22,7 +22,7 @@ constexpr uint16_t feed_timer = kind_of(pipe_kind::timer);
 } // namespace
 
 const impl_decl<pe_scheduler::config>& pe_scheduler::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "pe_scheduler",
     "plans composite commands (seed ADR-0042) and feeds the tiles of each command whose "
     "dependencies are done as soon as its first stage's queue is free (oldest first, never "
@@ -31,7 +31,8 @@ const impl_decl<pe_scheduler::config>& pe_scheduler::decl() {
     {choice(&config::modulo_feed, "feed_policy",
             "fifo: release tiles as credits allow; modulo: release one steady-state body (the K "
             "tiles of an output tile) per scheduled II",
-            {{"fifo", false}, {"modulo", true}})}};
+            {{"fifo", false}, {"modulo", true}})}}
+      .reports(scheduler_stats::all);
   return d;
 }
 
@@ -341,14 +342,14 @@ void pe_scheduler::on_tile_done(sim_event& ev) {
 }
 
 void pe_scheduler::record(uint64_t id, uint32_t body_tiles, const body_prediction& p) {
-  const std::string prefix = fmt::format("cmd{}.", id);
-  add_figure(prefix + "body_tiles", body_tiles);
-  add_figure(prefix + "predicted_ii_ps", p.schedule ? p.schedule->ii.ps() : 0);
+  const std::string n = std::to_string(id);
+  add_figure(scheduler_stats::body_tiles, n, body_tiles);
+  add_figure(scheduler_stats::predicted_ii_ps, n, p.schedule ? p.schedule->ii.ps() : 0);
   command_stat& row = rows_[id];
   row.body_tiles = body_tiles;
   row.predicted_ii_ps = p.schedule ? p.schedule->ii.ps() : 0;
   if (p.schedule) {
-    add_figure(prefix + "predicted_mii_ps", p.mii_ps);
+    add_figure(scheduler_stats::predicted_mii_ps, n, p.mii_ps);
     row.has_mii = true;
     row.predicted_mii_ps = p.mii_ps;
   }
@@ -366,7 +367,7 @@ void pe_scheduler::on_finish() {
       continue;
     const size_t h = d.size() / 2;
     const uint64_t interval = (d.back() - d[h]) / (d.size() - 1 - h);
-    add_figure(fmt::format("cmd{}.steady_interval_ps", id), interval);
+    add_figure(scheduler_stats::steady_interval_ps, std::to_string(id), interval);
     rows_[id].has_steady = true;
     rows_[id].steady_interval_ps = interval;
   }
@@ -375,13 +376,13 @@ void pe_scheduler::on_finish() {
   for (auto& [id, row] : rows_)
     rows.push_back(std::move(row));
   add_commands(std::move(rows));
-  add_figure("feeder.stall_ps", stall_ps_);
+  add_figure(scheduler_stats::feeder_stall_ps, stall_ps_);
   if (tcm_stall_ps_ > 0 || tcm_wait_since_) { // the reserve held a tile back
-    add_figure("tcm.peak_bytes", tcm_peak_);
-    add_figure("tcm.stall_ps", tcm_stall_ps_);
+    add_figure(scheduler_stats::tcm_peak_bytes, tcm_peak_);
+    add_figure(scheduler_stats::tcm_stall_ps, tcm_stall_ps_);
   }
-  add_figure("tiles_fed", tiles_fed_);
-  add_figure("commands_done", commands_done_);
+  add_figure(scheduler_stats::tiles_fed, tiles_fed_);
+  add_figure(scheduler_stats::commands_done, commands_done_);
 }
 
 std::string pe_scheduler::pending_work() const {

@@ -18,6 +18,7 @@
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/machine_context.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
 
 #include <array>
 #include <deque>

@@ -10,7 +10,7 @@
 namespace kb {
 
 const impl_decl<pe_tcm::config>& pe_tcm::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "pe_tcm",
     "scratchpad: serves fetch/store requests one at a time, FIFO, for xfer(bytes, bandwidth) "
     "each",
@@ -28,7 +28,9 @@ const impl_decl<pe_tcm::config>& pe_tcm::decl() {
      param(&config::scheduler_reserved_kib, "scheduler_reserved_kib",
            "SchedulerReservedTCM: the buffers of the tiles in flight never exceed it "
            "(docs/adr/0031-tcm-capacity.md); kernels allocate from the rest (AllocatableTCM)")
-       .init(uint64_t{2560})}};
+       .init(uint64_t{2560})}}
+      .reports(std::array{stat_busy_ps, stat_bytes, stat_requests})
+      .reports(tcm_dma_stats.all());
   return d;
 }
 
@@ -45,7 +47,7 @@ pe_tcm::config pe_tcm::read_config(const param_reader& p,
 
 pe_tcm::pe_tcm(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.dma_bandwidth, c.dma_latency}, c.fabric,
-                       c.deploy, "dma_"),
+                       c.deploy, tcm_dma_stats),
     cfg_(std::move(c)) {}
 
 void pe_tcm::on_message(sim_event& ev) {
@@ -77,9 +79,9 @@ void pe_tcm::on_message(sim_event& ev) {
 
 void pe_tcm::on_finish() {
   memory_server_node::on_finish();
-  add_figure("busy_ps", busy_ps_);
-  add_figure("bytes", bytes_);
-  add_figure("requests", requests_);
+  add_figure(stat_busy_ps, busy_ps_);
+  add_figure(stat_bytes, bytes_);
+  add_figure(stat_requests, requests_);
 }
 
 service_time_fn pe_tcm::service_time(const config& c, const machine_context&) {

@@ -31,6 +31,13 @@ public:
   };
   static constexpr fabric_kind fabric{fabric_role::memory, mem_space::tcm};
   static const impl_decl<config>& decl();
+  /// Its fetch/store port's statistics (its DMA port's: tcm_dma_stats).
+  static constexpr stat_decl stat_busy_ps =
+    declare_stat("pe_tcm", "busy_ps", stat_unit::ps, "time the fetch/store port was transferring");
+  static constexpr stat_decl stat_bytes =
+    declare_stat("pe_tcm", "bytes", stat_unit::bytes, "bytes fetched and stored");
+  static constexpr stat_decl stat_requests =
+    declare_stat("pe_tcm", "requests", stat_unit::count, "fetch and store requests served");
   static config read_config(const param_reader& p, const machine_context& ctx);
   /// Declared for the II prediction (ADR-0007): an idle TCM replies xfer(bytes) after the request arrives.
   static service_time_fn service_time(const config& c, const machine_context& ctx);

@@ -3,12 +3,13 @@
 namespace kb {
 
 const impl_decl<sram::config>& sram::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "sram",
     "shared SRAM: one request at a time in arrival order, busy xfer(bytes, bandwidth); replies "
     "leave after the access latency",
     {param(&config::bandwidth, "bandwidth_gbps", "transfer bandwidth").init(Bandwidth::gbps(512)),
-     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(20))}};
+     param(&config::latency, "latency_ns", "access latency added to every reply").init(ns(20))}}
+      .reports(memory_stats.all());
   return d;
 }
 

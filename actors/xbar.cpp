@@ -5,11 +5,12 @@
 namespace kb {
 
 const impl_decl<xbar::config>& xbar::decl() {
-  static const impl_decl<config> d{
+  static const impl_decl<config> d = impl_decl<config>{
     "xbar",
     "crossbar between a cube's PE_DMAs, its HBM and its NOC: no contention, adds its latency "
     "to head and tail, forwards by the fabric routes",
-    {param(&config::latency, "latency_ns", "added to a message's head and tail").init(ns(2))}};
+    {param(&config::latency, "latency_ns", "added to a message's head and tail").init(ns(2))}}
+      .reports(detail::forwarder_node::all_stats);
   return d;
 }
 

@@ -58,8 +58,10 @@ struct HubSnapshot {
 }
 
 struct Figure {
-  name  @0 :Text;
-  value @1 :UInt64;
+  name      @0 :Text;
+  value     @1 :UInt64;
+  stat      @2 :UInt32;  # the declared statistic's id (runtime/engine/stat_decl.hpp)
+  qualifier @3 :Text;    # its lane, command, channel or link; empty if none
 }
 
 struct NodeSummary {

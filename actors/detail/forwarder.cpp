@@ -135,10 +135,10 @@ void forwarder_node::on_other(sim_event& ev) {
 }
 
 void forwarder_node::on_finish() {
-  add_figure("requests", requests_);
-  add_figure("replies", replies_);
+  add_figure(stat_requests, requests_);
+  add_figure(stat_replies, replies_);
   if (credits_)
-    add_figure("held_for_credit", held_);
+    add_figure(stat_held_for_credit, held_);
 }
 
 } // namespace kb::detail

@@ -21,6 +21,9 @@
 #include "runtime/address.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/service_time.hpp"
+#include "runtime/stat_decl.hpp"
+
+#include <array>
 
 #include <deque>
 #include <string>
@@ -47,6 +50,16 @@ protected:
   void on_finish() override;
 
   SimTime latency() const { return latency_; }
+  /// What a forwarder reports (ADR-0038).
+  static constexpr stat_decl stat_requests =
+    declare_stat("forwarder", "requests", stat_unit::count, "requests forwarded");
+  static constexpr stat_decl stat_replies =
+    declare_stat("forwarder", "replies", stat_unit::count, "replies forwarded");
+  static constexpr stat_decl stat_held_for_credit = declare_stat(
+    "forwarder", "held_for_credit", stat_unit::count, "messages held for a credit (ADR-0033)");
+  static constexpr std::array<stat_decl, 3> all_stats = {stat_requests, stat_replies,
+                                                         stat_held_for_credit};
+
   uint64_t requests() const { return requests_; }
 
 private:

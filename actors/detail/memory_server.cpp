@@ -60,9 +60,8 @@ memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,
                                        memory_timing timing,
                                        std::shared_ptr<const fabric_map> fabric,
                                        std::shared_ptr<const memory_image> deploy,
-                                       std::string figure_prefix)
-  : node(cfg, std::move(init)), server_(timing), port_(std::move(fabric)),
-    prefix_(std::move(figure_prefix)) {
+                                       const memory_stat_set& stats)
+  : node(cfg, std::move(init)), server_(timing), port_(std::move(fabric)), stats_(stats) {
   if (!deploy)
     return;
   // Keep the generated ranges (inputs made when read, docs/adr/0028) and
@@ -213,20 +212,20 @@ memory_rmw memory_server_node::serve_atomic(SimTime head, SimTime tail, uint64_t
 }
 
 void memory_server_node::on_finish() {
-  add_figure(prefix_ + "busy_ps", server_.busy_ps());
-  add_figure(prefix_ + "read_bytes", server_.read_bytes());
-  add_figure(prefix_ + "write_bytes", server_.write_bytes());
-  add_figure(prefix_ + "requests", server_.requests());
+  add_figure(stats_.busy_ps, server_.busy_ps());
+  add_figure(stats_.read_bytes, server_.read_bytes());
+  add_figure(stats_.write_bytes, server_.write_bytes());
+  add_figure(stats_.requests, server_.requests());
   add_data_figures();
 }
 
 void memory_server_node::add_data_figures() {
   if (data_reads_ + data_writes_ > 0) {
-    add_figure(prefix_ + "data_reads", data_reads_);
-    add_figure(prefix_ + "data_writes", data_writes_);
+    add_figure(stats_.data_reads, data_reads_);
+    add_figure(stats_.data_writes, data_writes_);
   }
   if (atomics_ > 0)
-    add_figure(prefix_ + "atomics", atomics_);
+    add_figure(stats_.atomics, atomics_);
 }
 
 } // namespace kb::detail

@@ -12,6 +12,7 @@
 #include "runtime/data/memory_image.hpp"
 #include "runtime/engine/node.hpp"
 #include "runtime/machine/service_time.hpp"
+#include "runtime/machine/memory_stats.hpp"
 
 #include <optional>
 #include <string>
@@ -98,7 +99,8 @@ public:
   /// the node keeps the pages it owns.
   memory_server_node(caf::actor_config& cfg, node_init init, memory_timing timing,
                      std::shared_ptr<const fabric_map> fabric,
-                     std::shared_ptr<const memory_image> deploy, std::string figure_prefix = {});
+                     std::shared_ptr<const memory_image> deploy,
+                     const memory_stat_set& stats = memory_stats);
 
   /// The node's contents (tests).
   const memory_image& contents() const { return image_; }
@@ -145,7 +147,7 @@ private:
   uint64_t atomics_ = 0;
   std::optional<SimTime> last_applied_; ///< when the latest atomic was applied
   fabric_port port_;
-  std::string prefix_;
+  const memory_stat_set& stats_; ///< what it reports (runtime/machine/memory_stats)
 };
 
 } // namespace kb::detail

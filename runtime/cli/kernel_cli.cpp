@@ -16,6 +16,7 @@
 #include "runtime/host/kernel_calls.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "kernels/kernel_library.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
 
 #include <fmt/format.h>
 
@@ -229,7 +230,7 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
   for (const auto& p : rep.commands) {
     commands += p.rows.size();
     if (p.cpu)
-      tcm_peak = std::max(tcm_peak, figure_or_zero(*p.cpu, "kernel.tcm_peak_bytes"));
+      tcm_peak = std::max(tcm_peak, figure_or_zero(*p.cpu, kernel_stats::tcm_peak_bytes));
   }
   fmt::print("\nkernel {} ({} programs on {} PE(s))\n", def.name, info.programs, info.pes);
   fmt::print("  commands        {} issued\n", commands);

@@ -551,7 +551,7 @@ CLI::App* add_list_components_command(CLI::App& app, int& exit_code) {
                              "print JSON instead of text (schema: docs/results-schema.md)");
   auto* yaml = cmd->add_flag("--yaml", l->yaml, "print the catalog YAML (config/components.yaml)");
   auto* md = cmd->add_flag("--markdown", l->markdown,
-                           "print the implementation tables of docs/config.md");
+                           "print the catalog as Markdown (docs/components.md)");
   json->excludes(yaml)->excludes(md);
   yaml->excludes(md);
   cmd->footer("Example:\n  kernbench list-components --json > components.json");

@@ -25,6 +25,9 @@ std::string components_json(const impl_catalog& impls) {
       j.end_array().key("ports").begin_array();
       for (const port_doc& p : d->ports)
         j.begin_object().field("name", p.name).field("to", p.to).end_object();
+      j.end_array().key("statistics").begin_array();
+      for (const stat_doc& s : d->stats)
+        j.begin_object().field("name", s.name).field("unit", s.unit).field("doc", s.doc).end_object();
       j.end_array().end_object();
     }
     j.end_array().end_object();

@@ -9,7 +9,8 @@
 namespace kb {
 
 /// {"schema_version":2,"kinds":[{"kind","impls":[{"impl","description",
-/// "keys":[{"name","type","default"|null,"doc"}],"ports":[{"name","to"}]}]}]};
+/// "keys":[{"name","type","default"|null,"doc"}],"ports":[{"name","to"}],
+/// "statistics":[{"name","unit","doc"}]}]}]};
 /// kinds and impls sorted by name.
 std::string components_json(const impl_catalog& impls);
 

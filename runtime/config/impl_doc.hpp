@@ -35,6 +35,16 @@ struct port_doc {
   std::string_view to; ///< a component name, e.g. "pe_fetch_store"
 };
 
+/// A statistic an implementation reports at the end of a run
+/// (runtime/stat_decl.hpp, ADR-0038): its figures' name (`{}` stands for the
+/// lane, command, channel or link), unit and meaning, and its id.
+struct stat_doc {
+  std::string name;
+  std::string unit;
+  std::string doc;
+  uint32_t id = 0;
+};
+
 /// What one implementation of a node kind is (seed ADR-0021 D8): its name
 /// (`impl:` in a topology), its kind, one line of description, the keys it
 /// reads and the ports it sends on. Made from the implementation's own
@@ -46,6 +56,7 @@ struct impl_doc {
   std::string description;
   std::vector<param_doc> params = {};
   std::vector<port_doc> ports = {};
+  std::vector<stat_doc> stats = {}; ///< besides every node's link statistics
 };
 
 /// Every registered implementation, by impl name.

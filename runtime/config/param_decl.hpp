@@ -9,13 +9,14 @@
 // member's C++ type and the key's unit suffix, the default's YAML text from
 // the typed default. From the declarations come the implementation's
 // documented keys (the loader's validation, `kernbench list-components`,
-// config/components.yaml, the tables of docs/config.md) and its reading
+// config/components.yaml, docs/components.md) and its reading
 // (`impl_decl::read`): nothing about a key is written twice.
 
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -26,6 +27,7 @@
 
 #include "runtime/config/impl_doc.hpp"
 #include "runtime/config/param_reader.hpp"
+#include "runtime/stat_decl.hpp"
 
 namespace kb {
 
@@ -182,11 +184,20 @@ public:
     return std::move(*this);
   }
 
+  /// Declares statistics the implementation reports (callable again for
+  /// more): the report reads them by declaration, list-components lists them.
+  impl_decl&& reports(std::span<const stat_decl> stats) && {
+    for (const stat_decl& s : stats)
+      stats_.push_back({std::string(s.pattern), std::string(to_string(s.unit)),
+                        std::string(s.doc), s.id});
+    return std::move(*this);
+  }
+
   const std::string& kind() const { return kind_; }
 
   /// The documentation of implementation `impl`.
   impl_doc doc(std::string impl, std::vector<port_doc> ports = {}) const {
-    impl_doc d{std::move(impl), kind_, description_, {}, std::move(ports)};
+    impl_doc d{std::move(impl), kind_, description_, {}, std::move(ports), stats_};
     for (const auto& e : params_)
       d.params.push_back(e.doc);
     return d;
@@ -205,6 +216,7 @@ private:
   std::string kind_;
   std::string description_;
   std::vector<param_entry<C>> params_;
+  std::vector<stat_doc> stats_;
 };
 
 } // namespace kb

@@ -36,12 +36,22 @@ void print_impl(std::ostream& out, const impl_doc& d) {
       put_line(out, fmt::format("      {:<{}}  {:<{}}  {:<{}}  {}", p.name, wn, p.type, wt,
                                 or_required(p), wd, p.doc));
   }
-  if (d.ports.empty())
+  if (!d.ports.empty()) {
+    std::string ports;
+    for (const port_doc& p : d.ports)
+      ports += fmt::format("{}{} -> {}", ports.empty() ? "" : ", ", p.name, p.to);
+    put_line(out, "    ports: " + ports);
+  }
+  if (d.stats.empty())
     return;
-  std::string ports;
-  for (const port_doc& p : d.ports)
-    ports += fmt::format("{}{} -> {}", ports.empty() ? "" : ", ", p.name, p.to);
-  put_line(out, "    ports: " + ports);
+  std::size_t wn = 0, wu = 0;
+  for (const auto& s : d.stats) {
+    wn = std::max(wn, s.name.size());
+    wu = std::max(wu, s.unit.size());
+  }
+  fmt::print(out, "    statistics:\n");
+  for (const auto& s : d.stats)
+    put_line(out, fmt::format("      {:<{}}  {:<{}}  {}", s.name, wn, s.unit, wu, s.doc));
 }
 
 } // namespace

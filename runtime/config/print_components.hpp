@@ -9,7 +9,7 @@ namespace kb {
 
 /// Prints every kind (sorted) and under it each of its implementations:
 /// the description, the keys (name, type, default or `required`, doc) in
-/// aligned columns, and the ports it sends on.
+/// aligned columns, the ports it sends on and the statistics it reports.
 void print_components(std::ostream& out, const impl_catalog& impls);
 
 } // namespace kb

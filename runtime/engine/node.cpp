@@ -1,5 +1,7 @@
 #include "runtime/engine/node.hpp"
 
+#include "runtime/engine/link_stats.hpp"
+
 #include "runtime/exception_text.hpp"
 
 #include "runtime/engine/node_sink.hpp"
@@ -78,9 +80,12 @@ node_summary node::summarize() {
     const out_link& lk = stateful_[state];
     if (lk.messages() == 0)
       continue;
-    s.figures.push_back({"link:" + out_names_[l] + ".bytes", lk.bytes()});
-    s.figures.push_back({"link:" + out_names_[l] + ".messages", lk.messages()});
-    s.figures.push_back({"link:" + out_names_[l] + ".busy_ps", lk.busy_ps()});
+    const std::string& dst = out_names_[l];
+    s.figures.push_back({link_stats::bytes.name_of(dst), lk.bytes(), link_stats::bytes.id, dst});
+    s.figures.push_back(
+      {link_stats::messages.name_of(dst), lk.messages(), link_stats::messages.id, dst});
+    s.figures.push_back(
+      {link_stats::busy_ps.name_of(dst), lk.busy_ps(), link_stats::busy_ps.id, dst});
   }
   if (rec_) {
     s.records = rec_->take_records();
@@ -365,8 +370,17 @@ void node::hook_event(trace_kind kind, const service_tag& tag) {
     rec_->record(kind, now_, id_, tag);
 }
 
-void node::add_figure(std::string name, uint64_t value) {
-  figures_.push_back({std::move(name), value});
+void node::add_figure(const stat_decl& s, uint64_t value) {
+  if (s.qualified())
+    throw std::logic_error(fmt::format("{}: statistic '{}' needs a qualifier", name_, s.pattern));
+  figures_.push_back({std::string(s.pattern), value, s.id, {}});
+}
+
+void node::add_figure(const stat_decl& s, std::string_view q, uint64_t value) {
+  if (!s.qualified())
+    throw std::logic_error(
+      fmt::format("{}: statistic '{}' takes no qualifier ('{}')", name_, s.pattern, q));
+  figures_.push_back({s.name_of(q), value, s.id, std::string(q)});
 }
 
 void node::add_commands(std::vector<command_stat> rows) {

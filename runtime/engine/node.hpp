@@ -138,8 +138,11 @@ protected:
   node_sink* sink() const { return sink_.get(); }
   uint64_t next_op_id() { return uint64_t{id_} << 40 | op_seq_++; }
 
-  /// Adds a named figure to the end-of-run summary.
-  void add_figure(std::string name, uint64_t value);
+  /// Adds a figure of the declared statistic `s` (one per node) to the
+  /// end-of-run summary.
+  void add_figure(const stat_decl& s, uint64_t value);
+  /// Adds the figure of `s` for qualifier `q` (a lane, command, channel).
+  void add_figure(const stat_decl& s, std::string_view q, uint64_t value);
   /// Adds the rows of the per-command table (PE_CPU, PE_SCHEDULER).
   void add_commands(std::vector<command_stat> rows);
 

@@ -125,9 +125,9 @@ const node_summary* find_node(const run_result& r, std::string_view name) {
   return nullptr;
 }
 
-uint64_t figure_or_zero(const node_summary& n, std::string_view name) {
+uint64_t figure_or_zero(const node_summary& n, const stat_decl& s, std::string_view q) {
   for (const auto& f : n.figures)
-    if (f.name == name)
+    if (f.stat == s.id && f.qualifier == q)
       return f.value;
   return 0;
 }

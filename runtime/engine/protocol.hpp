@@ -7,6 +7,7 @@
 // Their `inspect` serialises through Cap'n Proto (messages/sim.capnp), so what
 // crosses a process boundary is the Cap'n Proto encoding.
 
+#include "runtime/stat_decl.hpp"
 #include "runtime/engine/command_stat.hpp"
 #include "runtime/engine/control_wire.hpp"
 #include "runtime/engine/cross_process.hpp"
@@ -65,15 +66,21 @@ typename Inspector::result_type inspect(Inspector& f, event_batch& x) {
   return f(caf::meta::type_name("kb.event_batch"), bytes, load);
 }
 
-/// A figure a node reports at the end of a run (e.g. "busy_ps").
+/// A figure a node reports at the end of a run: a value of a declared
+/// statistic (stat_decl.hpp, ADR-0038) with its qualifier, and its name
+/// (the statistic's pattern with the qualifier: "read.busy_ps").
 struct figure {
   std::string name;
   uint64_t value = 0;
+  uint32_t stat = 0;     ///< the statistic's id (stat_decl::id)
+  std::string qualifier; ///< the lane, command, channel or link; empty if none
+
+  bool is(const stat_decl& s) const { return stat == s.id; }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, figure& x) {
-  return f(caf::meta::type_name("kb.figure"), x.name, x.value);
+  return f(caf::meta::type_name("kb.figure"), x.name, x.value, x.stat, x.qualifier);
 }
 
 /// What a node hands back when the run ends.
@@ -152,8 +159,9 @@ typename Inspector::result_type inspect(Inspector& f, run_result& x) {
 
 /// The summary of node `name`, or null.
 const node_summary* find_node(const run_result& r, std::string_view name);
-/// Figure `name` of a node (the first if it repeats); 0 if absent.
-uint64_t figure_or_zero(const node_summary& n, std::string_view name);
+/// The node's figure of statistic `s` and qualifier `q` (the first if it
+/// repeats); 0 if absent.
+uint64_t figure_or_zero(const node_summary& n, const stat_decl& s, std::string_view q = {});
 /// Figure `name` of node `node`; throws std::runtime_error if either is absent.
 uint64_t figure_of(const run_result& r, const std::string& node, const std::string& name);
 /// Every value of a repeated figure, in the order the node added them.

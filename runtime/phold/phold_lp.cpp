@@ -29,8 +29,8 @@ void phold_lp::on_message(sim_event&) {
 }
 
 void phold_lp::on_finish() {
-  add_figure("committed", state_.committed);
-  add_figure("last_ps", state_.last_ps);
+  add_figure(stat_committed, state_.committed);
+  add_figure(stat_last_ps, state_.last_ps);
 }
 
 } // namespace kb::phold

@@ -10,6 +10,12 @@ class phold_lp : public node {
 public:
   phold_lp(caf::actor_config& cfg, node_init init, params p, uint32_t index);
 
+  /// What an LP reports (ADR-0038).
+  static constexpr stat_decl stat_committed =
+    declare_stat("phold", "committed", stat_unit::count, "events the LP committed");
+  static constexpr stat_decl stat_last_ps =
+    declare_stat("phold", "last_ps", stat_unit::ps, "the time of its last event");
+
 protected:
   void on_start() override;
   void on_message(sim_event& ev) override;

@@ -79,9 +79,9 @@ outcome run_actors(const params& p, size_t threads,
     if (s.node >= p.lps)
       continue;
     for (const auto& f : s.figures) {
-      if (f.name == "committed")
+      if (f.is(phold_lp::stat_committed))
         states[s.node].committed = f.value;
-      else if (f.name == "last_ps")
+      else if (f.is(phold_lp::stat_last_ps))
         states[s.node].last_ps = f.value;
     }
     o.remote_msgs += s.stats.messages_sent;

@@ -4,6 +4,7 @@
 #include "runtime/pipeline/stage_ops.hpp"
 
 #include "runtime/pipeline/token.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
 
 #include <fmt/format.h>
 
@@ -207,11 +208,11 @@ uint32_t unit_node::done_link(node_id scheduler) {
 
 void unit_node::on_finish() {
   for (const auto& ls : lanes_) {
-    add_figure(ls.spec.name + ".busy_ps", ls.busy_ps);
-    add_figure(ls.spec.name + ".stall_ps", ls.stall_ps);
-    add_figure(ls.spec.name + ".wait_ps", ls.wait_ps);
-    add_figure(ls.spec.name + ".stages", ls.stages);
-    add_figure(ls.spec.name + ".bytes", ls.bytes);
+    add_figure(lane_stats::busy_ps, ls.spec.name, ls.busy_ps);
+    add_figure(lane_stats::stall_ps, ls.spec.name, ls.stall_ps);
+    add_figure(lane_stats::wait_ps, ls.spec.name, ls.wait_ps);
+    add_figure(lane_stats::stages, ls.spec.name, ls.stages);
+    add_figure(lane_stats::bytes, ls.spec.name, ls.bytes);
   }
 }
 

@@ -1,6 +1,8 @@
 #include "runtime/report/fabric_report.hpp"
 
 #include "runtime/io/json_writer.hpp"
+#include "runtime/machine/memory_stats.hpp"
+#include "runtime/engine/link_stats.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -47,21 +49,22 @@ fabric_use fabric_use_of(const run_result& r) {
     if (c.empty())
       continue;
     if (ends_with(n.name, ".hbm")) {
-      cube(c).hbm_read_bytes += figure_or_zero(n, "read_bytes");
-      cube(c).hbm_write_bytes += figure_or_zero(n, "write_bytes");
-      cube(c).hbm_busy_ps += figure_or_zero(n, "busy_ps");
+      cube(c).hbm_read_bytes += figure_or_zero(n, memory_stats.read_bytes);
+      cube(c).hbm_write_bytes += figure_or_zero(n, memory_stats.write_bytes);
+      cube(c).hbm_busy_ps += figure_or_zero(n, memory_stats.busy_ps);
     } else if (ends_with(n.name, ".sram")) {
-      cube(c).sram_bytes += figure_or_zero(n, "read_bytes") + figure_or_zero(n, "write_bytes");
+      cube(c).sram_bytes +=
+        figure_or_zero(n, memory_stats.read_bytes) + figure_or_zero(n, memory_stats.write_bytes);
     }
     for (const auto& fig : n.figures) {
-      if (fig.name.rfind("link:", 0) != 0 || !ends_with(fig.name, ".bytes"))
+      if (!fig.is(link_stats::bytes))
         continue;
-      const std::string dst = fig.name.substr(5, fig.name.size() - 11);
+      const std::string& dst = fig.qualifier;
       const auto [dsip, dcube] = area_of(dst);
       if (dcube.empty() || dcube == c)
         continue;
       f.links.push_back({n.name, dst, dsip == sip ? "ucie" : "inter-sip", fig.value,
-                         figure_or_zero(n, "link:" + dst + ".busy_ps")});
+                         figure_or_zero(n, link_stats::busy_ps, dst)});
       cube(c).bytes_out += fig.value;
       cube(dcube).bytes_in += fig.value;
     }

@@ -1,4 +1,5 @@
 #include "runtime/report/pe_commands.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -50,25 +51,25 @@ kernel_time kernel_time_of(const pe_commands& p) {
   kernel_time t;
   if (!p.cpu)
     return t;
+  // Every kernel statistic is there when the PE ran a kernel (pe_cpu).
   for (const auto& f : p.cpu->figures) {
-    if (f.name.rfind("kernel.", 0) != 0)
-      continue;
-    const std::string_view what = std::string_view(f.name).substr(7);
-    t.ran = true;
-    if (what == "finished")
+    if (f.is(kernel_stats::finished))
       t.finished = f.value != 0;
-    else if (what == "start_ps")
+    else if (f.is(kernel_stats::start_ps))
       t.start_ps = f.value;
-    else if (what == "end_ps")
+    else if (f.is(kernel_stats::end_ps))
       t.end_ps = f.value;
-    else if (what == "blocked_load_ps")
+    else if (f.is(kernel_stats::blocked_load_ps))
       t.blocked_load_ps = f.value;
-    else if (what == "wait_ps")
+    else if (f.is(kernel_stats::wait_ps))
       t.wait_ps = f.value;
-    else if (what == "tcm_wait_ps")
+    else if (f.is(kernel_stats::tcm_wait_ps))
       t.tcm_wait_ps = f.value;
-    else if (what == "last_resumed_by")
+    else if (f.is(kernel_stats::last_resumed_by))
       t.last_resumed_by = f.value;
+    else if (!f.is(kernel_stats::tcm_peak_bytes))
+      continue;
+    t.ran = true;
   }
   return t;
 }

@@ -1,4 +1,7 @@
 #include "runtime/report/pe_groups.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/machine/memory_stats.hpp"
+#include "runtime/engine/link_stats.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -39,13 +42,27 @@ double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole 
 
 } // namespace
 
-std::optional<std::pair<std::string_view, std::string_view>> lane_figure(std::string_view name) {
-  if (name.rfind("link:", 0) == 0 || name.rfind("cmd", 0) == 0)
-    return std::nullopt;
-  const auto dot = name.find('.');
-  if (dot == std::string_view::npos)
-    return std::nullopt;
-  return std::pair{name.substr(0, dot), name.substr(dot + 1)};
+std::map<std::string, lane_figures> lanes_of(const node_summary& n) {
+  std::map<std::string, lane_figures> out;
+  for (const auto& f : n.figures) {
+    if (f.is(lane_stats::busy_ps)) {
+      out[f.qualifier].busy = f.value;
+      out[f.qualifier].has_busy = true;
+    } else if (f.is(lane_stats::stall_ps)) {
+      out[f.qualifier].stall = f.value;
+    } else if (f.is(lane_stats::wait_ps)) {
+      out[f.qualifier].wait = f.value;
+    } else if (f.is(lane_stats::stages)) {
+      out[f.qualifier].stages = f.value;
+    } else if (f.is(lane_stats::bytes)) {
+      out[f.qualifier].bytes = f.value;
+    } else if (f.is(hbm_channel_busy_ps)) {
+      lane_figures& l = out["ch" + f.qualifier];
+      l.busy = f.value;
+      l.has_busy = true;
+    }
+  }
+  return out;
 }
 
 std::optional<std::pair<std::string_view, std::string_view>> split_pe_node(std::string_view name) {
@@ -144,35 +161,11 @@ std::vector<lane_group> group_lanes(const pe_group_input& in) {
     values busy, stall, wait;
     uint64_t stages = 0, bytes = 0;
   };
-  struct lane_of_node {
-    uint64_t busy = 0, stall = 0, wait = 0, stages = 0, bytes = 0;
-    bool has_busy = false;
-  };
   std::vector<std::string> order;
   std::map<std::string, lane_values> by_lane;
   for (const auto& n : in.result->nodes) {
     const auto [group, at] = group_of(n.name);
-    std::map<std::string_view, lane_of_node> lanes;
-    for (const auto& f : n.figures) {
-      const auto lane_what = lane_figure(f.name);
-      if (!lane_what)
-        continue;
-      lane_of_node& l = lanes[lane_what->first];
-      const std::string_view what = lane_what->second;
-      if (what == "busy_ps") {
-        l.busy = f.value;
-        l.has_busy = true;
-      } else if (what == "stall_ps") {
-        l.stall = f.value;
-      } else if (what == "wait_ps") {
-        l.wait = f.value;
-      } else if (what == "stages") {
-        l.stages = f.value;
-      } else if (what == "bytes") {
-        l.bytes = f.value;
-      }
-    }
-    for (const auto& [lane, l] : lanes) {
+    for (const auto& [lane, l] : lanes_of(n)) {
       if (!l.has_busy || (l.busy == 0 && l.stages == 0 && l.stall == 0))
         continue;
       const std::string key = fmt::format("{}/{}", group, lane);
@@ -226,12 +219,10 @@ std::vector<link_group> group_links(const pe_group_input& in) {
   for (const auto& n : in.result->nodes) {
     const auto [group, at] = group_of(n.name);
     for (const auto& f : n.figures) {
-      const std::string_view name = f.name;
-      if (name.rfind("link:", 0) != 0 || name.size() < 11 ||
-          name.substr(name.size() - 6) != ".bytes")
+      if (!f.is(link_stats::bytes))
         continue;
-      const std::string_view dst = name.substr(5, name.size() - 11);
-      const uint64_t busy = figure_or_zero(n, fmt::format("link:{}.busy_ps", dst));
+      const std::string_view dst = f.qualifier;
+      const uint64_t busy = figure_or_zero(n, link_stats::busy_ps, dst);
       auto key = std::make_pair(group, group_of(dst).first);
       auto [it, fresh] = by_link.try_emplace(key);
       if (fresh)
@@ -279,8 +270,8 @@ pe_group_summary group_pes(const pe_group_input& in) {
   values stall;
   for (const auto& p : *in.commands)
     if (const node_summary* s = p.scheduler) {
-      stall.emplace_back(figure_or_zero(*s, "feeder.stall_ps"), p.pe);
-      g.tiles_fed += figure_or_zero(*s, "tiles_fed");
+      stall.emplace_back(figure_or_zero(*s, scheduler_stats::feeder_stall_ps), p.pe);
+      g.tiles_fed += figure_or_zero(*s, scheduler_stats::tiles_fed);
     }
   g.feeder_stall = spread_of(stall);
   g.links = group_links(in);

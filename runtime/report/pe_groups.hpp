@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,9 +23,16 @@ namespace kb {
 /// A time in ps as the summary prints ns: "1234" or "1234.500".
 std::string summary_ns(uint64_t ps);
 
-/// A lane figure's lane and measure ("read.busy_ps" -> {"read", "busy_ps"});
-/// nullopt for the other figures (links, commands, and names without a dot).
-std::optional<std::pair<std::string_view, std::string_view>> lane_figure(std::string_view name);
+/// The declared measures of one unit lane (lane_stats, ADR-0038). An HBM
+/// channel's busy time is the busy time of lane `ch<c>` of its controller.
+struct lane_figures {
+  uint64_t busy = 0, stall = 0, wait = 0, stages = 0, bytes = 0;
+  bool has_busy = false;
+};
+
+/// The lanes of a node by lane name (sorted), read from its declared lane
+/// statistics.
+std::map<std::string, lane_figures> lanes_of(const node_summary& n);
 
 /// Runs of more PEs than this print the grouped sections unless asked.
 constexpr std::size_t summary_pe_lines = 16;

@@ -1,4 +1,7 @@
 #include "runtime/report/run_metrics.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/machine/memory_stats.hpp"
+#include "runtime/engine/link_stats.hpp"
 
 #include <fmt/format.h>
 
@@ -26,7 +29,7 @@ uint64_t kernel_latency_ps(const run_result& r) {
   uint64_t e = 0;
   for (const auto& n : r.nodes)
     if (n.name.ends_with(".m_cpu"))
-      e = std::max(e, figure_or_zero(n, "done_ps"));
+      e = std::max(e, figure_or_zero(n, launch_stats::done_ps));
   return e;
 }
 
@@ -48,9 +51,9 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
     m.events += n.stats.events;
     if (!ends_with(n.name, ".hbm"))
       continue;
-    m.hbm_bytes += figure_or_zero(n, "write_bytes");
+    m.hbm_bytes += figure_or_zero(n, memory_stats.write_bytes);
     for (const auto& f : n.figures) // read data leaving HBM
-      if (f.name.rfind("link:", 0) == 0 && f.name.size() >= 6 && ends_with(f.name, ".bytes"))
+      if (f.is(link_stats::bytes))
         m.hbm_bytes += f.value;
   }
   const double secs = m.end_ps * 1e-12;
@@ -63,11 +66,11 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
   m.achieved_hbm_bps = secs > 0 ? m.hbm_bytes / secs : 0;
   for (const auto& n : r.nodes)
     for (const auto& f : n.figures) {
-      // Lane figures are "<lane>.busy_ps"; link and per-command ones are not lanes.
-      if (f.name.rfind("link:", 0) == 0 || f.name.rfind("cmd", 0) == 0 ||
-          !ends_with(f.name, ".busy_ps") || f.value == 0)
+      // Unit lanes, and HBM channels as lanes `ch<c>` (as in lanes_of).
+      const bool unit_lane = f.is(lane_stats::busy_ps);
+      if ((!unit_lane && !f.is(hbm_channel_busy_ps)) || f.value == 0)
         continue;
-      const std::string lane = f.name.substr(0, f.name.size() - 8);
+      const std::string lane = unit_lane ? f.qualifier : "ch" + f.qualifier;
       m.busiest.push_back({n.name + "/" + lane, f.value,
                            m.end_ps ? static_cast<double>(f.value) / m.end_ps : 0.0});
     }

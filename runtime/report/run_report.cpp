@@ -13,6 +13,8 @@
 #include "runtime/io/json_writer.hpp"
 #include "runtime/report/run_metrics.hpp"
 #include "runtime/io/stop_request.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/engine/link_stats.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -27,14 +29,19 @@ namespace {
 
 std::string ns_str(uint64_t ps) { return summary_ns(ps); }
 
-/// Lane figures of a node: {"read", {busy, stall, wait, stages, bytes}}.
-std::map<std::string, std::map<std::string, uint64_t>> lanes_of(const node_summary& n) {
-  std::map<std::string, std::map<std::string, uint64_t>> out;
-  for (const auto& f : n.figures)
-    if (const auto lane_what = lane_figure(f.name))
-      out[std::string(lane_what->first)][std::string(lane_what->second)] = f.value;
-  return out;
+/// A figure of one command (PE_CPU's and PE_SCHEDULER's per-command statistics).
+bool per_command(const figure& f) {
+  return f.is(command_stats::issue_ps) || f.is(command_stats::done_ps) ||
+         f.is(command_stats::tiles) || f.is(command_stats::done) ||
+         f.is(scheduler_stats::body_tiles) || f.is(scheduler_stats::predicted_ii_ps) ||
+         f.is(scheduler_stats::predicted_mii_ps) || f.is(scheduler_stats::steady_interval_ps);
 }
+
+/// A figure of one out link (the engine's link statistics).
+bool per_link(const figure& f) {
+  return f.is(link_stats::bytes) || f.is(link_stats::messages) || f.is(link_stats::busy_ps);
+}
+
 
 } // namespace
 
@@ -110,12 +117,9 @@ void write_summary(std::ostream& out, const report_input& in) {
                "busy ns", "util", "stall ns", "queue wait ns", "stages");
   for (const auto& n : grouped ? no_nodes : r.nodes) {
     for (const auto& [lane, f] : lanes_of(n)) {
-      if (!f.count("busy_ps"))
+      if (!f.has_busy)
         continue;
-      const uint64_t busy = f.at("busy_ps");
-      const uint64_t stall = f.count("stall_ps") ? f.at("stall_ps") : 0;
-      const uint64_t wait = f.count("wait_ps") ? f.at("wait_ps") : 0;
-      const uint64_t stages = f.count("stages") ? f.at("stages") : 0;
+      const uint64_t busy = f.busy, stall = f.stall, wait = f.wait, stages = f.stages;
       if (busy == 0 && stages == 0 && stall == 0)
         continue;
       fmt::print(out, "  {:<36} {:>14} {:>6.1f}% {:>14} {:>14} {:>8}\n",
@@ -144,17 +148,17 @@ void write_summary(std::ostream& out, const report_input& in) {
   for (const auto& p : grouped ? no_pes : in.commands)
     if (const node_summary* s = p.scheduler)
       fmt::print(out, "  {:<36} {:>14} ns over {} tiles\n", s->name,
-                 ns_str(figure_or_zero(*s, "feeder.stall_ps")), figure_or_zero(*s, "tiles_fed"));
+                 ns_str(figure_or_zero(*s, scheduler_stats::feeder_stall_ps)),
+                 figure_or_zero(*s, scheduler_stats::tiles_fed));
   fmt::print(out, "\nbytes over each link\n");
   if (grouped)
     write_grouped_links(out, groups, end);
   for (const auto& n : grouped ? no_nodes : r.nodes) {
     for (const auto& f : n.figures) {
-      if (f.name.rfind("link:", 0) != 0 || f.name.size() < 6 ||
-          f.name.substr(f.name.size() - 6) != ".bytes")
+      if (!f.is(link_stats::bytes))
         continue;
-      const std::string dst = f.name.substr(5, f.name.size() - 11);
-      const uint64_t busy = figure_or_zero(n, "link:" + dst + ".busy_ps");
+      const std::string& dst = f.qualifier;
+      const uint64_t busy = figure_or_zero(n, link_stats::busy_ps, dst);
       fmt::print(out, "  {:<28} -> {:<28} {:>14} B  busy {:>5.1f}%\n", n.name, dst,
                  f.value, end ? 100.0 * busy / end : 0.0);
     }
@@ -271,11 +275,10 @@ std::string report_json(const report_input& in) {
     j.begin_object().field("node", n.name).field("events", n.stats.events);
     j.key("figures").begin_object();
     for (const auto& f : n.figures) {
-      if (f.name.rfind("cmd", 0) == 0) // per command: in pes[].commands
+      if (per_command(f)) // in pes[].commands
         continue;
       // Grouped: a link to a PE's node is in groups.links.
-      if (!per_pe && f.name.rfind("link:", 0) == 0 &&
-          split_pe_node(std::string_view(f.name).substr(5)))
+      if (!per_pe && per_link(f) && split_pe_node(f.qualifier))
         continue;
       j.field(f.name, f.value);
     }

@@ -20,6 +20,7 @@
 #include "runtime/machine/machine.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 #include "tests/actors/harness.hpp"
+#include "runtime/stat_decl.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -28,6 +29,9 @@
 
 namespace kb {
 namespace {
+
+constexpr stat_decl st_reply_head_ns = declare_stat("test", "reply_head_ns", stat_unit::ps, "");
+constexpr stat_decl st_reply_tail_ns = declare_stat("test", "reply_tail_ns", stat_unit::ps, "");
 
 using namespace kb::test;
 using ::testing::HasSubstr;
@@ -55,9 +59,9 @@ protected:
   }
   void on_finish() override {
     for (auto t : head_)
-      add_figure("reply_head_ns", t);
+      add_figure(st_reply_head_ns, t);
     for (auto t : tail_)
-      add_figure("reply_tail_ns", t);
+      add_figure(st_reply_tail_ns, t);
   }
 
 private:

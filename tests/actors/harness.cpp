@@ -15,11 +15,17 @@
 #include "actors/xbar.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 #include "runtime/pipeline/token.hpp"
+#include "runtime/stat_decl.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace kb::test {
+
+constexpr stat_decl st_done_ps = declare_stat("test", "done_ps", stat_unit::ps, "");
+constexpr stat_decl st_done_tile = declare_stat("test", "done_tile", stat_unit::number, "");
+constexpr stat_decl st_reply_head_ps = declare_stat("test", "reply_head_ps", stat_unit::ps, "");
+constexpr stat_decl st_reply_tail_ps = declare_stat("test", "reply_tail_ps", stat_unit::ps, "");
 
 // -- tile_feeder ---------------------------------------------------------------
 
@@ -50,9 +56,9 @@ void tile_feeder::on_message(sim_event& ev) {
 
 void tile_feeder::on_finish() {
   for (auto t : done_ps_)
-    add_figure("done_ps", t);
+    add_figure(st_done_ps, t);
   for (auto t : done_tile_)
-    add_figure("done_tile", t);
+    add_figure(st_done_tile, t);
 }
 
 // -- mem_client ----------------------------------------------------------------
@@ -77,9 +83,9 @@ void mem_client::on_message(sim_event& ev) {
 
 void mem_client::on_finish() {
   for (auto t : head_)
-    add_figure("reply_head_ps", t);
+    add_figure(st_reply_head_ps, t);
   for (auto t : tail_)
-    add_figure("reply_tail_ps", t);
+    add_figure(st_reply_tail_ps, t);
 }
 
 // -- make_cube -----------------------------------------------------------------

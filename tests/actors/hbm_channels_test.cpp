@@ -12,6 +12,7 @@
 #include "runtime/address.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 #include "tests/actors/harness.hpp"
+#include "runtime/stat_decl.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,8 @@
 
 namespace kb {
 namespace {
+
+constexpr stat_decl st_ack_ps = declare_stat("test", "ack_ps", stat_unit::ps, "");
 
 using namespace kb::test;
 
@@ -162,7 +165,7 @@ protected:
     send_on(0, std::move(m));
   }
   void on_message(sim_event& ev) override { ack_ = ev.t.ps(); }
-  void on_finish() override { add_figure("ack_ps", ack_); }
+  void on_finish() override { add_figure(st_ack_ps, ack_); }
 
 private:
   uint64_t ack_ = 0;

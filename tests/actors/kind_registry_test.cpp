@@ -34,7 +34,8 @@ public:
 
 protected:
   void on_message(sim_event&) override {}
-  void on_finish() override { add_figure(std::string(1, Which) + ".level", c_.level); }
+  static constexpr stat_decl level = declare_stat("probe", "{}.level", stat_unit::count, "");
+  void on_finish() override { add_figure(level, std::string(1, Which), c_.level); }
 
 private:
   config c_;
@@ -102,8 +103,11 @@ public:
 protected:
   void on_finish() override {
     // Resolved at build: the name (not a node of the machine) goes unused.
-    add_figure("out_link", port_link(0, "nowhere"));
-    add_figure("cube", place().cube.value_or(99));
+    static constexpr stat_decl out_link =
+      declare_stat("talker", "out_link", stat_unit::number, "");
+    static constexpr stat_decl cube = declare_stat("talker", "cube", stat_unit::number, "");
+    add_figure(out_link, port_link(0, "nowhere"));
+    add_figure(cube, place().cube.value_or(99));
   }
 };
 

@@ -5,11 +5,15 @@
 // by hand and is the same in every delivery mode and sharding.
 
 #include "runtime/engine/simulation.hpp"
+#include "runtime/stat_decl.hpp"
 
 #include <gtest/gtest.h>
 
 namespace kb {
 namespace {
+
+constexpr stat_decl st_event = declare_stat("test", "event_{}", stat_unit::ps, "");
+constexpr stat_decl st_events = declare_stat("test", "events", stat_unit::count, "");
 
 constexpr uint16_t tick = first_user_kind;
 constexpr uint16_t ping = first_user_kind + 1;
@@ -39,8 +43,8 @@ protected:
   }
   void on_finish() override {
     for (size_t i = 0; i < seen_.size(); ++i)
-      add_figure("event_" + std::to_string(i), seen_[i]);
-    add_figure("events", seen_.size());
+      add_figure(st_event, std::to_string(i), seen_[i]);
+    add_figure(st_events, seen_.size());
   }
 
 private:

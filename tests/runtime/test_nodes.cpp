@@ -1,8 +1,16 @@
 #include "tests/runtime/test_nodes.hpp"
+#include "runtime/stat_decl.hpp"
 
 #include <stdexcept>
 
 namespace kb::test {
+
+constexpr stat_decl st_attempt = declare_stat("test", "attempt", stat_unit::ps, "");
+constexpr stat_decl st_left = declare_stat("test", "left", stat_unit::ps, "");
+constexpr stat_decl st_take = declare_stat("test", "take", stat_unit::ps, "");
+constexpr stat_decl st_arrivals = declare_stat("test", "arrivals", stat_unit::count, "");
+constexpr stat_decl st_last_ps = declare_stat("test", "last_ps", stat_unit::ps, "");
+constexpr stat_decl st_checksum = declare_stat("test", "checksum", stat_unit::number, "");
 
 // -- producer ----------------------------------------------------------------
 
@@ -40,9 +48,9 @@ void producer::on_unblocked(uint32_t, queue_id) {
 
 void producer::on_finish() {
   for (auto t : attempted_)
-    add_figure("attempt", t);
+    add_figure(st_attempt, t);
   for (auto t : left_)
-    add_figure("left", t);
+    add_figure(st_left, t);
 }
 
 // -- consumer ----------------------------------------------------------------
@@ -70,7 +78,7 @@ void consumer::on_message(sim_event&) {
 
 void consumer::on_finish() {
   for (auto t : taken_)
-    add_figure("take", t);
+    add_figure(st_take, t);
 }
 
 // -- ring --------------------------------------------------------------------
@@ -103,9 +111,9 @@ void ring_member::on_message(sim_event& ev) {
 }
 
 void ring_member::on_finish() {
-  add_figure("arrivals", arrivals_);
-  add_figure("last_ps", last_);
-  add_figure("checksum", checksum_);
+  add_figure(st_arrivals, arrivals_);
+  add_figure(st_last_ps, last_);
+  add_figure(st_checksum, checksum_);
 }
 
 // -- helpers -----------------------------------------------------------------
