@@ -73,7 +73,7 @@ struct figure {
   std::string name;
   uint64_t value = 0;
   uint32_t stat = 0;     ///< the statistic's id (stat_decl::id)
-  std::string qualifier; ///< the lane, command, channel or link; empty if none
+  std::string qualifier = {}; ///< the lane, command, channel or link; empty if none
 
   bool is(const stat_decl& s) const { return stat == s.id; }
 };

@@ -72,7 +72,7 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   a.node = 7;
   a.name = "sip0.cube1.pe2.pe_dma";
   a.stats = {100, 200, 300, 400};
-  a.figures = {{"read.busy_ps", 244000}, {"requests", 3}};
+  a.figures = {{"read.busy_ps", 244000, 0x9e3779b9u, "read"}, {"requests", 3, 17u, ""}};
   a.records = {'\x01', '\0', '\x7f'};
   a.ops = {'o', 'p'};
   a.pending = "a token waits for credit";
@@ -93,6 +93,11 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   ASSERT_EQ(x.figures.size(), 2u);
   EXPECT_EQ(x.figures[1].name, "requests");
   EXPECT_EQ(x.figures[1].value, 3u);
+  // The declared statistic and its qualifier cross processes (ADR-0038).
+  EXPECT_EQ(x.figures[0].stat, 0x9e3779b9u);
+  EXPECT_EQ(x.figures[0].qualifier, "read");
+  EXPECT_EQ(x.figures[1].stat, 17u);
+  EXPECT_EQ(x.figures[1].qualifier, "");
   EXPECT_EQ(x.records, a.records);
   EXPECT_EQ(x.ops, a.ops);
   EXPECT_EQ(x.pending, a.pending);
