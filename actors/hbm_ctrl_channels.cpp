@@ -77,11 +77,15 @@ detail::memory_reply hbm_ctrl_channels::serve_read(SimTime head, uint64_t addres
     if (b == 0)
       continue;
     const detail::memory_reply r = ch_[c].read(head, b);
+    trace_span(ch_[c], static_cast<uint16_t>(c), b);
     out.head = std::min(out.head, r.head);
     out.tail = std::max(out.tail, r.tail);
   }
-  if (length == 0) // an empty read: served by its address's channel
-    out = ch_[offset / cfg_.granule % cfg_.channels].read(head, 0);
+  if (length == 0) { // an empty read: served by its address's channel
+    const uint32_t c = static_cast<uint32_t>(offset / cfg_.granule % cfg_.channels);
+    out = ch_[c].read(head, 0);
+    trace_span(ch_[c], static_cast<uint16_t>(c), 0);
+  }
   read_bytes_ += length;
   ++requests_;
   return out;
@@ -93,11 +97,16 @@ detail::memory_reply hbm_ctrl_channels::serve_write(SimTime head, SimTime tail,
   SimTime ack = SimTime::zero();
   for (uint32_t c = 0; c < cfg_.channels; ++c) {
     const uint64_t b = bytes_on(offset, length, c, cfg_.channels, cfg_.granule);
-    if (b != 0)
+    if (b != 0) {
       ack = std::max(ack, ch_[c].write(head, tail, b).head);
+      trace_span(ch_[c], static_cast<uint16_t>(c), b);
+    }
   }
-  if (length == 0)
-    ack = ch_[offset / cfg_.granule % cfg_.channels].write(head, tail, 0).head;
+  if (length == 0) {
+    const uint32_t c = static_cast<uint32_t>(offset / cfg_.granule % cfg_.channels);
+    ack = ch_[c].write(head, tail, 0).head;
+    trace_span(ch_[c], static_cast<uint16_t>(c), 0);
+  }
   write_bytes_ += length;
   ++requests_;
   return {ack, ack};
@@ -112,11 +121,15 @@ detail::memory_rmw hbm_ctrl_channels::serve_atomic(SimTime head, SimTime tail,
     if (b == 0)
       continue;
     const detail::memory_rmw r = ch_[c].atomic(head, tail, b);
+    trace_span(ch_[c], static_cast<uint16_t>(c), b);
     out.start = std::min(out.start, r.start);
     out.ack = std::max(out.ack, r.ack);
   }
-  if (length == 0)
-    out = ch_[offset / cfg_.granule % cfg_.channels].atomic(head, tail, 0);
+  if (length == 0) {
+    const uint32_t c = static_cast<uint32_t>(offset / cfg_.granule % cfg_.channels);
+    out = ch_[c].atomic(head, tail, 0);
+    trace_span(ch_[c], static_cast<uint16_t>(c), 0);
+  }
   read_bytes_ += length;
   write_bytes_ += length;
   ++requests_;

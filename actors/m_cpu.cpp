@@ -60,6 +60,9 @@ void m_cpu::on_start() {
 }
 
 void m_cpu::fan_out() {
+  // A trace slice from the launch to the last completion: the kernel on
+  // this cube, as its M_CPU sees it.
+  hook_event(trace_kind::call_start, {0, kernel_slice, 0, 0, 0});
   const uint32_t noc = port_link(0, ports()[0].to);
   for (uint32_t pe : cfg_.pes) {
     outgoing m;
@@ -89,6 +92,8 @@ void m_cpu::on_message(sim_event& ev) {
   done_[it - cfg_.pes.begin()] = 1;
   ++completed_;
   last_done_ = now();
+  if (completed_ == cfg_.pes.size())
+    hook_event(trace_kind::call_end, {0, kernel_slice, 0, 0, 0});
 }
 
 void m_cpu::on_finish() {

@@ -5,6 +5,7 @@
 #   P/bin/kernbench
 #   P/share/kernbench/config/*.yaml          found by the installed binary
 #   P/share/kernbench/plot_sweep.py, trace_timeline.py, kbplot/  the plot scripts and their package
+#   P/share/kernbench/check_trace.py  checks a Chrome/Perfetto trace as Perfetto reads it
 #   P/share/kernbench/schema/results.schema.json   the `run --json` contract
 #   P/include/kernbench/kernels/tl.hpp ...   `#include "kernels/tl.hpp"`
 #   P/lib/cmake/kernbench/                   find_package(kernbench)
@@ -43,7 +44,8 @@ install(DIRECTORY config/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench/config
   FILES_MATCHING PATTERN "*.yaml")
 install(PROGRAMS scripts/plot_sweep.py DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench)
 install(FILES schema/results.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench/schema)
-install(PROGRAMS scripts/trace_timeline.py DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench)
+install(PROGRAMS scripts/trace_timeline.py scripts/check_trace.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench)
 install(DIRECTORY scripts/kbplot DESTINATION ${CMAKE_INSTALL_DATADIR}/kernbench
   FILES_MATCHING PATTERN "*.py")
 

@@ -8,7 +8,7 @@ $Cxx.namespace("kb::wire");
 enum TraceKind {
   commandSubmitted @0; subCommandDispatched @1; engineStart @2;
   engineComplete @3; tileReady @4; commandComplete @5; messageHop @6;
-  callStart @7; callEnd @8;
+  callStart @7; callEnd @8; messageReceive @9; service @10;
 }
 
 struct TraceRecord {
@@ -21,8 +21,10 @@ struct TraceRecord {
   item    @6 :UInt64;   # tile id (tile count for command events)
   context @7 :UInt64;   # command id
   bytes   @8 :UInt64;
-  peer    @9 :UInt32;   # message hop: destination node
-  arrival @10 :UInt64;  # message hop: head arrival time (ps)
+  peer    @9 :UInt32;   # message hop: destination node; receipt: sender
+  arrival @10 :UInt64;  # hop: head arrival (ps); receipt: tail arrival; service: begin
+  until   @11 :UInt64;  # service: end (ps)
+  msgSeq  @12 :UInt64;  # hop and receipt: the message's sequence number at its sender
 }
 
 struct TraceChunk { records @0 :List(TraceRecord); }

@@ -16,6 +16,7 @@ namespace kb::detail {
 
 SimTime memory_server::start(SimTime head, SimTime tail, SimTime x) {
   const SimTime s = std::max(head, free_);
+  last_start_ = s;
   free_ = std::max(s + x, tail);
   busy_ps_ += (free_ - s).ps();
   ++requests_;
@@ -108,6 +109,7 @@ void memory_server_node::on_message(sim_event& ev) {
   }
   const uint32_t back =
     port_.link_toward(id(), tag.requester, [this](node_id n) { return find_link_to(n); });
+  serving_ = {0, ev.kind, ev.arg0, tag.requester, tag.length};
   if (!is_read && !ev.body.empty() && ev.body.root<wire::MemAccess>().getAtomic()) {
     serve_atomic_request(ev, back);
     return;
@@ -198,17 +200,32 @@ std::string memory_server_node::pending_load_error(const pending_writes::entry& 
 }
 
 memory_reply memory_server_node::serve_read(SimTime head, uint64_t, uint64_t length) {
-  return server_.read(head, length);
+  const memory_reply r = server_.read(head, length);
+  trace_span(server_, 0, length);
+  return r;
 }
 
 memory_reply memory_server_node::serve_write(SimTime head, SimTime tail, uint64_t,
                                              uint64_t length) {
-  return server_.write(head, tail, length);
+  const memory_reply r = server_.write(head, tail, length);
+  trace_span(server_, 0, length);
+  return r;
 }
 
 memory_rmw memory_server_node::serve_atomic(SimTime head, SimTime tail, uint64_t,
                                             uint64_t length) {
-  return server_.atomic(head, tail, length);
+  const memory_rmw r = server_.atomic(head, tail, length);
+  trace_span(server_, 0, length);
+  return r;
+}
+
+void memory_server_node::trace_span(const memory_server& s, uint16_t channel, uint64_t bytes) {
+  if (!rec())
+    return;
+  service_tag t = serving_;
+  t.lane = channel;
+  t.bytes = bytes;
+  hook_service_span(s.last_start(), s.free_at(), t);
 }
 
 void memory_server_node::on_finish() {

@@ -65,6 +65,8 @@ public:
 
   /// Time the server is busy until.
   SimTime free_at() const { return free_; }
+  /// When the latest request started: it is served from then to free_at().
+  SimTime last_start() const { return last_start_; }
   uint64_t busy_ps() const { return busy_ps_; }
   uint64_t read_bytes() const { return read_bytes_; }
   uint64_t write_bytes() const { return write_bytes_; }
@@ -76,6 +78,7 @@ private:
 
   memory_timing timing_;
   SimTime free_;
+  SimTime last_start_;
   uint64_t busy_ps_ = 0;
   uint64_t read_bytes_ = 0;
   uint64_t write_bytes_ = 0;
@@ -124,6 +127,9 @@ protected:
   /// data_reads / data_writes and atomics, when there were any (on_finish
   /// adds them; a per-channel model that replaces on_finish calls it).
   void add_data_figures();
+  /// Traces the span `s` has just been given (its latest request, `bytes`
+  /// of the request being served) on lane `channel`.
+  void trace_span(const memory_server& s, uint16_t channel, uint64_t bytes);
 
 private:
   void check_address(uint64_t address);
@@ -140,6 +146,9 @@ private:
                                  const std::string& who) const;
 
   memory_server server_;
+  /// The request being served, as its trace spans name it: what = its
+  /// kind, item = its address, context = the requester.
+  service_tag serving_;
   memory_image image_;
   pending_writes pending_; ///< bytes of compute results (no Phase 1 data)
   uint64_t data_reads_ = 0;

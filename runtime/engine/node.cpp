@@ -169,6 +169,9 @@ void node::dispatch(sim_event& ev) {
   stats_.last_event_ps = now_.ps();
   if (rec_ && stats_.events % recorder::progress_batch == 0)
     rec_->events(recorder::progress_batch, now_);
+  if (trace_hops_ && ev.src != id_)
+    rec_->message({trace_kind::message_receive, now_, id_, ev.src, ev.tail, ev.seq},
+                  {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
   if (ev.kind == static_cast<uint16_t>(engine_kind::credit)) {
     on_credit(ev);
     return;
@@ -265,8 +268,8 @@ void node::push_out(sim_event ev) {
       name_, ev.dst, ev.t.ps(), window_end_.ps()));
   ++stats_.messages_sent;
   if (trace_hops_)
-    rec_->hop(now_, id_, ev.dst, ev.t,
-              {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
+    rec_->message({trace_kind::message_hop, now_, id_, ev.dst, ev.t, ev.seq},
+                  {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
   if (loop_)
     loop_->deliver(std::move(ev));
   else
@@ -368,6 +371,11 @@ void node::hook_service_end(const service_tag& tag) {
 void node::hook_event(trace_kind kind, const service_tag& tag) {
   if (rec_)
     rec_->record(kind, now_, id_, tag);
+}
+
+void node::hook_service_span(SimTime begin, SimTime end, const service_tag& tag) {
+  if (rec_)
+    rec_->service(now_, id_, std::max(begin, now_), std::max(end, std::max(begin, now_)), tag);
 }
 
 void node::add_figure(const stat_decl& s, uint64_t value) {

@@ -131,6 +131,10 @@ protected:
   void hook_service_end(const service_tag& tag);
   /// Any other trace event (command submitted, tile ready, ...).
   void hook_event(trace_kind kind, const service_tag& tag);
+  /// A service from `begin` (>= now) to `end`, known now: a memory channel
+  /// serving a request it has just taken in (a trace slice, tag.lane the
+  /// channel; the slices of one lane must not overlap).
+  void hook_service_span(SimTime begin, SimTime end, const service_tag& tag);
   recorder* rec() const { return rec_.get(); }
   /// The sink of the layer above (the op log; null: off) and the id of this
   /// node's next record for it (the node id in the top 24 bits, a count

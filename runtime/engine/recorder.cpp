@@ -13,6 +13,8 @@ std::string_view to_string(trace_kind k) {
     case trace_kind::message_hop: return "message_hop";
     case trace_kind::call_start: return "call_start";
     case trace_kind::call_end: return "call_end";
+    case trace_kind::message_receive: return "message_receive";
+    case trace_kind::service: return "service";
   }
   return "?";
 }

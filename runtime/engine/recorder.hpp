@@ -23,6 +23,8 @@ enum class trace_kind : uint8_t {
   message_hop, ///< a message leaving a node (only when hops are traced)
   call_start,  ///< PE_CPU: the kernel (what = kernel_slice) or a wait of it begins
   call_end,    ///< PE_CPU: ... ends
+  message_receive, ///< a message taken in by a node (only when hops are traced)
+  service,     ///< a node serving from one time to another (a memory channel)
 };
 
 /// call_start/call_end `what`: a kernel wait_kind (0 load, 1 wait, 2 TCM;
@@ -40,17 +42,36 @@ struct service_tag {
   uint64_t bytes = 0;
 };
 
+/// A message hop or receipt, as the trace pairs them: `seq` is the
+/// message's sequence number at its sender (the engine's event key), so the
+/// receipt of (sender, seq) is the end of the hop of (sender, seq).
+struct message_note {
+  trace_kind kind = trace_kind::message_hop; ///< message_hop or message_receive
+  SimTime t;             ///< hop: sent; receive: its head arrived (now)
+  node_id node = no_node; ///< hop: the sender; receive: the receiver
+  node_id peer = no_node; ///< hop: the receiver; receive: the sender
+  SimTime at;            ///< hop: head arrival at the peer; receive: tail arrival
+  uint64_t seq = 0;
+};
+
 class recorder {
 public:
   virtual ~recorder() = default;
   /// One event; `seq` orders same-time events of one node.
   virtual void record(trace_kind kind, SimTime t, node_id node,
                       const service_tag& tag) = 0;
-  /// One message hop: sent by `node` at `t`, its head arriving at `peer` at
-  /// `arrival`. Tag: what = message kind, item/context = arg1/arg0, bytes.
-  virtual void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-                   const service_tag& tag) {
-    (void)t, (void)node, (void)peer, (void)arrival, (void)tag;
+  /// One message hop or receipt (only when wants_hops()). Tag: what =
+  /// message kind, item/context = arg1/arg0, bytes.
+  virtual void message(const message_note& m, const service_tag& tag) {
+    (void)m, (void)tag;
+  }
+  /// A service of `node` from `begin` to `end`, known at `t` <= begin: a
+  /// memory channel serving a request (tag: lane = the channel, what = the
+  /// request's kind, item = its address, context = the requester's node
+  /// id, bytes = those this channel serves).
+  virtual void service(SimTime t, node_id node, SimTime begin, SimTime end,
+                       const service_tag& tag) {
+    (void)t, (void)node, (void)begin, (void)end, (void)tag;
   }
   /// Progress: the node has handled `n` more events, the last at `now`.
   /// Called every `progress_batch` events (for a heartbeat; never changes

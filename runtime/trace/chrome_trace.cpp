@@ -5,11 +5,24 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace kb {
 
 namespace {
 
 const std::string unknown = "?";
+
+/// Tracks of a node: its lanes, its service spans, its "in" tracks.
+constexpr uint64_t tids_per_node = 4096;
+constexpr uint64_t serve_base = 1024;
+constexpr uint64_t in_base = 2048;
+constexpr uint64_t no_track = ~uint64_t{0};
+
+uint64_t track(node_id n, uint64_t sub) {
+  return uint64_t{n} * tids_per_node + sub;
+}
 
 /// A PE_CPU slice: the kernel, or what it waits for.
 std::string call_name(uint16_t what, uint64_t command) {
@@ -53,6 +66,15 @@ std::string chrome_trace_writer::parent(node_id n) const {
   return name.substr(0, name.rfind('.'));
 }
 
+std::string chrome_trace_writer::short_name(node_id n) const {
+  const std::string& name = name_of(n);
+  return name.substr(name.rfind('.') + 1);
+}
+
+std::string chrome_trace_writer::kind_name(uint16_t kind) const {
+  return kinds_ ? std::string(kinds_(kind)) : fmt::format("k{}", kind);
+}
+
 void chrome_trace_writer::sep() {
   if (!first_)
     out_ << ",\n";
@@ -65,78 +87,190 @@ void chrome_trace_writer::note_thread(int pid, uint64_t tid, const trace_record&
     lane = lane_name(static_cast<stage_type>(r.tag.what));
 }
 
+void chrome_trace_writer::flush_ends() {
+  for (const held_end& e : held_ends_) {
+    sep();
+    out_ << e.text;
+    lane_state& lane = slices_[e.node].lanes[e.lane];
+    if (lane.open > 0)
+      --lane.open;
+  }
+  held_ends_.clear();
+}
+
 void chrome_trace_writer::add(const trace_record& r) {
-  // pid: the node's parent (PE or cube); tid: node id * 8 + lane.
+  if (r.node != group_node_ || r.t != group_t_) {
+    flush_ends();
+    group_node_ = r.node;
+    group_t_ = r.t;
+  }
   const int pid = pids_[parent(r.node)];
-  const uint64_t tid = uint64_t{r.node} * 8 + r.tag.lane;
+  switch (r.kind) {
+    case trace_kind::message_hop: hop(pid, r); return;
+    case trace_kind::message_receive: receipt(pid, r); return;
+    case trace_kind::service: service(pid, r); return;
+    default: break;
+  }
+  // A lane's slices and instants: tid node * 4096 + lane.
+  const uint64_t tid = track(r.node, r.tag.lane);
   note_thread(pid, tid, r);
-  sep();
+  node_slices& ns = slices_[r.node];
+  if (ns.lanes.size() <= r.tag.lane)
+    ns.lanes.resize(size_t{r.tag.lane} + 1);
+  lane_state& lane = ns.lanes[r.tag.lane];
   const std::string ts = ps_to_us(r.t);
   const auto what = static_cast<stage_type>(r.tag.what);
   switch (r.kind) {
     case trace_kind::engine_start:
+      ++lane.open;
+      lane.last_begin = r.t;
+      sep();
       fmt::print(out_,
                  R"({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"{} c{} t{}","args":{{"command":{},"tile":{},"bytes":{}}}}})",
                  pid, tid, ts, to_string(what), r.tag.context, r.tag.item, r.tag.context,
                  r.tag.item, r.tag.bytes);
       break;
-    case trace_kind::engine_complete:
-      fmt::print(out_, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
-      break;
     case trace_kind::call_start:
+      ++lane.open;
+      lane.last_begin = r.t;
+      sep();
       fmt::print(out_, R"({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{}}}}})",
                  pid, tid, ts, call_name(r.tag.what, r.tag.context), r.tag.context);
       break;
+    case trace_kind::engine_complete:
     case trace_kind::call_end:
-      fmt::print(out_, R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts);
-      break;
-    case trace_kind::message_hop:
-      fmt::print(out_,
-                 R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"hop {} -> {}","args":{{"arrival_us":{},"command":{},"tile":{},"bytes":{}}}}})",
-                 pid, tid, ts,
-                 kinds_ ? std::string(kinds_(r.tag.what)) : fmt::format("k{}", r.tag.what),
-                 name_of(r.peer), ps_to_us(r.arrival), r.tag.context, r.tag.item, r.tag.bytes);
-      flow(pid, tid, r);
+      // Open until the node's records of this time are done.
+      held_ends_.push_back(
+        {fmt::format(R"({{"ph":"E","pid":{},"tid":{},"ts":{}}})", pid, tid, ts), r.node, r.tag.lane});
       break;
     default:
+      sep();
       fmt::print(out_,
                  R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{},"item":{}}}}})",
                  pid, tid, ts, to_string(r.kind), r.tag.context, r.tag.item);
   }
 }
 
-void chrome_trace_writer::flow(int pid, uint64_t tid, const trace_record& r) {
-  // A flow from the sender's track (when sent; bound to the slice open
-  // there) to lane 0 of the receiver (when its head arrives; bound, as a
-  // flow end without "bp", to the next slice there: the stage that serves
-  // it), named by command and tile like the slices.
-  const auto to = pids_.find(parent(r.peer));
-  if (r.peer >= names_.size() || to == pids_.end())
+void chrome_trace_writer::receipt(int pid, const trace_record& r) {
+  // An X slice from the head's arrival (now) to the tail's, on the first
+  // "in" track of the node free by then.
+  node_slices& ns = slices_[r.node];
+  size_t k = 0;
+  while (k < ns.in_free.size() && ns.in_free[k] > r.t)
+    ++k;
+  if (k == ns.in_free.size()) {
+    if (k == tids_per_node - in_base)
+      throw std::runtime_error(fmt::format(
+        "trace: {} takes in more than {} messages at once", name_of(r.node), k));
+    ns.in_free.push_back(r.t);
+  }
+  ns.in_free[k] = std::max(r.arrival, r.t);
+  const uint64_t tid = track(r.node, in_base + k);
+  threads_.try_emplace({pid, tid}, k == 0 ? std::string("in") : fmt::format("in {}", k + 1));
+  ns.has_receipt = true;
+  ns.last_in_t = r.t;
+  ns.last_in_tid = tid;
+  ns.spans.push_back({r.t, ns.in_free[k], tid});
+
+  const pending_flow* flow = nullptr;
+  auto from = pending_.find(r.peer);
+  if (from != pending_.end()) {
+    auto it = from->second.find(r.msg_seq);
+    if (it != from->second.end())
+      flow = &it->second;
+  }
+  const std::string kind = kind_name(r.tag.what);
+  const std::string ts = ps_to_us(r.t);
+  sep();
+  fmt::print(out_,
+             R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{} from {}","args":{{"from":"{}","sent_us":{},"tail_us":{},"arg0":{},"arg1":{},"bytes":{}}}}})",
+             pid, tid, ts, ps_to_us(ns.in_free[k] - r.t), kind, short_name(r.peer), name_of(r.peer),
+             flow ? ps_to_us(flow->sent) : std::string("null"), ps_to_us(ns.in_free[k]),
+             r.tag.context, r.tag.item, r.tag.bytes);
+  if (flow) {
+    sep();
+    fmt::print(out_, R"({{"ph":"f","bp":"e","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
+               flow->id, pid, tid, ts, kind);
+    from->second.erase(r.msg_seq);
+    if (from->second.empty())
+      pending_.erase(from);
+  }
+}
+
+void chrome_trace_writer::service(int pid, const trace_record& r) {
+  // An X slice of the span, on the node's serve track for its lane.
+  const uint64_t tid = track(r.node, serve_base + r.tag.lane);
+  threads_.try_emplace({pid, tid}, r.tag.lane == 0 ? std::string("serve")
+                                                   : fmt::format("serve {}", r.tag.lane));
+  slices_[r.node].spans.push_back({r.arrival, r.until, tid});
+  sep();
+  fmt::print(out_,
+             R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{} {} B","args":{{"requester":"{}","address":"0x{:x}","bytes":{}}}}})",
+             pid, tid, ps_to_us(r.arrival), ps_to_us(r.until - r.arrival), kind_name(r.tag.what),
+             r.tag.bytes, name_of(static_cast<node_id>(r.tag.context)), r.tag.item, r.tag.bytes);
+}
+
+uint64_t chrome_trace_writer::sender_track(node_id n, SimTime t) {
+  node_slices& ns = slices_[n];
+  // The message being handled: the latest receipt, if it came now.
+  if (ns.has_receipt && ns.last_in_t == t)
+    return ns.last_in_tid;
+  // The stage or call open the latest.
+  const lane_state* best = nullptr;
+  size_t best_lane = 0;
+  for (size_t l = 0; l < ns.lanes.size(); ++l)
+    if (ns.lanes[l].open > 0 && (!best || ns.lanes[l].last_begin > best->last_begin)) {
+      best = &ns.lanes[l];
+      best_lane = l;
+    }
+  if (best)
+    return track(n, best_lane);
+  // A receipt or service span around `t` (the node's records go forward in
+  // time, so the spans that ended before it are done with).
+  std::erase_if(ns.spans, [t](const span& s) { return s.end < t; });
+  for (const span& s : ns.spans)
+    if (s.begin <= t)
+      return s.tid;
+  return no_track;
+}
+
+void chrome_trace_writer::hop(int pid, const trace_record& r) {
+  // A flow from the sender's slice to the receipt, written when the
+  // receipt comes; none when the receiver has no track in this trace.
+  if (r.peer >= names_.size() || !pids_.count(parent(r.peer)))
     return;
+  const std::string kind = kind_name(r.tag.what);
+  uint64_t tid = sender_track(r.node, r.t);
+  if (tid == no_track) {
+    // The sender is in no slice of this trace (a node outside the
+    // selection, or one whose stages --trace-kinds leaves out): the send
+    // is a slice of no duration on its first lane's track.
+    tid = track(r.node, 0);
+    sep();
+    fmt::print(out_, R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":0,"name":"send {} to {}"}})", pid,
+               tid, ps_to_us(r.t), kind, name_of(r.peer));
+  }
+  threads_.try_emplace({pid, tid}, std::string());
   const uint64_t id = ++flows_;
+  pending_[r.node][r.msg_seq] = {id, r.t};
   sep();
-  fmt::print(out_,
-             R"({{"ph":"s","cat":"hop","id":{},"pid":{},"tid":{},"ts":{},"name":"c{} t{}"}})",
-             id, pid, tid, ps_to_us(r.t), r.tag.context, r.tag.item);
-  sep();
-  fmt::print(out_,
-             R"({{"ph":"f","cat":"hop","id":{},"pid":{},"tid":{},"ts":{},"name":"c{} t{}"}})",
-             id, to->second, uint64_t{r.peer} * 8, ps_to_us(r.arrival), r.tag.context,
-             r.tag.item);
+  fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})", id,
+             pid, tid, ps_to_us(r.t), kind);
 }
 
 void chrome_trace_writer::finish() {
-  // Track names last: a track's name is its lane's (pe_dma/read, as in the
+  flush_ends();
+  // Track names last: a lane's name is its stages' (pe_dma/read, as in the
   // summary), known from its first stage, which may come after its first
-  // record (a hop).
-  for (const auto& [track, lane] : threads_) {
-    const auto& [pid, tid] = track;
-    const std::string& name = name_of(static_cast<node_id>(tid / 8));
+  // record.
+  for (const auto& [trk, lane] : threads_) {
+    const auto& [pid, tid] = trk;
+    const uint64_t sub = tid % tids_per_node;
     sep();
     fmt::print(out_,
                R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}/{}"}}}})",
-               pid, tid, name.substr(name.rfind('.') + 1),
-               lane.empty() ? std::to_string(tid % 8) : lane);
+               pid, tid, short_name(static_cast<node_id>(tid / tids_per_node)),
+               lane.empty() ? std::to_string(sub) : lane);
   }
   out_ << "\n]}\n";
 }

@@ -2,15 +2,24 @@
 // Chrome trace-event JSON (Perfetto, chrome://tracing), written record by
 // record so a streamed trace converts in constant memory; the in-memory
 // trace (`run --trace X.json`) goes through the same writer, so both give
-// the same bytes for the same run.
+// the same bytes for the same run (docs/adr/0039).
 //
 // Tracks: one process per PE (or per cube for the cube's own nodes:
-// HBM, XBAR, NOC, ...), named by its id (process_name); one thread per unit
-// lane, named "unit/lane" (thread_name). engine_start/complete are B/E
-// slices, other events instants; with message hops, each hop is also an
-// instant named by its message kind ("hop mem_read -> sip0.cube0.xbar") and a
-// flow (s at the sender when sent, f at the receiver when its head arrives)
-// so a tile can be followed from unit to unit.
+// HBM, XBAR, NOC, ...), named by its id (process_name). Per node:
+// - a track per unit lane, "unit/lane" (pe_dma/read): the stages as B/E
+//   slices, the PE_CPU's kernel and its waits, the instants (tile ready);
+// - "unit/serve" (or "unit/serve N" per channel): the spans a memory server
+//   serves requests, as X slices;
+// - with message hops, "unit/in", "unit/in 2", ...: each message the node
+//   takes in is an X slice from its head's arrival to its tail's, named by
+//   its kind and sender; a slice goes on the first of these tracks free at
+//   its start, so slices on a track never overlap.
+// Each hop is a flow from the slice the sender is in when it sends (the
+// receipt it is handling, else its open stage or call, else a receipt or
+// service span around that time; a node in none, one outside a trace's
+// selection, gets a "send KIND to NODE" slice of no duration) to the
+// receiver's slice of that message (`"bp":"e"`, at its start), so Perfetto
+// binds both ends.
 
 #include "runtime/trace/trace_recorder.hpp"
 
@@ -19,6 +28,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace kb {
@@ -39,21 +49,65 @@ public:
   void finish();
 
 private:
+  /// A node's slices as the flows need them.
+  struct lane_state {
+    uint32_t open = 0; ///< B/E slices open
+    SimTime last_begin;
+  };
+  struct span {
+    SimTime begin, end;
+    uint64_t tid;
+  };
+  struct node_slices {
+    std::vector<SimTime> in_free; ///< per "in" track: the end of its last slice
+    std::vector<lane_state> lanes;
+    bool has_receipt = false;     ///< the latest receipt's head time and track
+    SimTime last_in_t;
+    uint64_t last_in_tid = 0;
+    std::vector<span> spans;      ///< X slices that may still hold a send
+  };
+  struct pending_flow {
+    uint64_t id;
+    SimTime sent;
+  };
+
   const std::string& name_of(node_id n) const;
   std::string parent(node_id n) const;
+  std::string short_name(node_id n) const;
+  std::string kind_name(uint16_t kind) const;
   void sep();
   /// Notes the track of `r` and, from its first stage, the lane's name.
   void note_thread(int pid, uint64_t tid, const trace_record& r);
-  void flow(int pid, uint64_t tid, const trace_record& r);
+  /// Writes the E slices held back while records of one node and time
+  /// come (so a flow sent at a slice's end starts inside it).
+  void flush_ends();
+  void receipt(int pid, const trace_record& r);
+  void service(int pid, const trace_record& r);
+  void hop(int pid, const trace_record& r);
+  /// The track of the slice node `n` is in at `t` (see the header), or
+  /// ~0 when it is in none.
+  uint64_t sender_track(node_id n, SimTime t);
 
   std::ostream& out_;
   const std::vector<std::string>& names_;
   std::map<std::string, int> pids_;
-  /// Every track (pid, tid) with its lane's name: the summary's
-  /// (lane_name of the stages it serves), or empty for a track without
-  /// stages (its lane number). Written as thread_name at the end, once
-  /// every track's first stage is known.
+  /// Every track (pid, tid) with its name: a lane's is the summary's
+  /// (lane_name of the stages it serves) or empty for a track without
+  /// stages (its lane number); "in" and "serve" tracks are named when made.
+  /// Written as thread_name at the end, once every track's first stage is
+  /// known.
   std::map<std::pair<int, uint64_t>, std::string> threads_;
+  std::unordered_map<node_id, node_slices> slices_;
+  /// Hops whose receipt has not come yet, by (sender << 32 | seq) hashed.
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, pending_flow>> pending_;
+  struct held_end {
+    std::string text;
+    node_id node;
+    uint16_t lane;
+  };
+  std::vector<held_end> held_ends_;
+  node_id group_node_ = no_node;
+  SimTime group_t_;
   kind_namer kinds_;
   bool first_ = true;
   uint64_t flows_ = 0;

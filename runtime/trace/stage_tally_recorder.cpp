@@ -26,10 +26,15 @@ void stage_tally_recorder::record(trace_kind kind, SimTime t, node_id node,
     inner_->record(kind, t, node, tag);
 }
 
-void stage_tally_recorder::hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-                               const service_tag& tag) {
+void stage_tally_recorder::message(const message_note& m, const service_tag& tag) {
   if (inner_)
-    inner_->hop(t, node, peer, arrival, tag);
+    inner_->message(m, tag);
+}
+
+void stage_tally_recorder::service(SimTime t, node_id node, SimTime begin, SimTime end,
+                 const service_tag& tag) {
+  if (inner_)
+    inner_->service(t, node, begin, end, tag);
 }
 
 void stage_tally_recorder::events(uint64_t n, SimTime now) {

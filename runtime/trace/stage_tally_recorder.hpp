@@ -19,8 +19,9 @@ public:
   explicit stage_tally_recorder(std::shared_ptr<recorder> inner) : inner_(std::move(inner)) {}
 
   void record(trace_kind kind, SimTime t, node_id node, const service_tag& tag) override;
-  void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-           const service_tag& tag) override;
+  void message(const message_note& m, const service_tag& tag) override;
+  void service(SimTime t, node_id node, SimTime begin, SimTime end,
+               const service_tag& tag) override;
   bool wants_hops() const override { return inner_ && inner_->wants_hops(); }
   void events(uint64_t n, SimTime now) override;
   std::vector<char> take_records() override;

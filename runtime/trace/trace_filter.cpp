@@ -46,9 +46,9 @@ bool trace_filter::selects(std::string_view name) const {
 }
 
 bool trace_filter::keeps_kind(trace_kind k) const {
-  if (k == trace_kind::message_hop)
+  if (k == trace_kind::message_hop || k == trace_kind::message_receive)
     return hops;
-  if (begins_slice(k) || ends_slice(k))
+  if (begins_slice(k) || ends_slice(k) || k == trace_kind::service)
     return stages;
   return events;
 }
@@ -92,12 +92,30 @@ bool trace_gate::keep(const trace_record& r) {
   if (r.kind == trace_kind::message_hop)
     return f.hops && f.in_window(r.t) && f.in_window(r.arrival) &&
            (selected_ || sel_->selected(r.peer));
+  // A receipt as its hop: when either end is selected.
+  if (r.kind == trace_kind::message_receive)
+    return f.hops && f.in_window(r.t) && (selected_ || sel_->selected(r.peer));
   if (!selected_)
     return false;
+  // A receipt, as its hop, when its head arrives in the window; a service
+  // span when it begins there.
+  if (r.kind == trace_kind::service)
+    return f.keeps_kind(r.kind) && f.in_window(r.arrival);
   const bool keep = f.keeps_kind(r.kind) && f.in_window(r.t);
   if (begins_slice(r.kind) || ends_slice(r.kind))
     return keep_slice_edge(r, begins_slice(r.kind), keep);
   return keep;
+}
+
+void filtered_recorder::message(const message_note& m, const service_tag& tag) {
+  if (gate_.keep(message_record(m, 0, tag)))
+    inner_->message(m, tag);
+}
+
+void filtered_recorder::service(SimTime t, node_id node, SimTime begin, SimTime end,
+                                const service_tag& tag) {
+  if (gate_.keep(service_record(t, node, 0, begin, end, tag)))
+    inner_->service(t, node, begin, end, tag);
 }
 
 filtered_recorder::filtered_recorder(trace_gate gate,
@@ -111,18 +129,14 @@ void filtered_recorder::record(trace_kind kind, SimTime t, node_id node,
     inner_->record(kind, t, node, tag);
 }
 
-void filtered_recorder::hop(SimTime t, node_id node, node_id peer,
-                            SimTime arrival, const service_tag& tag) {
-  if (gate_.keep({trace_kind::message_hop, t, node, 0, tag, peer, arrival}))
-    inner_->hop(t, node, peer, arrival, tag);
-}
 
 std::shared_ptr<recorder>
 make_trace_recorder(std::string_view name, bool record, bool hops,
                     const std::shared_ptr<trace_stream_writer>& stream,
                     const std::shared_ptr<const trace_selection>& sel) {
   const bool selected = !sel || sel->filter().selects(name);
-  // A node outside the selection records only its hops to selected nodes.
+  // A node outside the selection records only its hops to and receipts
+  // from selected nodes.
   if (!selected && !(hops && sel->filter().hops))
     return nullptr;
   std::shared_ptr<recorder> rec;

@@ -6,16 +6,19 @@
 //   any run of characters, `?` one). Decided once per node when its
 //   recorder is made: a node no pattern matches gets no trace recorder,
 //   except that one which sends hops keeps those whose receiver is selected
-//   (a hop is kept when either end is selected: the links touching the
+//   and the receipts of those from selected nodes (a hop and its receipt
+//   are kept when either end is selected: the links touching the
 //   selection);
 // - a window [from, to] of simulated time, applied per record: a record
 //   outside it is dropped, and so is the end of a slice whose start was
 //   dropped, so every slice kept ends where it began (one that outlasts
 //   the window stays open); a hop is kept when it is sent and arrives in
-//   it, so its flow arrow lies in the window too;
-// - kinds: `stages` (the units' stages and the PE_CPU's kernel and wait
-//   slices), `events` (the instants: command submitted, dispatched, tile
-//   ready, command complete), `hops` (every message hop, as --trace-hops).
+//   it, so its flow arrow lies in the window too; a receipt when its head
+//   arrives in it, a service span when it begins in it;
+// - kinds: `stages` (the units' stages, the PE_CPU's kernel and wait
+//   slices, the memory channels' service spans), `events` (the instants:
+//   command submitted, dispatched, tile ready, command complete), `hops`
+//   (every message hop and receipt, as --trace-hops).
 //
 // The run and `trace convert` take the same decisions record by record
 // (trace_gate, one per node, in the node's order), so a filtered run and
@@ -91,8 +94,9 @@ public:
   filtered_recorder(trace_gate gate, std::shared_ptr<recorder> inner);
   void record(trace_kind kind, SimTime t, node_id node,
               const service_tag& tag) override;
-  void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-           const service_tag& tag) override;
+  void message(const message_note& m, const service_tag& tag) override;
+  void service(SimTime t, node_id node, SimTime begin, SimTime end,
+               const service_tag& tag) override;
   bool wants_hops() const override { return hops_; }
   void events(uint64_t n, SimTime now) override { inner_->events(n, now); }
   std::vector<char> take_records() override { return inner_->take_records(); }

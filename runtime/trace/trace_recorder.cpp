@@ -16,10 +16,23 @@ void trace_recorder::record(trace_kind kind, SimTime t, node_id node,
     {kind, t, node, static_cast<uint32_t>(records_.size()), tag, no_node, SimTime{}});
 }
 
-void trace_recorder::hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-                         const service_tag& tag) {
-  records_.push_back({trace_kind::message_hop, t, node,
-                      static_cast<uint32_t>(records_.size()), tag, peer, arrival});
+trace_record message_record(const message_note& m, uint32_t seq, const service_tag& tag) {
+  return {m.kind, m.t, m.node, seq, tag, m.peer, m.at, SimTime{}, m.seq};
+}
+
+trace_record service_record(SimTime t, node_id node, uint32_t seq, SimTime begin, SimTime end,
+                            const service_tag& tag) {
+  return {trace_kind::service, t, node, seq, tag, no_node, begin, end, 0};
+}
+
+void trace_recorder::message(const message_note& m, const service_tag& tag) {
+  records_.push_back(message_record(m, static_cast<uint32_t>(records_.size()), tag));
+}
+
+void trace_recorder::service(SimTime t, node_id node, SimTime begin, SimTime end,
+                             const service_tag& tag) {
+  records_.push_back(
+    service_record(t, node, static_cast<uint32_t>(records_.size()), begin, end, tag));
 }
 
 std::vector<char> trace_recorder::take_records() {

@@ -15,15 +15,25 @@ struct trace_record {
   node_id node;
   uint32_t seq; ///< per node, in the order the node recorded them
   service_tag tag;
-  node_id peer = no_node; ///< message hop: destination
-  SimTime arrival;        ///< message hop: head arrival
+  node_id peer = no_node; ///< message hop: destination; receipt: sender
+  /// message hop: head arrival; receipt: tail arrival; service: its begin
+  SimTime arrival{};
+  SimTime until{};        ///< service: its end
+  uint64_t msg_seq = 0;   ///< hop, receipt: the message's number at its sender
 };
+
+/// The record of a message hop or receipt.
+trace_record message_record(const message_note& m, uint32_t seq, const service_tag& tag);
+/// The record of a service span.
+trace_record service_record(SimTime t, node_id node, uint32_t seq, SimTime begin, SimTime end,
+                            const service_tag& tag);
 
 class trace_recorder final : public recorder {
 public:
   explicit trace_recorder(bool hops = false) : hops_(hops) {}
-  void hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-           const service_tag& tag) override;
+  void message(const message_note& m, const service_tag& tag) override;
+  void service(SimTime t, node_id node, SimTime begin, SimTime end,
+               const service_tag& tag) override;
   bool wants_hops() const override { return hops_; }
   void record(trace_kind kind, SimTime t, node_id node,
               const service_tag& tag) override;
@@ -48,6 +58,8 @@ void to_wire(const trace_record& r, Builder w) {
   w.setBytes(r.tag.bytes);
   w.setPeer(r.peer);
   w.setArrival(r.arrival.ps());
+  w.setUntil(r.until.ps());
+  w.setMsgSeq(r.msg_seq);
 }
 
 template <class Reader>
@@ -55,7 +67,7 @@ trace_record from_wire_record(Reader w) {
   return {static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()}, w.getNode(),
           w.getSeq(),
           service_tag{w.getLane(), w.getWhat(), w.getItem(), w.getContext(), w.getBytes()},
-          w.getPeer(), SimTime{w.getArrival()}};
+          w.getPeer(), SimTime{w.getArrival()}, SimTime{w.getUntil()}, w.getMsgSeq()};
 }
 
 /// All records of a run, merged in key order (time, node, seq): the same

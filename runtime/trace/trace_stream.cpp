@@ -92,12 +92,19 @@ void stream_recorder::record(trace_kind kind, SimTime t, node_id node, const ser
     inner_->record(kind, t, node, tag);
 }
 
-void stream_recorder::hop(SimTime t, node_id node, node_id peer, SimTime arrival,
-                          const service_tag& tag) {
+void stream_recorder::message(const message_note& m, const service_tag& tag) {
   if (w_->hops())
-    push({trace_kind::message_hop, t, node, seq_++, tag, peer, arrival});
+    push(message_record(m, seq_++, tag));
   if (inner_ && inner_->wants_hops())
-    inner_->hop(t, node, peer, arrival, tag);
+    inner_->message(m, tag);
+}
+
+void stream_recorder::service(SimTime t, node_id node, SimTime begin, SimTime end,
+                              const service_tag& tag) {
+  if (!w_->stages_only())
+    push(service_record(t, node, seq_++, begin, end, tag));
+  if (inner_)
+    inner_->service(t, node, begin, end, tag);
 }
 
 bool stream_recorder::wants_hops() const {

@@ -154,7 +154,7 @@ TEST(KernelReport, AKernelRunWritesItsTraceStreamAndCsvRow) {
   r = run_kernbench("trace convert " + dir + "/t.kbts " + dir + "/s.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(slurp(dir + "/s.json"), HasSubstr("\"name\":\"load c1 (blocked)\""));
-  EXPECT_THAT(slurp(dir + "/s.json"), HasSubstr("\"cat\":\"hop\""));
+  EXPECT_THAT(slurp(dir + "/s.json"), HasSubstr("\"cat\":\"msg\""));
 }
 
 } // namespace

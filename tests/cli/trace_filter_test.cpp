@@ -106,12 +106,13 @@ TEST(trace_filter, one_cube_of_the_1024_pe_machine_and_the_hops_touching_it) {
     // Every record, and every flow's end (a hop's arrival), in the window.
     EXPECT_GE(e.ts, 2.0) << e.ph << " " << e.name;
     EXPECT_LE(e.ts, 6.0) << e.ph << " " << e.name;
-    phases[e.pid].insert(e.ph == "i" && e.name.rfind("hop ", 0) == 0 ? "hop"
-                                                                     : e.ph);
-    if (e.ph == "i" && e.name.rfind("hop ", 0) == 0 &&
-        !in_cube(process[e.pid], cube)) {
-      // A hop of a node outside the cube goes into it.
-      const std::string to = e.name.substr(e.name.find("-> ") + 3);
+    const bool send = e.ph == "X" && e.name.rfind("send ", 0) == 0;
+    const bool receipt = e.ph == "X" && e.name.find(" from ") != std::string::npos;
+    phases[e.pid].insert(send ? "send" : receipt ? "receipt" : e.ph);
+    if (send) {
+      // Only a node outside the cube sends outside its slices, into it.
+      EXPECT_FALSE(in_cube(process[e.pid], cube)) << process[e.pid] << " " << e.name;
+      const std::string to = e.name.substr(e.name.find(" to ") + 4);
       EXPECT_TRUE(in_cube(to, cube)) << process[e.pid] << " " << e.name;
     }
     int& d = depth[{e.pid, e.tid}];
@@ -122,13 +123,13 @@ TEST(trace_filter, one_cube_of_the_1024_pe_machine_and_the_hops_touching_it) {
   for (const auto& [pid, name] : process) {
     if (in_cube(name, cube))
       continue;
-    // Another node's process holds only its hops into the cube (and the
-    // flows they start), and the ends of flows from the cube: the links
-    // touching the cube.
+    // Another node's process holds only its sends into the cube (and the
+    // flows they start), and its receipts of messages from the cube (and
+    // the flows they end): the links touching the cube.
     ++outside;
-    EXPECT_TRUE(phases[pid].count("hop")) << name;
+    EXPECT_TRUE(phases[pid].count("send") || phases[pid].count("receipt")) << name;
     for (const std::string& ph : phases[pid])
-      EXPECT_TRUE(ph == "hop" || ph == "s" || ph == "f")
+      EXPECT_TRUE(ph == "send" || ph == "receipt" || ph == "s" || ph == "f")
           << name << " holds " << ph;
   }
   EXPECT_GT(process.size() - outside, 20u); // the cube's nodes and PEs
@@ -196,7 +197,7 @@ TEST(trace_filter, a_split_run_writes_the_same_filtered_trace) {
 TEST(trace_filter, kinds_keep_only_their_records) {
   const std::string dir = test::temp_dir("kinds");
   const std::pair<std::string, std::set<std::string>> cases[] = {
-      {"stages", {"B", "E"}}, {"events", {"i"}}, {"hops", {"i", "s", "f"}}};
+      {"stages", {"B", "E", "X"}}, {"events", {"i"}}, {"hops", {"X", "s", "f"}}};
   for (const auto& [kinds, phs] : cases) {
     SCOPED_TRACE(kinds);
     const auto r = run_kernbench(k_small + " --trace-kinds " + kinds +
@@ -206,8 +207,11 @@ TEST(trace_filter, kinds_keep_only_their_records) {
     for (const event& e : events_of(slurp(dir + "/k.json")))
       if (e.ph != "M") {
         seen.insert(e.ph);
-        EXPECT_EQ(e.name.rfind("hop ", 0) == 0, kinds == "hops" && e.ph == "i")
-            << e.name;
+        // X: the memory servers' spans (stages); receipts and sends (hops:
+        // the senders' stages are left out, so they send outside slices).
+        const bool message = e.name.find(" from ") != std::string::npos ||
+                             e.name.rfind("send ", 0) == 0;
+        EXPECT_EQ(message, kinds == "hops" && e.ph == "X") << e.name;
       }
     EXPECT_EQ(seen, phs);
   }

@@ -6,6 +6,7 @@
 #include "runtime/trace/trace_stream_reader.hpp"
 #include "tests/cli/cli_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -70,12 +71,15 @@ TEST(trace_stream, a_converted_stream_is_the_in_memory_chrome_json) {
     EXPECT_EQ(slurp(dir + "/conv.json"), mem);
     EXPECT_EQ(mem.find("\"ph\":\"s\"") != std::string::npos, !hops.empty()); // flows
     if (!hops.empty()) {
-      // Hops are named by their message kind (issue 32 item 2), in both.
-      for (const char* kind : {"\"hop tile_token -> ", "\"hop mem_read -> ", "\"hop mem_data -> ",
-                               "\"hop credit -> ", "\"hop tile_done -> ", "\"hop launch -> "})
-        EXPECT_NE(mem.find(kind), std::string::npos) << kind;
-      EXPECT_FALSE(std::regex_search(mem, std::regex("\"hop k[0-9]"))) << "a kind by number";
-      EXPECT_EQ(mem.find("\"hop other -> "), std::string::npos);
+      // Receipts and flows are named by their message kind (issue 32 item
+      // 2), in both.
+      for (const char* kind : {"tile_token", "mem_read", "mem_data", "credit", "tile_done",
+                               "launch"}) {
+        EXPECT_NE(mem.find(fmt::format("\"name\":\"{} from ", kind)), std::string::npos) << kind;
+        EXPECT_NE(mem.find(fmt::format("\"name\":\"{}\"}}", kind)), std::string::npos) << kind;
+      }
+      EXPECT_FALSE(std::regex_search(mem, std::regex("\"name\":\"k[0-9]"))) << "a kind by number";
+      EXPECT_EQ(mem.find("\"name\":\"other"), std::string::npos);
     }
   }
 }

@@ -1,0 +1,150 @@
+// Issue 32 item 1: every flow drawn. scripts/check_trace.py checks a trace
+// as Perfetto's JSON importer reads it (every B has its E on its track,
+// slices on a track nest, every flow start and end lies in a slice open on
+// its track, every pid and track named, counters in time order). Here: the
+// traces of a 1-PE, a 64-PE, a 2-SIP remote-cube and a kernel run, with and
+// without hops, and a filtered one, pass it; and the checker fails each
+// kind of broken trace, naming the check.
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace kb {
+namespace {
+
+using test::run_kernbench;
+using test::slurp;
+
+struct check_result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+check_result check_trace(const std::string& trace, const std::string& dir,
+                         const std::string& opts = "") {
+  const std::string cmd = "/usr/bin/python3 " + test::source_dir() + "/scripts/check_trace.py " +
+                          opts + " " + trace + " >" + dir + "/check.out 2>" + dir + "/check.err";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir + "/check.out"),
+          slurp(dir + "/check.err")};
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(trace_check, the_traces_of_runs_with_and_without_hops_are_drawn_whole) {
+  const std::string dir = test::temp_dir("trace_check");
+  const std::string size = " --M 256 --K 256 --N 256";
+  const std::pair<std::string, std::string> runs[] = {
+    {"one_pe", "run --quiet" + size},
+    {"cube_64pe", "run --quiet --topology " + test::source_dir() + "/config/scale/1sip_4cube_64pe.yaml --pes 64" + size},
+    {"two_sips_remote_cube",
+     "run --quiet --topology " + test::source_dir() +
+       "/config/scale/2sip_2cube_4pe.yaml --pes all --placement remote-cube" +
+       size},
+    {"channels", "run --quiet --pes all --set cube.hbm.impl=hbm_ctrl_channels_v1 "
+                 "--set cube.hbm.channels=4" + size},
+    {"softmax_kernel", "run --quiet --kernel softmax"},
+  };
+  for (const auto& [name, args] : runs)
+    for (const std::string hops : {"", " --trace-hops"}) {
+      SCOPED_TRACE(name + hops);
+      const std::string trace = dir + "/" + name + (hops.empty() ? "" : "_hops") + ".json";
+      const auto r = run_kernbench(args + hops + " --trace " + trace);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto c = check_trace(trace, dir);
+      EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+      const std::string json = slurp(trace);
+      if (hops.empty()) {
+        EXPECT_EQ(count(json, "\"ph\":\"s\""), 0u);
+        continue;
+      }
+      // One flow per hop, each bound at both ends by the writer's own
+      // slices: no node sends outside one in a whole trace.
+      EXPECT_GT(count(json, "\"ph\":\"s\""), 50u);
+      EXPECT_EQ(count(json, "\"ph\":\"s\""), count(json, "\"ph\":\"f\""));
+      EXPECT_EQ(count(json, "\"name\":\"send "), 0u);
+    }
+  // The memory servers' spans are there without hops too: one per request
+  // (per channel it touches).
+  const std::string one = slurp(dir + "/one_pe.json");
+  EXPECT_GT(count(one, "/serve\"}"), 0u);
+  EXPECT_GT(count(slurp(dir + "/channels.json"), "/serve 3\"}"), 0u);
+}
+
+TEST(trace_check, one_cube_of_the_1024_pe_machine_over_a_window_is_drawn_whole) {
+  const std::string dir = test::temp_dir("trace_check_cube");
+  const auto r = run_kernbench(
+    "run --quiet --topology " + test::source_dir() +
+    "/config/scale/4sip_4cube_64pe.yaml --pes all --M 128 --K 128 --N 128 "
+    "--placement remote-cube --trace-hops --trace-select 'sip1.cube2.*' --trace-window 2us:6us "
+    "--trace " + dir + "/cube.json.gz");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Slices the window cuts stay open at its end; everything else holds.
+  EXPECT_EQ(check_trace(dir + "/cube.json.gz", dir).exit_code, 1);
+  const auto c = check_trace(dir + "/cube.json.gz", dir, "--window");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+}
+
+/// A trace of one PE process with a stage slice [1, 3] us on track 1.
+std::string with_events(const std::string& more) {
+  return R"({"traceEvents":[
+{"ph":"M","name":"process_name","pid":1,"args":{"name":"pe0"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"dma/read"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"dma/in"}},
+{"ph":"B","pid":1,"tid":1,"ts":1.0,"name":"read"},
+{"ph":"E","pid":1,"tid":1,"ts":3.0})" +
+         more + "]}";
+}
+
+TEST(trace_check, a_broken_trace_fails_naming_its_check) {
+  const std::string dir = test::temp_dir("trace_check_broken");
+  const std::string flow = R"(,
+{"ph":"X","pid":1,"tid":2,"ts":4.0,"dur":1.0,"name":"mem_data from hbm"})";
+  const std::pair<std::string, std::string> cases[] = {
+    {"", "ok: names, slices, flows, counters"},
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
+       R"(,{"ph":"f","bp":"e","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.0,"name":"m"})",
+     "ok: names, slices, flows, counters"},
+    {R"(,{"ph":"B","pid":1,"tid":1,"ts":5.0,"name":"open"})", "FAIL slices"},
+    {R"(,{"ph":"E","pid":1,"tid":1,"ts":5.0})", "FAIL slices"},
+    {R"(,{"ph":"X","pid":1,"tid":1,"ts":2.5,"dur":1.0,"name":"across"})", "FAIL slices"},
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":3.5,"name":"m"})" + flow +
+       R"(,{"ph":"f","bp":"e","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.0,"name":"m"})",
+     "FAIL flows"}, // starts after its slice ended
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
+       R"(,{"ph":"f","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.0,"name":"m"})",
+     "FAIL flows"}, // an end that binds to the next slice, not its own
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})", "FAIL flows"},
+    {R"(,{"ph":"i","s":"t","pid":1,"tid":7,"ts":2.0,"name":"tile_ready"})", "FAIL names"},
+    {R"(,{"ph":"i","s":"t","pid":9,"tid":1,"ts":2.0,"name":"tile_ready"})", "FAIL names"},
+    {R"(,{"ph":"C","pid":1,"ts":2.0,"name":"queue","args":{"depth":2}},
+{"ph":"C","pid":1,"ts":1.0,"name":"queue","args":{"depth":1}})",
+     "FAIL counters"},
+  };
+  for (const auto& [more, verdict] : cases) {
+    SCOPED_TRACE(more);
+    std::ofstream(dir + "/t.json") << with_events(more);
+    const auto c = check_trace(dir + "/t.json", dir);
+    EXPECT_EQ(c.exit_code, verdict.rfind("ok", 0) == 0 ? 0 : 1) << c.out;
+    EXPECT_NE(c.out.find(verdict), std::string::npos) << c.out;
+  }
+  std::ofstream(dir + "/t.json") << "{\"traceEvents\":[";
+  const auto c = check_trace(dir + "/t.json", dir);
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("t.json: not a trace-event JSON file"), std::string::npos) << c.err;
+}
+
+} // namespace
+} // namespace kb
