@@ -213,7 +213,8 @@ void write_outputs(const run_cli& c, const report_input& rep, const driver_optio
   if (!c.json.empty())
     write_file_atomically(c.json, "--json file", report_json(rep));
   if (!c.trace.empty())
-    write_trace(c.trace, rep.names, rep.records, &message_kind_name);
+    write_trace(c.trace, rep.names, rep.records, &message_kind_name,
+                opts.trace_select ? opts.trace_select->cut() : chrome_trace_cut{});
   auto mark = [&](const char* phase) {
     if (rep.phases)
       rep.phases->mark(phase);

@@ -62,7 +62,8 @@ int convert(const trace_cli& c) {
     });
   }
   write_text_file(c.out, "JSON trace file", [&](std::ostream& out) {
-    chrome_trace_writer w(out, in.names(), nodes, &message_kind_name);
+    chrome_trace_writer w(out, in.names(), nodes, &message_kind_name,
+                          filter ? filter->cut() : chrome_trace_cut{});
     std::optional<gates> keep;
     if (sel)
       keep.emplace(sel);

@@ -54,7 +54,7 @@ void parse_window(const std::string& text, trace_filter& f) {
 }
 
 void parse_kinds(const std::string& text, trace_filter& f) {
-  f.stages = f.events = f.hops = false;
+  f.stages = f.events = f.hops = f.counters = false;
   for (const std::string& k : comma_list(text, "--trace-kinds", "kind")) {
     if (k == "stages")
       f.stages = true;
@@ -63,14 +63,17 @@ void parse_kinds(const std::string& text, trace_filter& f) {
     else if (k == "hops")
       f.hops = true;
     else if (k == "counters")
-      throw std::invalid_argument(
-          "--trace-kinds counters: the trace has no counter tracks "
-          "yet (known kinds: stages, events, hops)");
+      f.counters = true;
     else
       throw std::invalid_argument(fmt::format(
-          "--trace-kinds '{}': unknown kind '{}' (known: stages, events, hops)",
+          "--trace-kinds '{}': unknown kind '{}' (known: stages, events, hops, counters)",
           text, k));
   }
+  if (f.counters && !f.stages && !f.hops)
+    throw std::invalid_argument(fmt::format(
+        "--trace-kinds '{}': counters are drawn from the memory servers' spans (stages) and "
+        "the hops (hops): give one of them too",
+        text));
 }
 
 } // namespace
@@ -107,8 +110,10 @@ void add_trace_filter_options(CLI::App& cmd, trace_filter_args& a,
   cmd.add_option(
          "--trace-kinds", a.kinds,
          "what the trace keeps, a comma list of stages (the units' stages, the "
-         "kernel's slices), events (command submitted, dispatched, tile ready, "
-         "command complete), hops (every message hop)")
+         "kernel's slices, the memory servers' spans), events (command submitted, "
+         "dispatched, tile ready, command complete), hops (every message hop and "
+         "receipt), counters (the JSON's counter tracks: memory queues from stages, "
+         "links' bytes in flight from hops)")
       ->each([&a](const std::string&) { a.kinds_given = true; })
       ->group(group);
 }

@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 namespace kb {
@@ -35,6 +36,37 @@ std::string call_name(uint16_t what, uint64_t command) {
   return "?";
 }
 
+/// Names compared with their runs of digits as numbers: sip0.cube0.pe2 <
+/// sip0.cube0.pe10.
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei])))
+        ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej])))
+        ++ej;
+      const std::string_view x = std::string_view(a).substr(i, ei - i);
+      const std::string_view y = std::string_view(b).substr(j, ej - j);
+      const auto nx = x.find_first_not_of('0'), ny = y.find_first_not_of('0');
+      const std::string_view sx = nx == std::string_view::npos ? "" : x.substr(nx);
+      const std::string_view sy = ny == std::string_view::npos ? "" : y.substr(ny);
+      if (sx.size() != sy.size())
+        return sx.size() < sy.size();
+      if (sx != sy)
+        return sx < sy;
+      i = ei, j = ej;
+      continue;
+    }
+    if (a[i] != b[j])
+      return a[i] < b[j];
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
+}
+
 std::string ps_to_us(SimTime t) {
   return fmt::format("{}.{:06d}", t.ps() / 1000000, t.ps() % 1000000);
 }
@@ -42,18 +74,29 @@ std::string ps_to_us(SimTime t) {
 } // namespace
 
 chrome_trace_writer::chrome_trace_writer(std::ostream& out, const std::vector<std::string>& names,
-                                         const std::set<node_id>& nodes, kind_namer kinds)
-  : out_(out), names_(names), kinds_(kinds) {
+                                         const std::set<node_id>& nodes, kind_namer kinds,
+                                         chrome_trace_cut cut)
+  : out_(out), names_(names), kinds_(kinds), cut_(cut) {
   for (node_id n : nodes)
     pids_.emplace(parent(n), 0);
-  int next = 1;
-  for (auto& [name, pid] : pids_)
-    pid = next++;
+  // Processes numbered, and sorted in Perfetto, in natural order: each
+  // cube, then its PEs by number (pe2 before pe10).
+  std::vector<const std::string*> order;
+  for (const auto& [name, pid] : pids_)
+    order.push_back(&name);
+  std::sort(order.begin(), order.end(),
+            [](const std::string* a, const std::string* b) { return natural_less(*a, *b); });
+  for (size_t i = 0; i < order.size(); ++i)
+    pids_[*order[i]] = static_cast<int>(i + 1);
   out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  for (const auto& [name, pid] : pids_) {
+  for (const std::string* name : order) {
     sep();
     fmt::print(out_, R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"{}"}}}})",
-               pid, name);
+               pids_[*name], *name);
+    sep();
+    fmt::print(out_,
+               R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})",
+               pids_[*name], pids_[*name]);
   }
 }
 
@@ -85,6 +128,8 @@ void chrome_trace_writer::note_thread(int pid, uint64_t tid, const trace_record&
   std::string& lane = threads_[{pid, tid}];
   if (lane.empty() && r.kind == trace_kind::engine_start)
     lane = lane_name(static_cast<stage_type>(r.tag.what));
+  else if (lane.empty() && r.kind == trace_kind::call_start)
+    lane = "kernel";
 }
 
 void chrome_trace_writer::flush_ends() {
@@ -101,6 +146,7 @@ void chrome_trace_writer::flush_ends() {
 void chrome_trace_writer::add(const trace_record& r) {
   if (r.node != group_node_ || r.t != group_t_) {
     flush_ends();
+    counters_.flush(r.t, out_, first_);
     group_node_ = r.node;
     group_t_ = r.t;
   }
@@ -188,6 +234,8 @@ void chrome_trace_writer::receipt(int pid, const trace_record& r) {
              flow ? ps_to_us(flow->sent) : std::string("null"), ps_to_us(ns.in_free[k]),
              r.tag.context, r.tag.item, r.tag.bytes);
   if (flow) {
+    if (r.tag.bytes > 0 && cut_.counters)
+      counters_.later(flow->link, ns.in_free[k], -static_cast<int64_t>(r.tag.bytes));
     sep();
     fmt::print(out_, R"({{"ph":"f","bp":"e","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
                flow->id, pid, tid, ts, kind);
@@ -203,6 +251,14 @@ void chrome_trace_writer::service(int pid, const trace_record& r) {
   threads_.try_emplace({pid, tid}, r.tag.lane == 0 ? std::string("serve")
                                                    : fmt::format("serve {}", r.tag.lane));
   slices_[r.node].spans.push_back({r.arrival, r.until, tid});
+  // Requests waiting or in service: one from its arrival (now) to the end
+  // of its span.
+  if (cut_.counters) {
+    const size_t queue = counters_.find(
+      pid, fmt::format("{}/{} queue", short_name(r.node), threads_[{pid, tid}]), "requests");
+    counters_.step(queue, r.t, 1, out_, first_);
+    counters_.later(queue, r.until, -1);
+  }
   sep();
   fmt::print(out_,
              R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{} {} B","args":{{"requester":"{}","address":"0x{:x}","bytes":{}}}}})",
@@ -252,7 +308,11 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
   }
   threads_.try_emplace({pid, tid}, std::string());
   const uint64_t id = ++flows_;
-  pending_[r.node][r.msg_seq] = {id, r.t};
+  const size_t link =
+    counters_.find(pid, fmt::format("link {} -> {}", short_name(r.node), name_of(r.peer)), "bytes");
+  if (r.tag.bytes > 0 && cut_.counters)
+    counters_.step(link, r.t, static_cast<int64_t>(r.tag.bytes), out_, first_);
+  pending_[r.node][r.msg_seq] = {id, r.t, link};
   sep();
   fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})", id,
              pid, tid, ps_to_us(r.t), kind);
@@ -260,9 +320,11 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
 
 void chrome_trace_writer::finish() {
   flush_ends();
+  counters_.flush(cut_.until, out_, first_);
   // Track names last: a lane's name is its stages' (pe_dma/read, as in the
   // summary), known from its first stage, which may come after its first
-  // record.
+  // record; `kernel` for the CPUs' kernel slices; `events` for a lane of
+  // instants (and sends outside slices) only.
   for (const auto& [trk, lane] : threads_) {
     const auto& [pid, tid] = trk;
     const uint64_t sub = tid % tids_per_node;
@@ -270,7 +332,8 @@ void chrome_trace_writer::finish() {
     fmt::print(out_,
                R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}/{}"}}}})",
                pid, tid, short_name(static_cast<node_id>(tid / tids_per_node)),
-               lane.empty() ? std::to_string(sub) : lane);
+               lane.empty() ? (sub == 0 ? std::string("events") : fmt::format("events {}", sub))
+                            : lane);
   }
   out_ << "\n]}\n";
 }

@@ -7,13 +7,18 @@
 // Tracks: one process per PE (or per cube for the cube's own nodes:
 // HBM, XBAR, NOC, ...), named by its id (process_name). Per node:
 // - a track per unit lane, "unit/lane" (pe_dma/read): the stages as B/E
-//   slices, the PE_CPU's kernel and its waits, the instants (tile ready);
+//   slices; "pe_cpu/kernel" (and "m_cpu/kernel"): the kernel and its
+//   waits; "unit/events": the instants (tile ready);
 // - "unit/serve" (or "unit/serve N" per channel): the spans a memory server
 //   serves requests, as X slices;
 // - with message hops, "unit/in", "unit/in 2", ...: each message the node
 //   takes in is an X slice from its head's arrival to its tail's, named by
 //   its kind and sender; a slice goes on the first of these tracks free at
 //   its start, so slices on a track never overlap.
+// Counters: a memory server's requests waiting or in service (`hbm/serve
+// queue`), and with hops each link's bytes in flight, from the send to the
+// tail's arrival (`link pe_dma -> sip0.cube0.xbar`, in the sender's
+// process).
 // Each hop is a flow from the slice the sender is in when it sends (the
 // receipt it is handling, else its open stage or call, else a receipt or
 // service span around that time; a node in none, one outside a trace's
@@ -21,6 +26,7 @@
 // receiver's slice of that message (`"bp":"e"`, at its start), so Perfetto
 // binds both ends.
 
+#include "runtime/trace/trace_counters.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <map>
@@ -33,6 +39,13 @@
 
 namespace kb {
 
+/// What a trace's JSON leaves out (from its filter): the counter tracks,
+/// and counter steps past the end of its window.
+struct chrome_trace_cut {
+  SimTime until = SimTime::infinity();
+  bool counters = true;
+};
+
 class chrome_trace_writer {
 public:
   /// A hop's message kind in words (message_kind_name of the pipeline,
@@ -42,10 +55,12 @@ public:
   /// `nodes`: every node that has at least one record (their parents are
   /// the processes, numbered in name order); `names` by node id.
   chrome_trace_writer(std::ostream& out, const std::vector<std::string>& names,
-                      const std::set<node_id>& nodes, kind_namer kinds = nullptr);
+                      const std::set<node_id>& nodes, kind_namer kinds = nullptr,
+                      chrome_trace_cut cut = {});
   /// The next record, in key order (time, node, seq).
   void add(const trace_record& r);
-  /// Closes the JSON document.
+  /// Closes the JSON document; counter steps due after the cut's `until`
+  /// (the end of a trace's window) are left out, as the window cuts slices.
   void finish();
 
 private:
@@ -69,6 +84,7 @@ private:
   struct pending_flow {
     uint64_t id;
     SimTime sent;
+    size_t link; ///< the link's bytes-in-flight counter
   };
 
   const std::string& name_of(node_id n) const;
@@ -92,8 +108,8 @@ private:
   const std::vector<std::string>& names_;
   std::map<std::string, int> pids_;
   /// Every track (pid, tid) with its name: a lane's is the summary's
-  /// (lane_name of the stages it serves) or empty for a track without
-  /// stages (its lane number); "in" and "serve" tracks are named when made.
+  /// (lane_name of the stages it serves), "kernel", or empty for a track of
+  /// instants ("events"); "in" and "serve" tracks are named when made.
   /// Written as thread_name at the end, once every track's first stage is
   /// known.
   std::map<std::pair<int, uint64_t>, std::string> threads_;
@@ -106,9 +122,11 @@ private:
     uint16_t lane;
   };
   std::vector<held_end> held_ends_;
+  trace_counters counters_;
   node_id group_node_ = no_node;
   SimTime group_t_;
   kind_namer kinds_;
+  chrome_trace_cut cut_;
   bool first_ = true;
   uint64_t flows_ = 0;
 };

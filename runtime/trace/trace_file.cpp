@@ -125,11 +125,11 @@ void read_trace_bytes(std::string_view bytes, const std::string& name,
 
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
                       const std::vector<trace_record>& records,
-                      chrome_trace_writer::kind_namer kinds) {
+                      chrome_trace_writer::kind_namer kinds, chrome_trace_cut cut) {
   std::set<node_id> nodes;
   for (const auto& r : records)
     nodes.insert(r.node);
-  chrome_trace_writer w(out, names, nodes, kinds);
+  chrome_trace_writer w(out, names, nodes, kinds, cut);
   for (const auto& r : records)
     w.add(r);
   w.finish();
@@ -137,10 +137,10 @@ void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
 
 void write_trace(const std::string& path, const std::vector<std::string>& names,
                  const std::vector<trace_record>& records,
-                 chrome_trace_writer::kind_namer kinds) {
+                 chrome_trace_writer::kind_namer kinds, chrome_trace_cut cut) {
   if (is_json_trace_name(path)) {
     write_text_file(path, "trace file",
-                    [&](std::ostream& out) { write_trace_json(out, names, records, kinds); });
+                    [&](std::ostream& out) { write_trace_json(out, names, records, kinds, cut); });
     return;
   }
   write_trace_capnp(path, names, records);

@@ -23,19 +23,21 @@ void read_trace_capnp(const std::string& path, std::vector<std::string>& names,
 /// As read_trace_capnp, from the file's bytes; `name` names it in errors.
 void read_trace_bytes(std::string_view bytes, const std::string& name,
                       std::vector<std::string>& names, std::vector<trace_record>& records);
-/// Chrome trace-event JSON: one process per PE (or cube node), one thread per
-/// unit lane; engine_start/complete as begin/end slices, the other events as
-/// instants. Times in microseconds with picosecond precision.
+/// Chrome trace-event JSON (chrome_trace_writer; docs/adr/0039). Times in
+/// microseconds with picosecond precision. `cut`: what the trace's filter
+/// leaves out (trace_filter::cut).
 void write_trace_json(std::ostream& out, const std::vector<std::string>& names,
                       const std::vector<trace_record>& records,
-                      chrome_trace_writer::kind_namer kinds = nullptr);
+                      chrome_trace_writer::kind_namer kinds = nullptr,
+                      chrome_trace_cut cut = {});
 
 /// Writes `path` as JSON if it ends in ".json", gzipped JSON if it ends in
 /// ".json.gz", else as Cap'n Proto.
 /// `kinds` names the hops' message kinds in the JSON (null: by number).
 void write_trace(const std::string& path, const std::vector<std::string>& names,
                  const std::vector<trace_record>& records,
-                 chrome_trace_writer::kind_namer kinds = nullptr);
+                 chrome_trace_writer::kind_namer kinds = nullptr,
+                 chrome_trace_cut cut = {});
 
 /// Whether a trace named `path` is Chrome JSON (".json" or ".json.gz").
 bool is_json_trace_name(std::string_view path);

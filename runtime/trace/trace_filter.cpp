@@ -97,10 +97,9 @@ bool trace_gate::keep(const trace_record& r) {
     return f.hops && f.in_window(r.t) && (selected_ || sel_->selected(r.peer));
   if (!selected_)
     return false;
-  // A receipt, as its hop, when its head arrives in the window; a service
-  // span when it begins there.
+  // A service span when its request arrives and it begins in the window.
   if (r.kind == trace_kind::service)
-    return f.keeps_kind(r.kind) && f.in_window(r.arrival);
+    return f.keeps_kind(r.kind) && f.in_window(r.t) && f.in_window(r.arrival);
   const bool keep = f.keeps_kind(r.kind) && f.in_window(r.t);
   if (begins_slice(r.kind) || ends_slice(r.kind))
     return keep_slice_edge(r, begins_slice(r.kind), keep);

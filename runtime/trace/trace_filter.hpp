@@ -14,17 +14,20 @@
 //   dropped, so every slice kept ends where it began (one that outlasts
 //   the window stays open); a hop is kept when it is sent and arrives in
 //   it, so its flow arrow lies in the window too; a receipt when its head
-//   arrives in it, a service span when it begins in it;
+//   arrives in it, a service span when its request arrives and it begins
+//   in it;
 // - kinds: `stages` (the units' stages, the PE_CPU's kernel and wait
 //   slices, the memory channels' service spans), `events` (the instants:
 //   command submitted, dispatched, tile ready, command complete), `hops`
-//   (every message hop and receipt, as --trace-hops).
+//   (every message hop and receipt, as --trace-hops), `counters` (the
+//   JSON's counter tracks, drawn from the kept spans and hops).
 //
 // The run and `trace convert` take the same decisions record by record
 // (trace_gate, one per node, in the node's order), so a filtered run and
 // the filtered conversion of an unfiltered trace give the same bytes.
 
 #include "runtime/engine/recorder.hpp"
+#include "runtime/trace/chrome_trace.hpp"
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <memory>
@@ -41,11 +44,14 @@ struct trace_filter {
   SimTime from{0};
   SimTime to = SimTime::infinity();
   bool stages = true, events = true, hops = false;
+  bool counters = true; ///< the JSON's counter tracks (drawn from stages and hops)
 
   /// Whether a pattern matches the node's name (every node without patterns).
   bool selects(std::string_view name) const;
   bool keeps_kind(trace_kind k) const;
   bool in_window(SimTime t) const { return from <= t && t <= to; }
+  /// What the JSON writer leaves out for this filter.
+  chrome_trace_cut cut() const { return {to, counters}; }
 };
 
 /// `*` matches any run of characters (dots too), `?` one character.

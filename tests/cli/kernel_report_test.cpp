@@ -137,7 +137,7 @@ TEST(KernelReport, AKernelRunWritesItsTraceStreamAndCsvRow) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string trace = slurp(dir + "/t.json");
   // The kernels and their waits are slices on their PE_CPU tracks.
-  EXPECT_THAT(trace, HasSubstr("\"name\":\"pe_cpu/0\""));
+  EXPECT_THAT(trace, HasSubstr("\"name\":\"pe_cpu/kernel\""));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"kernel\""));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"load c1 (blocked)\""));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"wait_all\""));

@@ -8,13 +8,18 @@
 
 #include "tests/cli/cli_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <string>
+#include <vector>
 
 namespace kb {
 namespace {
@@ -94,6 +99,50 @@ TEST(trace_check, one_cube_of_the_1024_pe_machine_over_a_window_is_drawn_whole) 
   // Slices the window cuts stay open at its end; everything else holds.
   EXPECT_EQ(check_trace(dir + "/cube.json.gz", dir).exit_code, 1);
   const auto c = check_trace(dir + "/cube.json.gz", dir, "--window");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+}
+
+TEST(trace_check, counters_step_back_to_zero_and_processes_come_in_natural_order) {
+  // 16 PEs of one cube read from its one HBM at once: requests queue there.
+  const std::string dir = test::temp_dir("trace_counters");
+  const auto r = run_kernbench("run --quiet --topology " + test::source_dir() +
+                               "/config/scale/1sip_4cube_64pe.yaml --pes 16 --M 128 --K 128 "
+                               "--N 128 --trace-hops --trace " + dir + "/t.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = slurp(dir + "/t.json");
+  const std::regex sample(R"re(\{"ph":"C","pid":(\d+),"ts":[0-9.]+,"name":"([^"]+)","args":\{"(\w+)":(-?\d+)\}\})re");
+  std::map<std::pair<std::string, std::string>, std::vector<long long>> values;
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), sample); it != std::sregex_iterator();
+       ++it)
+    values[{(*it)[1], (*it)[2]}].push_back(std::stoll((*it)[4]));
+  ASSERT_GT(values.size(), 16u);
+  long long hbm_most = 0;
+  size_t links = 0;
+  for (const auto& [counter, v] : values) {
+    SCOPED_TRACE(counter.second);
+    // A counter counts what started and has not ended: never below 0, and
+    // 0 once the run is over.
+    EXPECT_GE(*std::min_element(v.begin(), v.end()), 0);
+    EXPECT_EQ(v.back(), 0);
+    if (counter.second == "hbm/serve queue")
+      hbm_most = *std::max_element(v.begin(), v.end());
+    links += counter.second.rfind("link pe_dma -> sip0.cube0.xbar", 0) == 0;
+  }
+  EXPECT_GT(hbm_most, 1) << "16 PEs' first reads wait for the one HBM";
+  EXPECT_LE(hbm_most, 32) << "at most A's and B's first reads of each PE";
+  EXPECT_EQ(links, 16u) << "each PE's DMA link to the XBAR";
+  // Processes: the cube, then its PEs by number, each with its sort index.
+  EXPECT_NE(json.find(R"("process_name","pid":11,"args":{"name":"sip0.cube0.pe9"})"),
+            std::string::npos);
+  EXPECT_NE(json.find(R"("process_name","pid":12,"args":{"name":"sip0.cube0.pe10"})"),
+            std::string::npos);
+  EXPECT_NE(json.find(R"("process_sort_index","pid":12,"args":{"sort_index":12})"),
+            std::string::npos);
+  // Tracks without stages are named by what they hold.
+  for (const char* track : {"pe_cpu/kernel", "m_cpu/kernel", "pe_scheduler/events", "hbm/serve",
+                            "xbar/in"})
+    EXPECT_NE(json.find(fmt::format("\"name\":\"{}\"}}", track)), std::string::npos) << track;
+  const auto c = check_trace(dir + "/t.json", dir);
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 }
 

@@ -99,7 +99,8 @@ TEST(trace_filter, one_cube_of_the_1024_pe_machine_and_the_hops_touching_it) {
   std::map<std::pair<int, long long>, int> depth; // open slices per track
   std::map<int, std::set<std::string>> phases;    // what each process holds
   for (const event& e : events) {
-    if (e.ph == "M" && e.name.find('/') == std::string::npos) // process_name
+    if (e.ph == "M" && !e.name.empty() &&
+        e.name.find('/') == std::string::npos) // process_name (sort index: no name)
       process[e.pid] = e.name;
     if (e.ph == "M")
       continue;
@@ -124,12 +125,13 @@ TEST(trace_filter, one_cube_of_the_1024_pe_machine_and_the_hops_touching_it) {
     if (in_cube(name, cube))
       continue;
     // Another node's process holds only its sends into the cube (and the
-    // flows they start), and its receipts of messages from the cube (and
-    // the flows they end): the links touching the cube.
+    // flows they start, and its links' bytes in flight), and its receipts of
+    // messages from the cube (and the flows they end): the links touching
+    // the cube.
     ++outside;
     EXPECT_TRUE(phases[pid].count("send") || phases[pid].count("receipt")) << name;
     for (const std::string& ph : phases[pid])
-      EXPECT_TRUE(ph == "send" || ph == "receipt" || ph == "s" || ph == "f")
+      EXPECT_TRUE(ph == "send" || ph == "receipt" || ph == "s" || ph == "f" || ph == "C")
           << name << " holds " << ph;
   }
   EXPECT_GT(process.size() - outside, 20u); // the cube's nodes and PEs
@@ -197,7 +199,9 @@ TEST(trace_filter, a_split_run_writes_the_same_filtered_trace) {
 TEST(trace_filter, kinds_keep_only_their_records) {
   const std::string dir = test::temp_dir("kinds");
   const std::pair<std::string, std::set<std::string>> cases[] = {
-      {"stages", {"B", "E", "X"}}, {"events", {"i"}}, {"hops", {"X", "s", "f"}}};
+      {"stages", {"B", "E", "X"}},          {"events", {"i"}},
+      {"hops", {"X", "s", "f"}},           {"stages,counters", {"B", "E", "X", "C"}},
+      {"hops,counters", {"X", "s", "f", "C"}}};
   for (const auto& [kinds, phs] : cases) {
     SCOPED_TRACE(kinds);
     const auto r = run_kernbench(k_small + " --trace-kinds " + kinds +
@@ -211,7 +215,7 @@ TEST(trace_filter, kinds_keep_only_their_records) {
         // the senders' stages are left out, so they send outside slices).
         const bool message = e.name.find(" from ") != std::string::npos ||
                              e.name.rfind("send ", 0) == 0;
-        EXPECT_EQ(message, kinds == "hops" && e.ph == "X") << e.name;
+        EXPECT_EQ(message, kinds.rfind("hops", 0) == 0 && e.ph == "X") << e.name;
       }
     EXPECT_EQ(seen, phs);
   }
@@ -254,9 +258,11 @@ TEST(trace_filter, bad_values_are_refused_naming_the_option) {
       {"--trace-window abc:2us" + trace, "--trace-window abc: not a number"},
       {"--trace-window ''" + trace, "--trace-window '': expected T0:T1"},
       {"--trace-kinds counters" + trace,
-       "--trace-kinds counters: the trace has no counter tracks"},
+       "--trace-kinds 'counters': counters are drawn from the memory servers' spans (stages) "
+       "and the hops (hops): give one of them too"},
+      {"--trace-kinds events,counters" + trace, "give one of them too"},
       {"--trace-kinds stages,banana" + trace,
-       "unknown kind 'banana' (known: stages, events, hops)"},
+       "unknown kind 'banana' (known: stages, events, hops, counters)"},
       {"--trace-kinds ''" + trace, "--trace-kinds '': an empty kind"},
       {"--trace-window 1us:2us", "--trace-window: there is no trace to filter"},
       {"--trace-select '*.pe0.*' --json " + dir + "/r.json",

@@ -1,0 +1,43 @@
+#include "runtime/trace/trace_counters.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace kb {
+
+size_t trace_counters::find(int pid, const std::string& name, const std::string& arg) {
+  auto [it, made] = index_.try_emplace({pid, name}, counters_.size());
+  if (made)
+    counters_.push_back({pid, name, arg, 0});
+  return it->second;
+}
+
+void trace_counters::write(size_t c, SimTime t, std::ostream& out, bool& first) {
+  const counter& k = counters_[c];
+  if (!first)
+    out << ",\n";
+  first = false;
+  fmt::print(out, R"({{"ph":"C","pid":{},"ts":{}.{:06d},"name":"{}","args":{{"{}":{}}}}})", k.pid,
+             t.ps() / 1000000, t.ps() % 1000000, k.name, k.arg, k.value);
+}
+
+void trace_counters::step(size_t c, SimTime t, int64_t delta, std::ostream& out, bool& first) {
+  flush(t, out, first);
+  counters_[c].value += delta;
+  write(c, t, out, first);
+}
+
+void trace_counters::later(size_t c, SimTime t, int64_t delta) {
+  dues_.push({t, order_++, c, delta});
+}
+
+void trace_counters::flush(SimTime t, std::ostream& out, bool& first) {
+  while (!dues_.empty() && dues_.top().t <= t) {
+    const due d = dues_.top();
+    dues_.pop();
+    counters_[d.counter].value += d.delta;
+    write(d.counter, d.t, out, first);
+  }
+}
+
+} // namespace kb
