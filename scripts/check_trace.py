@@ -14,7 +14,8 @@ rules (events taken in time order, ties in file order):
 - flows:    every flow start (`s`) and step (`t`) lies inside a slice open
             on its track at its time, every flow end (`f`) binds to the
             enclosing slice (`"bp":"e"`) and lies inside one; each flow id
-            has one start and one end, the end not before the start;
+            (with its category and name) has one start, then steps and at
+            most one end, none before the start;
 - counters: a counter track's samples are in time order and numeric.
 
 Prints what it counted and, per failed check, the first errors with the
@@ -98,7 +99,7 @@ def check(trace, max_errors, allow_open=False):
             fail("names", "track {} has no thread_name".format(trace.where(track)))
         per_track[track].append((ps(e.get("ts", 0)), i, e))
 
-    flows = defaultdict(lambda: {"s": [], "f": []})
+    flows = defaultdict(lambda: {"s": [], "t": [], "f": []})
     slices = 0
     for track, evs in per_track.items():
         if track[0] == "C":  # in file order: a counter's samples go forward
@@ -159,8 +160,8 @@ def check(trace, max_errors, allow_open=False):
                     if e.get("bp") != "e":
                         fail("flows", "{}: flow {} end at {} does not bind to its enclosing "
                              "slice (no \"bp\":\"e\")".format(trace.where(track), e.get("id"), us(ts)))
-                elif ph == "s":
-                    flows[fid]["s"].append(ts)
+                else:
+                    flows[fid][ph].append(ts)
                 top = stack[-1] if stack else None
                 if top is None or not (top[0] <= ts and (top[1] is None or ts <= top[1])):
                     fail("flows", "{}: flow {} {} at {} ({}) lies in no slice".format(
@@ -171,12 +172,13 @@ def check(trace, max_errors, allow_open=False):
                 fail("slices", "{}: B at {} has no E".format(trace.where(track), us(b)))
 
     for fid, se in flows.items():
-        if len(se["s"]) != 1 or len(se["f"]) != 1:
-            fail("flows", "flow {} has {} start(s) and {} end(s)".format(
-                fid[1], len(se["s"]), len(se["f"])))
-        elif se["f"][0] < se["s"][0]:
-            fail("flows", "flow {} ends at {} before it starts at {}".format(
-                fid[1], us(se["f"][0]), us(se["s"][0])))
+        if len(se["s"]) != 1 or len(se["f"]) > 1 or len(se["t"]) + len(se["f"]) == 0:
+            fail("flows", "flow {} has {} start(s), {} step(s) and {} end(s) (one start, "
+                 "then steps and at most one end)".format(
+                     fid[1], len(se["s"]), len(se["t"]), len(se["f"])))
+        elif min(se["t"] + se["f"]) < se["s"][0]:
+            fail("flows", "flow {} goes on at {} before it starts at {}".format(
+                fid[1], us(min(se["t"] + se["f"])), us(se["s"][0])))
     return counts, slices, len(flows), errors, totals
 
 

@@ -216,6 +216,8 @@ void chrome_trace_writer::receipt(int pid, const trace_record& r) {
   ns.has_receipt = true;
   ns.last_in_t = r.t;
   ns.last_in_tid = tid;
+  ns.last_in = r;
+  ns.last_in_chain = {};
   ns.spans.push_back({r.t, ns.in_free[k], tid});
 
   const pending_flow* flow = nullptr;
@@ -236,9 +238,14 @@ void chrome_trace_writer::receipt(int pid, const trace_record& r) {
   if (flow) {
     if (r.tag.bytes > 0 && cut_.counters)
       counters_.later(flow->link, ns.in_free[k], -static_cast<int64_t>(r.tag.bytes));
+    // A step of its flow, bound to this slice; the flow goes on from here
+    // if the node forwards or answers it, or passes its token on.
     sep();
-    fmt::print(out_, R"({{"ph":"f","bp":"e","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
-               flow->id, pid, tid, ts, kind);
+    fmt::print(out_, R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
+               flow->flow.id, pid, tid, ts, flow->flow.name);
+    ns.last_in_chain = flow->flow;
+    if (kind == "tile_token")
+      ns.tokens[{r.tag.context, r.tag.item}] = flow->flow;
     from->second.erase(r.msg_seq);
     if (from->second.empty())
       pending_.erase(from);
@@ -264,6 +271,36 @@ void chrome_trace_writer::service(int pid, const trace_record& r) {
              R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{} {} B","args":{{"requester":"{}","address":"0x{:x}","bytes":{}}}}})",
              pid, tid, ps_to_us(r.arrival), ps_to_us(r.until - r.arrival), kind_name(r.tag.what),
              r.tag.bytes, name_of(static_cast<node_id>(r.tag.context)), r.tag.item, r.tag.bytes);
+}
+
+chrome_trace_writer::chain chrome_trace_writer::continued(node_slices& ns, const trace_record& r,
+                                                          bool from_receipt) {
+  const std::string kind = kind_name(r.tag.what);
+  // Forwarded (the same message on) or answered (a read's data, a write's
+  // ack) while its receipt is handled.
+  if (from_receipt && ns.last_in_chain.id != 0 && ns.last_in.tag.item == r.tag.item &&
+      ns.last_in.tag.context == r.tag.context) {
+    const std::string in = kind_name(ns.last_in.tag.what);
+    if (in == kind || (in == "mem_read" && kind == "mem_data") ||
+        (in == "mem_write" && kind == "mem_ack")) {
+      chain c = std::move(ns.last_in_chain);
+      ns.last_in_chain = {};
+      ns.tokens.erase({r.tag.context, r.tag.item}); // a token forwarded as it came
+      return c;
+    }
+  }
+  // A tile token passed on, or its tile done, by a unit it came to.
+  if (kind == "tile_token" || kind == "tile_done") {
+    auto it = ns.tokens.find({r.tag.context, r.tag.item});
+    if (it != ns.tokens.end()) {
+      chain c = std::move(it->second);
+      ns.tokens.erase(it);
+      if (ns.last_in_chain.id == c.id)
+        ns.last_in_chain = {};
+      return c;
+    }
+  }
+  return {};
 }
 
 uint64_t chrome_trace_writer::sender_track(node_id n, SimTime t) {
@@ -307,15 +344,24 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
                tid, ps_to_us(r.t), kind, name_of(r.peer));
   }
   threads_.try_emplace({pid, tid}, std::string());
-  const uint64_t id = ++flows_;
+  node_slices& ns = slices_[r.node];
+  const bool from_receipt = ns.has_receipt && ns.last_in_t == r.t && tid == ns.last_in_tid;
+  chain flow = continued(ns, r, from_receipt);
+  if (flow.id == 0) { // a new flow starts here
+    flow = {++flows_, kind};
+    sep();
+    fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
+               flow.id, pid, tid, ps_to_us(r.t), flow.name);
+  } else if (!from_receipt) { // a token goes on from the stage it is in
+    sep();
+    fmt::print(out_, R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
+               flow.id, pid, tid, ps_to_us(r.t), flow.name);
+  }
   const size_t link =
     counters_.find(pid, fmt::format("link {} -> {}", short_name(r.node), name_of(r.peer)), "bytes");
   if (r.tag.bytes > 0 && cut_.counters)
     counters_.step(link, r.t, static_cast<int64_t>(r.tag.bytes), out_, first_);
-  pending_[r.node][r.msg_seq] = {id, r.t, link};
-  sep();
-  fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})", id,
-             pid, tid, ps_to_us(r.t), kind);
+  pending_[r.node][r.msg_seq] = {std::move(flow), r.t, link};
 }
 
 void chrome_trace_writer::finish() {

@@ -19,12 +19,15 @@
 // queue`), and with hops each link's bytes in flight, from the send to the
 // tail's arrival (`link pe_dma -> sip0.cube0.xbar`, in the sender's
 // process).
-// Each hop is a flow from the slice the sender is in when it sends (the
+// Each hop is an arrow from the slice the sender is in when it sends (the
 // receipt it is handling, else its open stage or call, else a receipt or
 // service span around that time; a node in none, one outside a trace's
 // selection, gets a "send KIND to NODE" slice of no duration) to the
-// receiver's slice of that message (`"bp":"e"`, at its start), so Perfetto
-// binds both ends.
+// receiver's slice of that message, so Perfetto binds both ends. Arrows
+// are steps of flows: a request, its forwarding and its reply are one flow
+// (`s` at the requester, a `t` at each receipt); a tile token's hops from
+// the scheduler through the units to its tile_done are one flow (a `t` at
+// each receipt and at the stage each unit passes it on from).
 
 #include "runtime/trace/trace_counters.hpp"
 #include "runtime/trace/trace_recorder.hpp"
@@ -73,16 +76,26 @@ private:
     SimTime begin, end;
     uint64_t tid;
   };
+  /// A flow: one per request and its reply across the fabric, one per
+  /// tile token across its units (docs/adr/0039).
+  struct chain {
+    uint64_t id = 0; ///< 0: none
+    std::string name; ///< its first message's kind (every event of it carries it)
+  };
   struct node_slices {
     std::vector<SimTime> in_free; ///< per "in" track: the end of its last slice
     std::vector<lane_state> lanes;
     bool has_receipt = false;     ///< the latest receipt's head time and track
     SimTime last_in_t;
     uint64_t last_in_tid = 0;
+    trace_record last_in;         ///< ... the receipt, and the flow it ended
+    chain last_in_chain;
     std::vector<span> spans;      ///< X slices that may still hold a send
+    /// Tile tokens taken in and not passed on yet, by (command, tile).
+    std::map<std::pair<uint64_t, uint64_t>, chain> tokens;
   };
   struct pending_flow {
-    uint64_t id;
+    chain flow;
     SimTime sent;
     size_t link; ///< the link's bytes-in-flight counter
   };
@@ -100,6 +113,10 @@ private:
   void receipt(int pid, const trace_record& r);
   void service(int pid, const trace_record& r);
   void hop(int pid, const trace_record& r);
+  /// The flow hop `r` continues from its sender (a message forwarded or
+  /// answered while its receipt is handled, a tile token passed on), or
+  /// none; `from_receipt`: whether it is sent from that receipt's slice.
+  chain continued(node_slices& ns, const trace_record& r, bool from_receipt);
   /// The track of the slice node `n` is in at `t` (see the header), or
   /// ~0 when it is in none.
   uint64_t sender_track(node_id n, SimTime t);

@@ -3,7 +3,8 @@
 // slices on a track nest, every flow start and end lies in a slice open on
 // its track, every pid and track named, counters in time order). Here: the
 // traces of a 1-PE, a 64-PE, a 2-SIP remote-cube and a kernel run, with and
-// without hops, and a filtered one, pass it; and the checker fails each
+// without hops, and a filtered one, pass it; flows follow a read and a tile
+// token through the machine; and the checker fails each
 // kind of broken trace, naming the check.
 
 #include "tests/cli/cli_support.hpp"
@@ -75,10 +76,15 @@ TEST(trace_check, the_traces_of_runs_with_and_without_hops_are_drawn_whole) {
         EXPECT_EQ(count(json, "\"ph\":\"s\""), 0u);
         continue;
       }
-      // One flow per hop, each bound at both ends by the writer's own
-      // slices: no node sends outside one in a whole trace.
-      EXPECT_GT(count(json, "\"ph\":\"s\""), 50u);
-      EXPECT_EQ(count(json, "\"ph\":\"s\""), count(json, "\"ph\":\"f\""));
+      // Each hop an arrow bound at both ends by the writer's own slices (no
+      // node sends outside one in a whole trace): a step at each receipt,
+      // of fewer flows than hops (a request and its reply are one, a tile
+      // token's trip through the units one).
+      const size_t starts = count(json, "\"ph\":\"s\""), steps = count(json, "\"ph\":\"t\"");
+      EXPECT_GT(starts, 10u);
+      EXPECT_GE(steps, count(json, " from ")) << "a step at each receipt";
+      EXPECT_LT(starts, count(json, " from "));
+      EXPECT_EQ(count(json, "\"ph\":\"f\""), 0u);
       EXPECT_EQ(count(json, "\"name\":\"send "), 0u);
     }
   // The memory servers' spans are there without hops too: one per request
@@ -86,6 +92,46 @@ TEST(trace_check, the_traces_of_runs_with_and_without_hops_are_drawn_whole) {
   const std::string one = slurp(dir + "/one_pe.json");
   EXPECT_GT(count(one, "/serve\"}"), 0u);
   EXPECT_GT(count(slurp(dir + "/channels.json"), "/serve 3\"}"), 0u);
+}
+
+TEST(trace_check, a_read_and_its_data_are_one_flow_and_a_tile_token_another) {
+  const std::string dir = test::temp_dir("trace_chains");
+  const auto r = run_kernbench("run --quiet --M 256 --K 256 --N 256 --trace-hops --trace " + dir +
+                               "/t.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = slurp(dir + "/t.json");
+  // The tracks by (pid, tid), and every flow event of flow 1..n in order.
+  std::map<std::pair<std::string, std::string>, std::string> track;
+  const std::regex name(R"re("thread_name","pid":(\d+),"tid":(\d+),"args":\{"name":"([^"]+)")re");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), name); it != std::sregex_iterator();
+       ++it)
+    track[{(*it)[1], (*it)[2]}] = (*it)[3];
+  const std::regex flow(R"re(\{"ph":"([st])","cat":"msg","id":(\d+),"pid":(\d+),"tid":(\d+),"ts":[0-9.]+,"name":"(\w+)"\})re");
+  std::map<std::string, std::vector<std::string>> path; // id -> "ph track", in order
+  std::map<std::string, std::string> kind;
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), flow); it != std::sregex_iterator();
+       ++it) {
+    path[(*it)[2]].push_back((*it)[1].str() + " " + track[{(*it)[3], (*it)[4]}]);
+    kind[(*it)[2]] = (*it)[5];
+  }
+  // The first read of A: the DMA's read stage, the XBAR, the HBM, the
+  // XBAR with the data, the DMA.
+  const std::string read = std::find_if(kind.begin(), kind.end(), [](const auto& k) {
+                             return k.second == "mem_read";
+                           })->first;
+  EXPECT_EQ(path[read], (std::vector<std::string>{"s pe_dma/read", "t xbar/in", "t hbm/in",
+                                                  "t xbar/in", "t pe_dma/in"}));
+  // The first tile token: from the scheduler to the DMA, on from its read
+  // stage to the fetch unit, on to the GEMM, its tile_done back.
+  const std::string token = std::find_if(kind.begin(), kind.end(), [](const auto& k) {
+                              return k.second == "tile_token";
+                            })->first;
+  ASSERT_GE(path[token].size(), 5u);
+  EXPECT_EQ(path[token][0], "s pe_scheduler/in");
+  EXPECT_EQ(path[token][1], "t pe_dma/in");
+  EXPECT_EQ(path[token][2], "t pe_dma/read");
+  EXPECT_EQ(path[token][3], "t pe_fetch_store/in");
+  EXPECT_EQ(path[token].back(), "t pe_scheduler/in") << "its tile_done";
 }
 
 TEST(trace_check, one_cube_of_the_1024_pe_machine_over_a_window_is_drawn_whole) {
@@ -175,7 +221,14 @@ TEST(trace_check, a_broken_trace_fails_naming_its_check) {
     {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
        R"(,{"ph":"f","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.0,"name":"m"})",
      "FAIL flows"}, // an end that binds to the next slice, not its own
-    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})", "FAIL flows"},
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})",
+     "FAIL flows"}, // a start and nothing else
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
+       R"(,{"ph":"t","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.5,"name":"m"})",
+     "ok: names, slices, flows, counters"}, // a start and a step
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
+       R"(,{"ph":"t","cat":"msg","id":1,"pid":1,"tid":2,"ts":5.5,"name":"m"})",
+     "FAIL flows"}, // a step after its slice ended
     {R"(,{"ph":"i","s":"t","pid":1,"tid":7,"ts":2.0,"name":"tile_ready"})", "FAIL names"},
     {R"(,{"ph":"i","s":"t","pid":9,"tid":1,"ts":2.0,"name":"tile_ready"})", "FAIL names"},
     {R"(,{"ph":"C","pid":1,"ts":2.0,"name":"queue","args":{"depth":2}},

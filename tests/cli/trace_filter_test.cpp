@@ -131,7 +131,7 @@ TEST(trace_filter, one_cube_of_the_1024_pe_machine_and_the_hops_touching_it) {
     ++outside;
     EXPECT_TRUE(phases[pid].count("send") || phases[pid].count("receipt")) << name;
     for (const std::string& ph : phases[pid])
-      EXPECT_TRUE(ph == "send" || ph == "receipt" || ph == "s" || ph == "f" || ph == "C")
+      EXPECT_TRUE(ph == "send" || ph == "receipt" || ph == "s" || ph == "t" || ph == "C")
           << name << " holds " << ph;
   }
   EXPECT_GT(process.size() - outside, 20u); // the cube's nodes and PEs
@@ -200,8 +200,8 @@ TEST(trace_filter, kinds_keep_only_their_records) {
   const std::string dir = test::temp_dir("kinds");
   const std::pair<std::string, std::set<std::string>> cases[] = {
       {"stages", {"B", "E", "X"}},          {"events", {"i"}},
-      {"hops", {"X", "s", "f"}},           {"stages,counters", {"B", "E", "X", "C"}},
-      {"hops,counters", {"X", "s", "f", "C"}}};
+      {"hops", {"X", "s", "t"}},           {"stages,counters", {"B", "E", "X", "C"}},
+      {"hops,counters", {"X", "s", "t", "C"}}};
   for (const auto& [kinds, phs] : cases) {
     SCOPED_TRACE(kinds);
     const auto r = run_kernbench(k_small + " --trace-kinds " + kinds +
