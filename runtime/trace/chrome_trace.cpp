@@ -218,7 +218,7 @@ void chrome_trace_writer::receipt(int pid, const trace_record& r) {
   ns.last_in_tid = tid;
   ns.last_in = r;
   ns.last_in_chain = {};
-  ns.spans.push_back({r.t, ns.in_free[k], tid});
+  add_span(ns, {r.t, ns.in_free[k], tid}, r.t);
 
   const pending_flow* flow = nullptr;
   auto from = pending_.find(r.peer);
@@ -257,7 +257,7 @@ void chrome_trace_writer::service(int pid, const trace_record& r) {
   const uint64_t tid = track(r.node, serve_base + r.tag.lane);
   threads_.try_emplace({pid, tid}, r.tag.lane == 0 ? std::string("serve")
                                                    : fmt::format("serve {}", r.tag.lane));
-  slices_[r.node].spans.push_back({r.arrival, r.until, tid});
+  add_span(slices_[r.node], {r.arrival, r.until, tid}, r.t);
   // Requests waiting or in service: one from its arrival (now) to the end
   // of its span.
   if (cut_.counters) {
@@ -301,6 +301,13 @@ chrome_trace_writer::chain chrome_trace_writer::continued(node_slices& ns, const
     }
   }
   return {};
+}
+
+void chrome_trace_writer::add_span(node_slices& ns, span s, SimTime now) {
+  // A node's records go forward in time: spans that ended before now hold
+  // no later send (so a long conversion keeps only the spans still open).
+  std::erase_if(ns.spans, [now](const span& x) { return x.end < now; });
+  ns.spans.push_back(s);
 }
 
 uint64_t chrome_trace_writer::sender_track(node_id n, SimTime t) {

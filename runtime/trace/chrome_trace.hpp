@@ -117,6 +117,8 @@ private:
   /// answered while its receipt is handled, a tile token passed on), or
   /// none; `from_receipt`: whether it is sent from that receipt's slice.
   chain continued(node_slices& ns, const trace_record& r, bool from_receipt);
+  /// Notes an X slice of the node that a later send may lie in.
+  static void add_span(node_slices& ns, span s, SimTime now);
   /// The track of the slice node `n` is in at `t` (see the header), or
   /// ~0 when it is in none.
   uint64_t sender_track(node_id n, SimTime t);
