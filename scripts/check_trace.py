@@ -15,7 +15,8 @@ rules (events taken in time order, ties in file order):
             on its track at its time, every flow end (`f`) binds to the
             enclosing slice (`"bp":"e"`) and lies inside one; each flow id
             (with its category and name) has one start, then steps and at
-            most one end, none before the start;
+            most one end, none before the start nor twice in a row on the
+            same track and time;
 - counters: a counter track's samples are in time order and numeric.
 
 Prints what it counted and, per failed check, the first errors with the
@@ -99,7 +100,7 @@ def check(trace, max_errors, allow_open=False):
             fail("names", "track {} has no thread_name".format(trace.where(track)))
         per_track[track].append((ps(e.get("ts", 0)), i, e))
 
-    flows = defaultdict(lambda: {"s": [], "t": [], "f": []})
+    flows = defaultdict(lambda: {"s": [], "t": [], "f": [], "at": []})
     slices = 0
     for track, evs in per_track.items():
         if track[0] == "C":  # in file order: a counter's samples go forward
@@ -162,6 +163,10 @@ def check(trace, max_errors, allow_open=False):
                              "slice (no \"bp\":\"e\")".format(trace.where(track), e.get("id"), us(ts)))
                 else:
                     flows[fid][ph].append(ts)
+                    if ph == "t" and flows[fid]["at"][-1:] == [(track, ts)]:
+                        fail("flows", "{}: flow {} steps twice at {} (an arrow from its "
+                             "slice to itself)".format(trace.where(track), e.get("id"), us(ts)))
+                flows[fid]["at"].append((track, ts))
                 top = stack[-1] if stack else None
                 if top is None or not (top[0] <= ts and (top[1] is None or ts <= top[1])):
                     fail("flows", "{}: flow {} {} at {} ({}) lies in no slice".format(

@@ -243,9 +243,9 @@ void chrome_trace_writer::receipt(int pid, const trace_record& r) {
     sep();
     fmt::print(out_, R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
                flow->flow.id, pid, tid, ts, flow->flow.name);
-    ns.last_in_chain = flow->flow;
+    ns.last_in_chain = {flow->flow.id, flow->flow.name, false};
     if (kind == "tile_token")
-      ns.tokens[{r.tag.context, r.tag.item}] = flow->flow;
+      ns.tokens[{r.tag.context, r.tag.item}] = ns.last_in_chain;
     from->second.erase(r.msg_seq);
     if (from->second.empty())
       pending_.erase(from);
@@ -295,6 +295,9 @@ chrome_trace_writer::chain chrome_trace_writer::continued(node_slices& ns, const
     if (it != ns.tokens.end()) {
       chain c = std::move(it->second);
       ns.tokens.erase(it);
+      // Its flow goes on from the slice it is sent from (a step there),
+      // unless that is the receipt it came in by.
+      c.step = !(from_receipt && ns.last_in_chain.id == c.id);
       if (ns.last_in_chain.id == c.id)
         ns.last_in_chain = {};
       return c;
@@ -359,7 +362,7 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
     sep();
     fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
                flow.id, pid, tid, ps_to_us(r.t), flow.name);
-  } else if (!from_receipt) { // a token goes on from the stage it is in
+  } else if (flow.step) { // a token goes on from the slice it is sent from
     sep();
     fmt::print(out_, R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
                flow.id, pid, tid, ps_to_us(r.t), flow.name);

@@ -81,6 +81,7 @@ private:
   struct chain {
     uint64_t id = 0; ///< 0: none
     std::string name; ///< its first message's kind (every event of it carries it)
+    bool step = false; ///< continued: a step where the hop is sent
   };
   struct node_slices {
     std::vector<SimTime> in_free; ///< per "in" track: the end of its last slice

@@ -229,6 +229,10 @@ TEST(trace_check, a_broken_trace_fails_naming_its_check) {
     {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
        R"(,{"ph":"t","cat":"msg","id":1,"pid":1,"tid":2,"ts":5.5,"name":"m"})",
      "FAIL flows"}, // a step after its slice ended
+    {R"(,{"ph":"s","cat":"msg","id":1,"pid":1,"tid":1,"ts":2.0,"name":"m"})" + flow +
+       R"(,{"ph":"t","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.5,"name":"m"})"
+       R"(,{"ph":"t","cat":"msg","id":1,"pid":1,"tid":2,"ts":4.5,"name":"m"})",
+     "FAIL flows"}, // a step repeated on its slice: an arrow to itself
     {R"(,{"ph":"i","s":"t","pid":1,"tid":7,"ts":2.0,"name":"tile_ready"})", "FAIL names"},
     {R"(,{"ph":"i","s":"t","pid":9,"tid":1,"ts":2.0,"name":"tile_ready"})", "FAIL names"},
     {R"(,{"ph":"C","pid":1,"ts":2.0,"name":"queue","args":{"depth":2}},
