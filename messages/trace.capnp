@@ -8,7 +8,9 @@ $Cxx.namespace("kb::wire");
 enum TraceKind {
   commandSubmitted @0; subCommandDispatched @1; engineStart @2;
   engineComplete @3; tileReady @4; commandComplete @5; messageHop @6;
-  callStart @7; callEnd @8; messageReceive @9; service @10;
+  callStart @7; callEnd @8;
+  messageReceive @9;  # streams "1" only: a receipt is now drawn from its hop
+  service @10;
 }
 
 struct TraceRecord {
@@ -21,10 +23,12 @@ struct TraceRecord {
   item    @6 :UInt64;   # tile id (tile count for command events)
   context @7 :UInt64;   # command id
   bytes   @8 :UInt64;
-  peer    @9 :UInt32;   # message hop: destination node; receipt: sender
-  arrival @10 :UInt64;  # hop: head arrival (ps); receipt: tail arrival; service: begin
-  until   @11 :UInt64;  # service: end (ps)
-  msgSeq  @12 :UInt64;  # hop and receipt: the message's sequence number at its sender
+  peer    @9 :UInt32;   # message hop: destination node
+  arrival @10 :UInt64;  # hop: head arrival (ps); service: begin
+  until   @11 :UInt64;  # hop: tail arrival (ps); service: end
+  msgSeq  @12 :UInt64;  # hop: the message's sequence number at its sender
+  credits @13 :UInt32;  # hop into a bounded queue (lane: queue + 1): the
+                        # sender's credits left for it after this message
 }
 
 struct TraceChunk { records @0 :List(TraceRecord); }
@@ -43,6 +47,6 @@ struct TraceStreamPart {
   union {
     chunk  @0 :TraceChunk;
     nodes  @1 :List(Text);
-    header @2 :Text;      # "kernbench trace stream 1"
+    header @2 :Text;      # "kernbench trace stream 2"
   }
 }

@@ -103,8 +103,8 @@ void add_trace_filter_options(CLI::App& cmd, trace_filter_args& a,
                  "ns, us, ms, s; e.g. 10us:20us, :5us, 2us:); a slice that "
                  "starts before T0 "
                  "is left out whole, one that ends after T1 stays open; a hop "
-                 "is kept when "
-                 "sent and arriving in the window")
+                 "is kept when its head arrives in the window (its arrow too "
+                 "when it is sent in it)")
       ->each([&a](const std::string&) { a.window_given = true; })
       ->group(group);
   cmd.add_option(
@@ -112,8 +112,8 @@ void add_trace_filter_options(CLI::App& cmd, trace_filter_args& a,
          "what the trace keeps, a comma list of stages (the units' stages, the "
          "kernel's slices, the memory servers' spans), events (command submitted, "
          "dispatched, tile ready, command complete), hops (every message hop and "
-         "receipt), counters (the JSON's counter tracks: memory queues from stages, "
-         "links' bytes in flight from hops)")
+         "receipt), counters (the JSON's counter tracks: memory queues from stages; "
+         "links' bytes in flight, units' queues and credits from hops)")
       ->each([&a](const std::string&) { a.kinds_given = true; })
       ->group(group);
 }

@@ -40,6 +40,11 @@ bool out_link::has_credit(queue_id q) const {
   return s == nullptr ? spec_.depth > 0 : s->credits > 0;
 }
 
+uint32_t out_link::credits(queue_id q) const {
+  const auto* s = find(q);
+  return s == nullptr ? spec_.depth : s->credits;
+}
+
 void out_link::spend(queue_id q) {
   if (bounded())
     --slot(q).credits;

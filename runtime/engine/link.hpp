@@ -54,6 +54,8 @@ public:
   bool bounded() const { return spec_.depth > 0; }
   /// True if a message for queue `q` may be sent now (spends nothing).
   bool has_credit(queue_id q) const;
+  /// Credits left for queue `q`.
+  uint32_t credits(queue_id q) const;
   void spend(queue_id q);
   void refund(queue_id q);
 

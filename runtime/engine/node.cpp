@@ -169,9 +169,6 @@ void node::dispatch(sim_event& ev) {
   stats_.last_event_ps = now_.ps();
   if (rec_ && stats_.events % recorder::progress_batch == 0)
     rec_->events(recorder::progress_batch, now_);
-  if (trace_hops_ && ev.src != id_)
-    rec_->message({trace_kind::message_receive, now_, id_, ev.src, ev.tail, ev.seq},
-                  {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
   if (ev.kind == static_cast<uint16_t>(engine_kind::credit)) {
     on_credit(ev);
     return;
@@ -268,12 +265,24 @@ void node::push_out(sim_event ev) {
       name_, ev.dst, ev.t.ps(), window_end_.ps()));
   ++stats_.messages_sent;
   if (trace_hops_)
-    rec_->message({trace_kind::message_hop, now_, id_, ev.dst, ev.t, ev.seq},
-                  {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
+    note_hop(ev);
   if (loop_)
     loop_->deliver(std::move(ev));
   else
     outbox_.push_back(std::move(ev));
+}
+
+void node::note_hop(const sim_event& ev) {
+  message_note m{now_, id_, ev.dst, ev.t, ev.tail, ev.seq};
+  // A credit names its receiver's link, not one of ours.
+  if (ev.queue != no_queue && ev.kind != static_cast<uint16_t>(engine_kind::credit)) {
+    const route_table::route r = routes_.at(ev.link);
+    if (r.state != no_state && stateful_[r.state].bounded()) {
+      m.queue = static_cast<uint16_t>(ev.queue + 1u);
+      m.credits = stateful_[r.state].credits(ev.queue);
+    }
+  }
+  rec_->message(m, {0, ev.kind, ev.arg1, ev.arg0, ev.bytes});
 }
 
 void node::schedule(SimTime t, uint16_t kind, uint64_t arg0, uint64_t arg1,

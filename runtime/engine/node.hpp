@@ -185,6 +185,8 @@ private:
   void on_credit(const sim_event& ev);
   void emit(uint32_t l, sim_event ev, SimTime h, SimTime tau);
   void push_out(sim_event ev);
+  /// Records the hop of `ev`, about to leave (tracing with hops).
+  void note_hop(const sim_event& ev);
   const in_link_info* in_link(node_id src, uint32_t l) const;
   uint16_t latency_index(SimTime latency);
 

@@ -23,7 +23,7 @@ enum class trace_kind : uint8_t {
   message_hop, ///< a message leaving a node (only when hops are traced)
   call_start,  ///< PE_CPU: the kernel (what = kernel_slice) or a wait of it begins
   call_end,    ///< PE_CPU: ... ends
-  message_receive, ///< a message taken in by a node (only when hops are traced)
+  message_receive, ///< streams before version 2 only: now drawn from the hop
   service,     ///< a node serving from one time to another (a memory channel)
 };
 
@@ -42,16 +42,22 @@ struct service_tag {
   uint64_t bytes = 0;
 };
 
-/// A message hop or receipt, as the trace pairs them: `seq` is the
-/// message's sequence number at its sender (the engine's event key), so the
-/// receipt of (sender, seq) is the end of the hop of (sender, seq).
+/// A message hop: everything a trace draws of one message, its receipt
+/// included (docs/adr/0040: a receipt is the hop seen from the receiver,
+/// so it is not recorded twice). `seq` is the message's sequence number at
+/// its sender (the engine's event key).
 struct message_note {
-  trace_kind kind = trace_kind::message_hop; ///< message_hop or message_receive
-  SimTime t;             ///< hop: sent; receive: its head arrived (now)
-  node_id node = no_node; ///< hop: the sender; receive: the receiver
-  node_id peer = no_node; ///< hop: the receiver; receive: the sender
-  SimTime at;            ///< hop: head arrival at the peer; receive: tail arrival
+  SimTime t;              ///< sent (the sender's now)
+  node_id node = no_node; ///< the sender
+  node_id peer = no_node; ///< the receiver
+  SimTime head;           ///< its head arrives at the receiver (its event time)
+  SimTime tail;           ///< its tail arrives
   uint64_t seq = 0;
+  /// For a bounded input queue of the receiver (credits): the queue + 1,
+  /// and the credits the sender has left for it after this message; 0 and
+  /// 0 otherwise.
+  uint16_t queue = 0;
+  uint32_t credits = 0;
 };
 
 class recorder {
@@ -60,8 +66,8 @@ public:
   /// One event; `seq` orders same-time events of one node.
   virtual void record(trace_kind kind, SimTime t, node_id node,
                       const service_tag& tag) = 0;
-  /// One message hop or receipt (only when wants_hops()). Tag: what =
-  /// message kind, item/context = arg1/arg0, bytes.
+  /// One message hop (only when wants_hops()). Tag: what = message kind,
+  /// item/context = arg1/arg0, bytes.
   virtual void message(const message_note& m, const service_tag& tag) {
     (void)m, (void)tag;
   }

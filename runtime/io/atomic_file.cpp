@@ -84,7 +84,7 @@ atomic_file::atomic_file(std::string path, std::string what)
   // The replaced file keeps its permissions.
   if (exists && !direct_)
     ::fchmod(fd_, st.st_mode & 07777);
-  buf_.attach(fd_);
+  buf_.attach(fd_, /*writeback=*/!direct_);
 }
 
 atomic_file::~atomic_file() {

@@ -1,6 +1,7 @@
 #include "runtime/io/fd_streambuf.hpp"
 
 #include <cerrno>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace kb {
@@ -18,8 +19,20 @@ bool fd_streambuf::write_all(const char* p, size_t n) {
     }
     p += w;
     n -= static_cast<size_t>(w);
+    written_ += static_cast<uint64_t>(w);
   }
+  if (writeback_ && written_ - kicked_ >= writeback_bytes)
+    start_writeback();
   return err_ == 0;
+}
+
+void fd_streambuf::start_writeback() {
+  // Asynchronous: returns once the pages are queued for writing. A failure
+  // (a file system without it) only loses the head start; the fsync at the
+  // end still reports any write error.
+  (void)::sync_file_range(fd_, static_cast<off_t>(kicked_),
+                          static_cast<off_t>(written_ - kicked_), SYNC_FILE_RANGE_WRITE);
+  kicked_ = written_;
 }
 
 bool fd_streambuf::drain() {

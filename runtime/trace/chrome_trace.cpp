@@ -20,6 +20,15 @@ constexpr uint64_t tids_per_node = 4096;
 constexpr uint64_t serve_base = 1024;
 constexpr uint64_t in_base = 2048;
 constexpr uint64_t no_track = ~uint64_t{0};
+constexpr size_t no_counter = ~size_t{0};
+
+/// A unit's input queue, named by the lane it feeds (its stage type).
+std::string queue_name(uint16_t queue) {
+  const std::string_view lane = lane_name(static_cast<stage_type>(queue));
+  return queue <= static_cast<uint16_t>(stage_type::dma_write) && lane != "?"
+           ? std::string(lane)
+           : fmt::format("queue {}", queue);
+}
 
 uint64_t track(node_id n, uint64_t sub) {
   return uint64_t{n} * tids_per_node + sub;
@@ -144,6 +153,29 @@ void chrome_trace_writer::flush_ends() {
 }
 
 void chrome_trace_writer::add(const trace_record& r) {
+  // A receipt of an earlier trace: drawn from its hop now.
+  if (r.kind == trace_kind::message_receive)
+    return;
+  arrivals_until(r.t, r.node);
+  one(r);
+}
+
+void chrome_trace_writer::arrivals_until(SimTime t, node_id node) {
+  while (!arrivals_.empty() &&
+         std::tie(arrivals_.top().hop.arrival, arrivals_.top().hop.peer) <= std::tie(t, node)) {
+    const arrival a = arrivals_.top();
+    arrivals_.pop();
+    if (a.hop.arrival != group_t_ || a.hop.peer != group_node_) {
+      flush_ends();
+      counters_.flush(a.hop.arrival, out_, first_);
+      group_node_ = a.hop.peer;
+      group_t_ = a.hop.arrival;
+    }
+    receipt(a);
+  }
+}
+
+void chrome_trace_writer::one(const trace_record& r) {
   if (r.node != group_node_ || r.t != group_t_) {
     flush_ends();
     counters_.flush(r.t, out_, first_);
@@ -153,7 +185,6 @@ void chrome_trace_writer::add(const trace_record& r) {
   const int pid = pids_[parent(r.node)];
   switch (r.kind) {
     case trace_kind::message_hop: hop(pid, r); return;
-    case trace_kind::message_receive: receipt(pid, r); return;
     case trace_kind::service: service(pid, r); return;
     default: break;
   }
@@ -197,59 +228,105 @@ void chrome_trace_writer::add(const trace_record& r) {
   }
 }
 
-void chrome_trace_writer::receipt(int pid, const trace_record& r) {
-  // An X slice from the head's arrival (now) to the tail's, on the first
-  // "in" track of the node free by then.
-  node_slices& ns = slices_[r.node];
+void chrome_trace_writer::receipt(const arrival& a) {
+  // An X slice from the head's arrival to the tail's, on the first "in"
+  // track of the receiver free by then.
+  const trace_record& h = a.hop;
+  const node_id n = h.peer;
+  const SimTime t = h.arrival, tail = std::max(h.until, h.arrival);
+  const int pid = pids_[parent(n)];
+  node_slices& ns = slices_[n];
   size_t k = 0;
-  while (k < ns.in_free.size() && ns.in_free[k] > r.t)
+  while (k < ns.in_free.size() && ns.in_free[k] > t)
     ++k;
   if (k == ns.in_free.size()) {
     if (k == tids_per_node - in_base)
-      throw std::runtime_error(fmt::format(
-        "trace: {} takes in more than {} messages at once", name_of(r.node), k));
-    ns.in_free.push_back(r.t);
+      throw std::runtime_error(
+        fmt::format("trace: {} takes in more than {} messages at once", name_of(n), k));
+    ns.in_free.push_back(t);
   }
-  ns.in_free[k] = std::max(r.arrival, r.t);
-  const uint64_t tid = track(r.node, in_base + k);
+  ns.in_free[k] = tail;
+  const uint64_t tid = track(n, in_base + k);
   threads_.try_emplace({pid, tid}, k == 0 ? std::string("in") : fmt::format("in {}", k + 1));
-  ns.has_receipt = true;
-  ns.last_in_t = r.t;
-  ns.last_in_tid = tid;
-  ns.last_in = r;
-  ns.last_in_chain = {};
-  add_span(ns, {r.t, ns.in_free[k], tid}, r.t);
+  if (ns.in_t != t)
+    ns.ins.clear();
+  ns.in_t = t;
+  add_span(ns, {t, tail, tid}, t);
 
-  const pending_flow* flow = nullptr;
-  auto from = pending_.find(r.peer);
-  if (from != pending_.end()) {
-    auto it = from->second.find(r.msg_seq);
-    if (it != from->second.end())
-      flow = &it->second;
-  }
-  const std::string kind = kind_name(r.tag.what);
-  const std::string ts = ps_to_us(r.t);
+  const std::string kind = kind_name(h.tag.what);
+  const std::string ts = ps_to_us(t);
   sep();
   fmt::print(out_,
              R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{} from {}","args":{{"from":"{}","sent_us":{},"tail_us":{},"arg0":{},"arg1":{},"bytes":{}}}}})",
-             pid, tid, ts, ps_to_us(ns.in_free[k] - r.t), kind, short_name(r.peer), name_of(r.peer),
-             flow ? ps_to_us(flow->sent) : std::string("null"), ps_to_us(ns.in_free[k]),
-             r.tag.context, r.tag.item, r.tag.bytes);
-  if (flow) {
-    if (r.tag.bytes > 0 && cut_.counters)
-      counters_.later(flow->link, ns.in_free[k], -static_cast<int64_t>(r.tag.bytes));
-    // A step of its flow, bound to this slice; the flow goes on from here
-    // if the node forwards or answers it, or passes its token on.
-    sep();
-    fmt::print(out_, R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
-               flow->flow.id, pid, tid, ts, flow->flow.name);
-    ns.last_in_chain = {flow->flow.id, flow->flow.name, false};
-    if (kind == "tile_token")
-      ns.tokens[{r.tag.context, r.tag.item}] = ns.last_in_chain;
-    from->second.erase(r.msg_seq);
-    if (from->second.empty())
-      pending_.erase(from);
+             pid, tid, ts, ps_to_us(tail - t), kind, short_name(h.node), name_of(h.node),
+             ps_to_us(h.t), ps_to_us(tail), h.tag.context, h.tag.item, h.tag.bytes);
+  if (cut_.counters) {
+    if (h.tag.bytes > 0 && a.link != no_counter)
+      counters_.later(a.link, tail, -static_cast<int64_t>(h.tag.bytes));
+    if (h.tag.what == static_cast<uint16_t>(engine_kind::credit)) {
+      // A credit back at the sender of queue arg0: one more to spend.
+      counters_.step(credit_counter(pid, n, h.node, static_cast<uint16_t>(h.tag.context)), t, 1,
+                     out_, first_);
+    } else if (h.tag.lane > 0) {
+      // A message into a bounded queue: one more waiting there.
+      counters_.step(queue_counter(pid, n, static_cast<uint16_t>(h.tag.lane - 1)), t, 1, out_,
+                     first_);
+    }
   }
+  // A step of its flow, bound to this slice (its start, for a message
+  // sent before a trace's window); the flow goes on from here if the node
+  // forwards or answers it, or passes its token on.
+  chain flow = a.flow;
+  flow.step = false;
+  if (flow.id == 0) // its flow starts here if the node passes it on
+    flow = {0, kind, false, fmt::format(R"("pid":{},"tid":{},"ts":{})", pid, tid, ts)};
+  else {
+    sep();
+    fmt::print(out_,
+               R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
+               flow.id, pid, tid, ts, flow.name);
+  }
+  if (kind == "tile_token")
+    ns.tokens[{h.tag.context, h.tag.item}] = flow;
+  ns.ins.push_back({h, tid, std::move(flow)});
+}
+
+size_t chrome_trace_writer::queue_counter(int pid, node_id n, uint16_t queue) {
+  return counters_.find(pid, fmt::format("{}/{} queue", short_name(n), queue_name(queue)),
+                        "messages", /*floor=*/true);
+}
+
+size_t chrome_trace_writer::credit_counter(int pid, node_id sender, node_id receiver,
+                                           uint16_t queue) {
+  return counters_.find(pid,
+                        fmt::format("{}/credits for {}/{}", short_name(sender),
+                                    peer_label(sender, receiver), queue_name(queue)),
+                        "credits", /*floor=*/false, /*known=*/false);
+}
+
+std::string_view chrome_trace_writer::sip_of(node_id n) const {
+  const std::string& name = name_of(n);
+  return std::string_view(name).substr(0, name.find('.'));
+}
+
+int chrome_trace_writer::link_pid(node_id a, node_id b) {
+  const std::string name = fmt::format("link {} <-> {}", name_of(std::min(a, b)), name_of(std::max(a, b)));
+  auto [it, made] = pids_.try_emplace(name, 0);
+  if (made) { // after the nodes' processes, in the order first used
+    it->second = static_cast<int>(pids_.size());
+    sep();
+    fmt::print(out_, R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"{}"}}}})",
+               it->second, name);
+    sep();
+    fmt::print(out_,
+               R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})",
+               it->second, it->second);
+  }
+  return it->second;
+}
+
+std::string chrome_trace_writer::peer_label(node_id n, node_id peer) const {
+  return parent(peer) == parent(n) ? short_name(peer) : name_of(peer);
 }
 
 void chrome_trace_writer::service(int pid, const trace_record& r) {
@@ -273,18 +350,33 @@ void chrome_trace_writer::service(int pid, const trace_record& r) {
              r.tag.bytes, name_of(static_cast<node_id>(r.tag.context)), r.tag.item, r.tag.bytes);
 }
 
+chrome_trace_writer::in_now* chrome_trace_writer::handled(node_slices& ns,
+                                                          const trace_record& r) {
+  if (ns.ins.empty() || ns.in_t != r.t)
+    return nullptr;
+  const std::string kind = kind_name(r.tag.what);
+  for (in_now& in : ns.ins)
+    if (in.flow.live() && in.r.tag.item == r.tag.item && in.r.tag.context == r.tag.context) {
+      const std::string got = kind_name(in.r.tag.what);
+      if (got == kind || (got == "mem_read" && kind == "mem_data") ||
+          (got == "mem_write" && kind == "mem_ack"))
+        return &in;
+    }
+  return &ns.ins.back();
+}
+
 chrome_trace_writer::chain chrome_trace_writer::continued(node_slices& ns, const trace_record& r,
-                                                          bool from_receipt) {
+                                                          in_now* in, bool from_receipt) {
   const std::string kind = kind_name(r.tag.what);
   // Forwarded (the same message on) or answered (a read's data, a write's
   // ack) while its receipt is handled.
-  if (from_receipt && ns.last_in_chain.id != 0 && ns.last_in.tag.item == r.tag.item &&
-      ns.last_in.tag.context == r.tag.context) {
-    const std::string in = kind_name(ns.last_in.tag.what);
-    if (in == kind || (in == "mem_read" && kind == "mem_data") ||
-        (in == "mem_write" && kind == "mem_ack")) {
-      chain c = std::move(ns.last_in_chain);
-      ns.last_in_chain = {};
+  if (from_receipt && in->flow.live() && in->r.tag.item == r.tag.item &&
+      in->r.tag.context == r.tag.context) {
+    const std::string got = kind_name(in->r.tag.what);
+    if (got == kind || (got == "mem_read" && kind == "mem_data") ||
+        (got == "mem_write" && kind == "mem_ack")) {
+      chain c = std::move(in->flow);
+      in->flow = {};
       ns.tokens.erase({r.tag.context, r.tag.item}); // a token forwarded as it came
       return c;
     }
@@ -297,9 +389,10 @@ chrome_trace_writer::chain chrome_trace_writer::continued(node_slices& ns, const
       ns.tokens.erase(it);
       // Its flow goes on from the slice it is sent from (a step there),
       // unless that is the receipt it came in by.
-      c.step = !(from_receipt && ns.last_in_chain.id == c.id);
-      if (ns.last_in_chain.id == c.id)
-        ns.last_in_chain = {};
+      const bool own = from_receipt && in->flow.same(c);
+      c.step = !own;
+      if (in && in->flow.same(c))
+        in->flow = {};
       return c;
     }
   }
@@ -313,11 +406,11 @@ void chrome_trace_writer::add_span(node_slices& ns, span s, SimTime now) {
   ns.spans.push_back(s);
 }
 
-uint64_t chrome_trace_writer::sender_track(node_id n, SimTime t) {
+uint64_t chrome_trace_writer::sender_track(node_id n, SimTime t, const in_now* in) {
+  // The message being handled.
+  if (in)
+    return in->tid;
   node_slices& ns = slices_[n];
-  // The message being handled: the latest receipt, if it came now.
-  if (ns.has_receipt && ns.last_in_t == t)
-    return ns.last_in_tid;
   // The stage or call open the latest.
   const lane_state* best = nullptr;
   size_t best_lane = 0;
@@ -338,12 +431,19 @@ uint64_t chrome_trace_writer::sender_track(node_id n, SimTime t) {
 }
 
 void chrome_trace_writer::hop(int pid, const trace_record& r) {
-  // A flow from the sender's slice to the receipt, written when the
-  // receipt comes; none when the receiver has no track in this trace.
+  // A flow from the sender's slice to the receipt, drawn when the records
+  // reach the head's arrival; none when the receiver has no track in this
+  // trace.
   if (r.peer >= names_.size() || !pids_.count(parent(r.peer)))
     return;
+  if (r.t < cut_.from) { // sent before the window: only its receipt is drawn
+    arrivals_.push({r, {}, no_counter});
+    return;
+  }
   const std::string kind = kind_name(r.tag.what);
-  uint64_t tid = sender_track(r.node, r.t);
+  node_slices& ns = slices_[r.node];
+  in_now* in = handled(ns, r);
+  uint64_t tid = sender_track(r.node, r.t, in);
   if (tid == no_track) {
     // The sender is in no slice of this trace (a node outside the
     // selection, or one whose stages --trace-kinds leaves out): the send
@@ -354,11 +454,18 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
                tid, ps_to_us(r.t), kind, name_of(r.peer));
   }
   threads_.try_emplace({pid, tid}, std::string());
-  node_slices& ns = slices_[r.node];
-  const bool from_receipt = ns.has_receipt && ns.last_in_t == r.t && tid == ns.last_in_tid;
-  chain flow = continued(ns, r, from_receipt);
+  chain flow = continued(ns, r, in, in != nullptr);
+  if (flow.id == 0 && !flow.start.empty()) {
+    // A message that came before the trace's window, passed on: its flow
+    // starts at its receipt.
+    flow.id = ++flows_;
+    sep();
+    fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},{},"name":"{}"}})", flow.id, flow.start,
+               flow.name);
+    flow.start.clear();
+  }
   if (flow.id == 0) { // a new flow starts here
-    flow = {++flows_, kind};
+    flow = {++flows_, kind, false, {}};
     sep();
     fmt::print(out_, R"({{"ph":"s","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
                flow.id, pid, tid, ps_to_us(r.t), flow.name);
@@ -367,14 +474,32 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
     fmt::print(out_, R"({{"ph":"t","cat":"msg","id":{},"pid":{},"tid":{},"ts":{},"name":"{}"}})",
                flow.id, pid, tid, ps_to_us(r.t), flow.name);
   }
+  // A link between SIPs has a process of its own; others count in the
+  // sender's.
   const size_t link =
-    counters_.find(pid, fmt::format("link {} -> {}", short_name(r.node), name_of(r.peer)), "bytes");
-  if (r.tag.bytes > 0 && cut_.counters)
-    counters_.step(link, r.t, static_cast<int64_t>(r.tag.bytes), out_, first_);
-  pending_[r.node][r.msg_seq] = {std::move(flow), r.t, link};
+    sip_of(r.node) != sip_of(r.peer)
+      ? counters_.find(link_pid(r.node, r.peer),
+                       fmt::format("{} -> {}", name_of(r.node), name_of(r.peer)), "bytes")
+      : counters_.find(pid, fmt::format("link {} -> {}", short_name(r.node), name_of(r.peer)),
+                       "bytes");
+  if (cut_.counters) {
+    if (r.tag.bytes > 0)
+      counters_.step(link, r.t, static_cast<int64_t>(r.tag.bytes), out_, first_);
+    if (r.tag.what == static_cast<uint16_t>(engine_kind::credit)) {
+      // Sent as the sender takes a message from its queue arg0.
+      counters_.step(queue_counter(pid, r.node, static_cast<uint16_t>(r.tag.context)), r.t, -1,
+                     out_, first_);
+    } else if (r.tag.lane > 0) {
+      // A credit spent: what the sender has left for that queue.
+      counters_.set(credit_counter(pid, r.node, r.peer, static_cast<uint16_t>(r.tag.lane - 1)),
+                    r.t, r.credits, out_, first_);
+    }
+  }
+  arrivals_.push({r, std::move(flow), link});
 }
 
 void chrome_trace_writer::finish() {
+  arrivals_until(SimTime::infinity(), no_node);
   flush_ends();
   counters_.flush(cut_.until, out_, first_);
   // Track names last: a lane's name is its stages' (pe_dma/read, as in the

@@ -18,7 +18,11 @@
 // Counters: a memory server's requests waiting or in service (`hbm/serve
 // queue`), and with hops each link's bytes in flight, from the send to the
 // tail's arrival (`link pe_dma -> sip0.cube0.xbar`, in the sender's
-// process).
+// process; a link between SIPs has a process of its own, `link
+// sip0.cube0.noc <-> sip1.cube0.noc`, with a counter per direction), each
+// unit's bounded input queues (`pe_gemm/gemm queue`: messages arrived and
+// not taken) and its senders' credits for them (`pe_fetch_store/credits
+// for pe_gemm/gemm`), docs/adr/0040.
 // Each hop is an arrow from the slice the sender is in when it sends (the
 // receipt it is handling, else its open stage or call, else a receipt or
 // service span around that time; a node in none, one outside a trace's
@@ -33,18 +37,22 @@
 #include "runtime/trace/trace_recorder.hpp"
 
 #include <map>
+#include <queue>
 #include <ostream>
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 namespace kb {
 
 /// What a trace's JSON leaves out (from its filter): the counter tracks,
-/// and counter steps past the end of its window.
+/// counter steps past the end of its window, and the sends of hops that
+/// arrive in it but were sent before it (their receipts start flows).
 struct chrome_trace_cut {
+  SimTime from{0};
   SimTime until = SimTime::infinity();
   bool counters = true;
 };
@@ -79,26 +87,42 @@ private:
   /// A flow: one per request and its reply across the fabric, one per
   /// tile token across its units (docs/adr/0039).
   struct chain {
-    uint64_t id = 0; ///< 0: none
+    uint64_t id = 0; ///< 0: none (yet)
     std::string name; ///< its first message's kind (every event of it carries it)
     bool step = false; ///< continued: a step where the hop is sent
+    /// id 0: where it starts if it goes on (the receipt of a message sent
+    /// before a trace's window: "pid":..,"tid":..,"ts":..), or empty
+    std::string start;
+    bool live() const { return id != 0 || !start.empty(); }
+    bool same(const chain& o) const { return live() && id == o.id && start == o.start; }
+  };
+  /// A message taken in at the node's latest receipt time, its track and
+  /// the flow it ended.
+  struct in_now {
+    trace_record r; ///< the receipt
+    uint64_t tid;
+    chain flow;
   };
   struct node_slices {
     std::vector<SimTime> in_free; ///< per "in" track: the end of its last slice
     std::vector<lane_state> lanes;
-    bool has_receipt = false;     ///< the latest receipt's head time and track
-    SimTime last_in_t;
-    uint64_t last_in_tid = 0;
-    trace_record last_in;         ///< ... the receipt, and the flow it ended
-    chain last_in_chain;
+    SimTime in_t;                 ///< the latest receipt's head time ...
+    std::vector<in_now> ins;      ///< ... and the receipts at that time
     std::vector<span> spans;      ///< X slices that may still hold a send
     /// Tile tokens taken in and not passed on yet, by (command, tile).
     std::map<std::pair<uint64_t, uint64_t>, chain> tokens;
   };
-  struct pending_flow {
+  /// A hop whose receipt is still to come: drawn when the records reach
+  /// its head's arrival (in the engine's order: time, receiver, sender,
+  /// the sender's number for it).
+  struct arrival {
+    trace_record hop;
     chain flow;
-    SimTime sent;
     size_t link; ///< the link's bytes-in-flight counter
+    bool operator>(const arrival& o) const {
+      return std::tie(hop.arrival, hop.peer, hop.node, hop.msg_seq) >
+             std::tie(o.hop.arrival, o.hop.peer, o.hop.node, o.hop.msg_seq);
+    }
   };
 
   const std::string& name_of(node_id n) const;
@@ -111,18 +135,36 @@ private:
   /// Writes the E slices held back while records of one node and time
   /// come (so a flow sent at a slice's end starts inside it).
   void flush_ends();
-  void receipt(int pid, const trace_record& r);
+  /// One record (after the receipts due before it).
+  void one(const trace_record& r);
+  /// Draws the receipts due at or before (t, node).
+  void arrivals_until(SimTime t, node_id node);
+  void receipt(const arrival& a);
   void service(int pid, const trace_record& r);
   void hop(int pid, const trace_record& r);
+  /// The receipt at the sender's current time that hop `r` is sent while
+  /// handling (the one it forwards or answers, else the latest), or null.
+  in_now* handled(node_slices& ns, const trace_record& r);
   /// The flow hop `r` continues from its sender (a message forwarded or
-  /// answered while its receipt is handled, a tile token passed on), or
-  /// none; `from_receipt`: whether it is sent from that receipt's slice.
-  chain continued(node_slices& ns, const trace_record& r, bool from_receipt);
+  /// answered while its receipt `in` is handled, a tile token passed on),
+  /// or none; `from_receipt`: whether it is sent from `in`'s slice.
+  chain continued(node_slices& ns, const trace_record& r, in_now* in, bool from_receipt);
   /// Notes an X slice of the node that a later send may lie in.
   static void add_span(node_slices& ns, span s, SimTime now);
   /// The track of the slice node `n` is in at `t` (see the header), or
-  /// ~0 when it is in none.
-  uint64_t sender_track(node_id n, SimTime t);
+  /// ~0 when it is in none; `in`: the receipt it handles, if any.
+  uint64_t sender_track(node_id n, SimTime t, const in_now* in);
+  /// Counter tracks: messages in node `n`'s bounded input queue; credits
+  /// `sender` has left for `receiver`'s queue.
+  size_t queue_counter(int pid, node_id n, uint16_t queue);
+  size_t credit_counter(int pid, node_id sender, node_id receiver, uint16_t queue);
+  /// The SIP part of a node's name ("sip1").
+  std::string_view sip_of(node_id n) const;
+  /// The process of the link between `a` and `b` (both directions), made
+  /// the first time.
+  int link_pid(node_id a, node_id b);
+  /// Name of `peer` as seen from `n`'s process: short within it.
+  std::string peer_label(node_id n, node_id peer) const;
 
   std::ostream& out_;
   const std::vector<std::string>& names_;
@@ -134,8 +176,8 @@ private:
   /// known.
   std::map<std::pair<int, uint64_t>, std::string> threads_;
   std::unordered_map<node_id, node_slices> slices_;
-  /// Hops whose receipt has not come yet, by (sender << 32 | seq) hashed.
-  std::unordered_map<uint64_t, std::unordered_map<uint64_t, pending_flow>> pending_;
+  /// Hops whose receipt is still to come, earliest first.
+  std::priority_queue<arrival, std::vector<arrival>, std::greater<>> arrivals_;
   struct held_end {
     std::string text;
     node_id node;

@@ -26,13 +26,21 @@ public:
     std::string name;
     std::string arg;
     int64_t value = 0;
+    bool floor = false; ///< never below 0 (a window's queue: what came before it is not seen)
+    bool known = true;  ///< false: no sample until the first set() (steps before it are dropped)
   };
 
-  /// The counter `name` of `pid` (made at 0 the first time).
-  size_t find(int pid, const std::string& name, const std::string& arg);
+  /// The counter `name` of `pid` (made at 0 the first time; `floor`: it
+  /// never goes below 0; `known`: false, its value is unknown until it is
+  /// first set, e.g. the credits of a link used before a trace's window).
+  size_t find(int pid, const std::string& name, const std::string& arg, bool floor = false,
+              bool known = true);
   /// Steps counter `c` by `delta` at `t` (written at once, after the
   /// steps due by then).
   void step(size_t c, SimTime t, int64_t delta, std::ostream& out, bool& first);
+  /// Sets counter `c` to `value` at `t` (written at once, after the steps
+  /// due by then).
+  void set(size_t c, SimTime t, int64_t value, std::ostream& out, bool& first);
   /// Steps counter `c` by `delta` at `t`, written when the writer passes
   /// `t` (flush).
   void later(size_t c, SimTime t, int64_t delta);
@@ -48,6 +56,7 @@ private:
     bool operator>(const due& o) const { return t != o.t ? t > o.t : order > o.order; }
   };
   void write(size_t c, SimTime t, std::ostream& out, bool& first);
+  void add(size_t c, int64_t delta);
 
   std::vector<counter> counters_;
   std::map<std::pair<int, std::string>, size_t> index_;

@@ -89,10 +89,11 @@ bool trace_gate::keep_slice_edge(const trace_record& r, bool begins,
 
 bool trace_gate::keep(const trace_record& r) {
   const trace_filter& f = sel_->filter();
+  // A hop when its head arrives in the window (its receipt is drawn; its
+  // send and arrow too when it is sent in the window).
   if (r.kind == trace_kind::message_hop)
-    return f.hops && f.in_window(r.t) && f.in_window(r.arrival) &&
-           (selected_ || sel_->selected(r.peer));
-  // A receipt as its hop: when either end is selected.
+    return f.hops && f.in_window(r.arrival) && (selected_ || sel_->selected(r.peer));
+  // A receipt of an earlier stream as its hop: when either end is selected.
   if (r.kind == trace_kind::message_receive)
     return f.hops && f.in_window(r.t) && (selected_ || sel_->selected(r.peer));
   if (!selected_)

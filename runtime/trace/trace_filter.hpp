@@ -12,10 +12,9 @@
 // - a window [from, to] of simulated time, applied per record: a record
 //   outside it is dropped, and so is the end of a slice whose start was
 //   dropped, so every slice kept ends where it began (one that outlasts
-//   the window stays open); a hop is kept when it is sent and arrives in
-//   it, so its flow arrow lies in the window too; a receipt when its head
-//   arrives in it, a service span when its request arrives and it begins
-//   in it;
+//   the window stays open); a hop is kept when its head arrives in it (its
+//   receipt is drawn, and its send and arrow when it is sent in the window
+//   too), a service span when its request arrives and it begins in it;
 // - kinds: `stages` (the units' stages, the PE_CPU's kernel and wait
 //   slices, the memory channels' service spans), `events` (the instants:
 //   command submitted, dispatched, tile ready, command complete), `hops`
@@ -51,7 +50,7 @@ struct trace_filter {
   bool keeps_kind(trace_kind k) const;
   bool in_window(SimTime t) const { return from <= t && t <= to; }
   /// What the JSON writer leaves out for this filter.
-  chrome_trace_cut cut() const { return {to, counters}; }
+  chrome_trace_cut cut() const { return {from, to, counters}; }
 };
 
 /// `*` matches any run of characters (dots too), `?` one character.

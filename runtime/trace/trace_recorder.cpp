@@ -17,7 +17,9 @@ void trace_recorder::record(trace_kind kind, SimTime t, node_id node,
 }
 
 trace_record message_record(const message_note& m, uint32_t seq, const service_tag& tag) {
-  return {m.kind, m.t, m.node, seq, tag, m.peer, m.at, SimTime{}, m.seq};
+  service_tag t = tag;
+  t.lane = m.queue;
+  return {trace_kind::message_hop, m.t, m.node, seq, t, m.peer, m.head, m.tail, m.seq, m.credits};
 }
 
 trace_record service_record(SimTime t, node_id node, uint32_t seq, SimTime begin, SimTime end,

@@ -15,14 +15,16 @@ struct trace_record {
   node_id node;
   uint32_t seq; ///< per node, in the order the node recorded them
   service_tag tag;
-  node_id peer = no_node; ///< message hop: destination; receipt: sender
-  /// message hop: head arrival; receipt: tail arrival; service: its begin
-  SimTime arrival{};
-  SimTime until{};        ///< service: its end
-  uint64_t msg_seq = 0;   ///< hop, receipt: the message's number at its sender
+  node_id peer = no_node; ///< message hop: destination
+  SimTime arrival{};      ///< message hop: head arrival; service: its begin
+  SimTime until{};        ///< message hop: tail arrival; service: its end
+  uint64_t msg_seq = 0;   ///< hop: the message's number at its sender
+  /// hop into a bounded queue (tag.lane = queue + 1): the sender's credits
+  /// left for it after this message
+  uint32_t credits = 0;
 };
 
-/// The record of a message hop or receipt.
+/// The record of a message hop (tag.lane: its bounded queue + 1, or 0).
 trace_record message_record(const message_note& m, uint32_t seq, const service_tag& tag);
 /// The record of a service span.
 trace_record service_record(SimTime t, node_id node, uint32_t seq, SimTime begin, SimTime end,
@@ -60,6 +62,7 @@ void to_wire(const trace_record& r, Builder w) {
   w.setArrival(r.arrival.ps());
   w.setUntil(r.until.ps());
   w.setMsgSeq(r.msg_seq);
+  w.setCredits(r.credits);
 }
 
 template <class Reader>
@@ -67,7 +70,8 @@ trace_record from_wire_record(Reader w) {
   return {static_cast<trace_kind>(w.getKind()), SimTime{w.getTime()}, w.getNode(),
           w.getSeq(),
           service_tag{w.getLane(), w.getWhat(), w.getItem(), w.getContext(), w.getBytes()},
-          w.getPeer(), SimTime{w.getArrival()}, SimTime{w.getUntil()}, w.getMsgSeq()};
+          w.getPeer(), SimTime{w.getArrival()}, SimTime{w.getUntil()}, w.getMsgSeq(),
+          w.getCredits()};
 }
 
 /// All records of a run, merged in key order (time, node, seq): the same

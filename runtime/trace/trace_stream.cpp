@@ -4,7 +4,10 @@
 
 #include <capnp/serialize.h>
 
+#include <kj/io.h>
+
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace kb {
@@ -24,15 +27,43 @@ void trace_stream_writer::write_part_locked(const kj::ArrayPtr<const kj::byte>& 
                        static_cast<std::streamsize>(bytes.size()));
 }
 
+namespace {
+
+/// The file's stream as a kj::OutputStream: a message's segment table and
+/// segments go to it as they are, with no flat copy of the message.
+class ostream_output final : public kj::OutputStream {
+public:
+  explicit ostream_output(std::ostream& out) : out_(out) {}
+  void write(const void* buffer, size_t size) override {
+    out_.write(static_cast<const char*>(buffer), static_cast<std::streamsize>(size));
+  }
+
+private:
+  std::ostream& out_;
+};
+
+/// Words for a chunk's message: one segment of a full chunk (a header
+/// word, the list's tag word, the records), kept per thread so building a
+/// chunk allocates nothing.
+kj::ArrayPtr<capnp::word> chunk_scratch() {
+  constexpr size_t words =
+    4 + stream_recorder::chunk_records * (capnp::sizeInWords<wire::TraceRecord>() + 1);
+  thread_local kj::Array<capnp::word> scratch = kj::heapArray<capnp::word>(words);
+  std::memset(scratch.begin(), 0, scratch.size() * sizeof(capnp::word));
+  return scratch;
+}
+
+} // namespace
+
 void trace_stream_writer::write_chunk(const std::vector<trace_record>& records) {
-  capnp::MallocMessageBuilder msg;
+  capnp::MallocMessageBuilder msg(chunk_scratch());
   auto list = msg.initRoot<wire::TraceStreamPart>().initChunk().initRecords(
     static_cast<unsigned>(records.size()));
   for (unsigned i = 0; i < records.size(); ++i)
     to_wire(records[i], list[i]);
-  const auto words = capnp::messageToFlatArray(msg);
   std::lock_guard lock(mutex_);
-  write_part_locked(words.asBytes());
+  ostream_output out(file_.stream());
+  capnp::writeMessage(out, msg);
   records_ += records.size();
 }
 

@@ -17,7 +17,7 @@
 namespace kb {
 
 /// First part of every trace stream.
-inline constexpr const char* trace_stream_magic = "kernbench trace stream 1";
+inline constexpr const char* trace_stream_magic = "kernbench trace stream 2";
 
 class trace_stream_writer {
 public:
@@ -58,7 +58,7 @@ void write_stage_stream(const std::string& path, const std::string& what,
 /// in-memory trace_recorder when --json needs the stage records).
 class stream_recorder final : public recorder {
 public:
-  static constexpr size_t chunk_records = 256;
+  static constexpr size_t chunk_records = 64;
   stream_recorder(std::shared_ptr<trace_stream_writer> w, std::shared_ptr<recorder> inner);
   void record(trace_kind kind, SimTime t, node_id node, const service_tag& tag) override;
   void message(const message_note& m, const service_tag& tag) override;

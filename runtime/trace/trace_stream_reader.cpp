@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <queue>
 #include <stdexcept>
+#include <string_view>
 #include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
@@ -94,6 +95,16 @@ trace_reader::trace_reader(std::string path) : path_(std::move(path)) {
       capnp::FlatArrayMessageReader m(first.words, options_for(first.words.size()));
       auto root = m.getRoot<wire::TraceStreamPart>();
       stream = root.isHeader() && root.getHeader() == trace_stream_magic;
+      // An earlier form of the stream (its hops lack what a receipt is
+      // drawn from, docs/adr/0040): refused by name.
+      if (root.isHeader() && !stream &&
+          std::string_view(root.getHeader().cStr()).starts_with("kernbench trace stream ")) {
+        ::close(fd);
+        throw std::runtime_error(fmt::format(
+          "cannot read trace '{}': it is a '{}', written by an earlier kernbench; this one "
+          "reads '{}' (run it again, or convert it with the kernbench that wrote it)",
+          path_, root.getHeader().cStr(), trace_stream_magic));
+      }
     } catch (const kj::Exception&) {
     }
   }

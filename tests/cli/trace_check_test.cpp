@@ -162,21 +162,45 @@ TEST(trace_check, counters_step_back_to_zero_and_processes_come_in_natural_order
        ++it)
     values[{(*it)[1], (*it)[2]}].push_back(std::stoll((*it)[4]));
   ASSERT_GT(values.size(), 16u);
-  long long hbm_most = 0;
-  size_t links = 0;
+  long long hbm_most = 0, gemm_most = 0, sched_least = 4;
+  // The units' queues and their senders' credits (docs/adr/0040).
+  size_t links = 0, queues = 0, credits = 0;
   for (const auto& [counter, v] : values) {
     SCOPED_TRACE(counter.second);
+    const auto [least, most] = std::minmax_element(v.begin(), v.end());
+    if (counter.second.find("/credits for ") != std::string::npos) {
+      // Credits a sender has left for a bounded queue (depth 4 on every
+      // link of this machine): between 0 and 4, all back once the run is
+      // over.
+      EXPECT_GE(*least, 0);
+      EXPECT_LE(*most, 4);
+      EXPECT_EQ(v.back(), 4);
+      ++credits;
+      if (counter.second == "pe_scheduler/credits for pe_dma/read")
+        sched_least = std::min(sched_least, *least);
+      continue;
+    }
     // A counter counts what started and has not ended: never below 0, and
     // 0 once the run is over.
-    EXPECT_GE(*std::min_element(v.begin(), v.end()), 0);
+    EXPECT_GE(*least, 0);
     EXPECT_EQ(v.back(), 0);
     if (counter.second == "hbm/serve queue")
-      hbm_most = *std::max_element(v.begin(), v.end());
+      hbm_most = *most;
+    if (counter.second == "pe_gemm/gemm queue") {
+      // Messages in a unit's bounded input queue: at most its depth.
+      EXPECT_LE(*most, 4);
+      gemm_most = std::max(gemm_most, *most);
+    }
+    queues += counter.second.ends_with(" queue") && counter.second.rfind("pe_", 0) == 0;
     links += counter.second.rfind("link pe_dma -> sip0.cube0.xbar", 0) == 0;
   }
   EXPECT_GT(hbm_most, 1) << "16 PEs' first reads wait for the one HBM";
   EXPECT_LE(hbm_most, 32) << "at most A's and B's first reads of each PE";
   EXPECT_EQ(links, 16u) << "each PE's DMA link to the XBAR";
+  EXPECT_GE(gemm_most, 1) << "tile tokens wait in the GEMM's queue";
+  EXPECT_GT(queues, 16u * 4) << "every PE's units' queues";
+  EXPECT_GT(credits, 16u * 4) << "every PE's senders' credits";
+  EXPECT_LT(sched_least, 4) << "the scheduler spends credits toward the DMA's read lane";
   // Processes: the cube, then its PEs by number, each with its sort index.
   EXPECT_NE(json.find(R"("process_name","pid":11,"args":{"name":"sip0.cube0.pe9"})"),
             std::string::npos);
@@ -188,6 +212,61 @@ TEST(trace_check, counters_step_back_to_zero_and_processes_come_in_natural_order
   for (const char* track : {"pe_cpu/kernel", "m_cpu/kernel", "pe_scheduler/events", "hbm/serve",
                             "xbar/in"})
     EXPECT_NE(json.find(fmt::format("\"name\":\"{}\"}}", track)), std::string::npos) << track;
+  const auto c = check_trace(dir + "/t.json", dir);
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+}
+
+TEST(trace_check, a_units_queue_and_its_senders_credits_step_as_derived_by_hand) {
+  // One PE, one 128^3 tile (docs/adr/0040): the scheduler releases its
+  // token at 7 ns, spending one of the 4 credits of the DMA's read queue
+  // (pe_queue_depth 4): 3 left. Its head reaches the DMA 1 ns later (one
+  // cycle of PE wire): 1 in the queue; the DMA is idle and takes it at
+  // once: 0, and returns the credit, which arrives 1 ns later: 4 again.
+  const std::string dir = test::temp_dir("trace_credits");
+  const auto r = run_kernbench("run --quiet --M 128 --K 128 --N 128 --trace-hops --trace " + dir +
+                               "/t.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = slurp(dir + "/t.json");
+  const auto samples = [&](const std::string& name) {
+    std::vector<std::string> out;
+    const std::regex sample(R"re(\{"ph":"C","pid":\d+,"ts":([0-9.]+),"name":")re" + name +
+                            R"re(","args":\{"\w+":(-?\d+)\}\})re");
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), sample);
+         it != std::sregex_iterator(); ++it)
+      out.push_back(std::string((*it)[1]) + " " + std::string((*it)[2]));
+    return out;
+  };
+  EXPECT_EQ(samples("pe_scheduler/credits for pe_dma/read"),
+            (std::vector<std::string>{"0.007000 3", "0.009000 4"}));
+  EXPECT_EQ(samples("pe_dma/read queue"),
+            (std::vector<std::string>{"0.008000 1", "0.008000 0"}));
+}
+
+TEST(trace_check, a_link_between_sips_is_a_process_with_its_bytes_in_flight) {
+  // B in the next SIP's HBM: reads cross the inter-SIP link, data comes back.
+  const std::string dir = test::temp_dir("trace_sip_link");
+  const auto r = run_kernbench("run --quiet --topology " + test::source_dir() +
+                               "/config/scale/2sip_2cube_4pe.yaml --pes 1 --placement remote-sip "
+                               "--M 128 --K 128 --N 128 --trace-hops --trace " + dir + "/t.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = slurp(dir + "/t.json");
+  const std::regex process(R"re("process_name","pid":(\d+),"args":\{"name":"link sip0.cube0.noc <-> sip1.cube0.noc"\})re");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(json, m, process)) << "a process for the inter-SIP link";
+  const std::string pid = m[1];
+  std::map<std::string, std::vector<long long>> values;
+  const std::regex sample("\\{\"ph\":\"C\",\"pid\":" + pid +
+                          R"re(,"ts":[0-9.]+,"name":"([^"]+)","args":\{"bytes":(\d+)\}\})re");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), sample); it != std::sregex_iterator();
+       ++it)
+    values[(*it)[1]].push_back(std::stoll((*it)[2]));
+  // The read requests (no payload) go one way, B's 32 KiB come back the
+  // other: at some time all of it in flight, none once it has arrived.
+  ASSERT_EQ(values.size(), 1u);
+  const auto& v = values["sip1.cube0.noc -> sip0.cube0.noc"];
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(*std::max_element(v.begin(), v.end()), 32768);
+  EXPECT_EQ(v.back(), 0);
   const auto c = check_trace(dir + "/t.json", dir);
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
 }
