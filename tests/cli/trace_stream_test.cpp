@@ -122,6 +122,28 @@ TEST(trace_stream, a_truncated_stream_is_refused_and_nothing_is_written) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/o.json"));
 }
 
+TEST(trace_stream, a_stream_of_an_earlier_version_is_refused_by_name) {
+  // Version 1 recorded receipts beside hops whose tails it lacks (ADR-0040).
+  const std::string dir = test::temp_dir("stream_version");
+  ASSERT_EQ(run_kernbench(k_run + " --trace-stream " + dir + "/s.trace").exit_code, 0);
+  std::string all = slurp(dir + "/s.trace");
+  const auto at = all.find("kernbench trace stream 2");
+  ASSERT_NE(at, std::string::npos);
+  all[at + std::string("kernbench trace stream ").size()] = '1';
+  std::ofstream(dir + "/old.trace", std::ios::binary) << all;
+  for (const std::string cmd : {"trace convert " + dir + "/old.trace " + dir + "/o.json",
+                                "trace stats " + dir + "/old.trace"}) {
+    SCOPED_TRACE(cmd);
+    const auto r = run_kernbench(cmd);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("'" + dir + "/old.trace': it is a 'kernbench trace stream 1', written by "
+                         "an earlier kernbench; this one reads 'kernbench trace stream 2'"),
+              std::string::npos)
+      << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o.json"));
+}
+
 TEST(trace_stream, a_refused_stream_leaves_no_file_open) {
   // The reader's constructor threw with the stream open: each refused file
   // kept a descriptor (fuzz_trace_stream ran out of them).
