@@ -7,6 +7,7 @@
 #include "runtime/cli/process_group.hpp"
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/cli/run_cluster.hpp"
+#include "runtime/cli/run_inputs.hpp"
 #include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/cli/run_program.hpp"
 #include "runtime/cli/kernel_cli.hpp"
@@ -115,6 +116,35 @@ void claim_stdout_for_data(const run_cli& c) {
     data_stdout::claim();
 }
 
+/// Commands this process (rank 0 of a split run) simulates, for the
+/// heartbeat.
+uint64_t local_commands(const run_cli& c, const topology_spec& topo,
+                        const std::vector<std::string>& pes, uint32_t ranks, cut_unit cut) {
+  const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
+    const node_spec* cpu = topo.find_node(pe + ".pe_cpu"); // pe_prefixes: it has one
+    return cpu && process_of(cpu->place, ranks, topo.sips, topo.cubes_per_sip, cut) == 0;
+  });
+  return uint64_t{c.repeat} * static_cast<uint64_t>(local);
+}
+
+/// The data's verdict after the run: the replay's status (0 or 3), or 0.
+int replay_data(const run_cli& c, data_session* session, const run_result& result,
+                const driver_data& dd, phase_clock& phases) {
+  if (!session)
+    return 0;
+  if (result.stopped) { // an op log cut short verifies nothing
+    fmt::print("\ndata\n  not replayed: the run was stopped before its end (no op log, "
+               "tensors or verdict)\n");
+    return 0;
+  }
+  session->absorb(result.nodes);
+  fmt::print("\ndata\n");
+  const int status = print_data_result(
+    c, session->finish(dd.tensors, [&](const std::string& name) { return dd.expected.at(name); }));
+  phases.mark("replay the data");
+  return status;
+}
+
 int run(const run_cli& c) {
   phase_clock phases; // --timings, the JSON's `timings`
   check_run_options(c);
@@ -126,73 +156,24 @@ int run(const run_cli& c) {
   if (c.phase2_workers != 0)
     check_threads_can_start(c.phase2_workers, fmt::format("--phase2-workers {}", c.phase2_workers));
   load_kernel_libraries(c);
-  const std::string dir = default_config_dir();
-  const std::string topo_path = c.topology.empty() ? dir + "/topology.yaml" : c.topology;
   // PE prefixes come from the topology; load it once to pick the PEs.
-  // A result of `run --json` carries its machine: it reruns as it ran.
-  YAML::Node doc = load_topology_document(topo_path);
-  for (const auto& o : c.set)
-    apply_override(doc, parse_override(o));
-  topology_spec topo = [&] {
-    try {
-      return parse_topology(doc, topo_path, builtin_kinds().catalog());
-    } catch (const config_error& e) {
-      if (c.set.empty())
-        throw;
-      throw std::invalid_argument(
-        fmt::format("{} (after --set {})", e.what(), fmt::join(c.set, " --set ")));
-    }
-  }();
+  machine_input in = read_machine(c);
+  topology_spec& topo = in.topo;
   phases.mark("read the machine");
   if (!c.kernel.empty())
-    return run_kernel_cli(c, std::move(topo), topo_path, doc, phases);
-  std::vector<std::string> pes = pe_prefixes(topo);
-  if (c.pes != "all") {
-    unsigned long count = 0;
-    size_t used = 0;
-    try {
-      count = std::stoul(c.pes, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != c.pes.size() || c.pes[0] == '-' || count == 0 || count > pes.size())
-      throw std::invalid_argument(fmt::format(
-        "--pes {}: expected 'all' or a count from 1 to {} (the PEs of the topology)", c.pes,
-        pes.size()));
-    pes.resize(count);
-  }
-  const auto delivery = parse_delivery(c.delivery);
-  if (!delivery)
-    throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
-  check_partition_name(c.partition); // a bad name fails before the run
-  const auto cut = parse_cut_unit(c.cut);
-  if (!cut)
-    throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
-
+    return run_kernel_cli(c, std::move(topo), in.path, in.doc, phases);
+  const std::vector<std::string> pes = chosen_pes(c, topo);
+  const run_modes modes = parse_modes(c);
   check_run_memory(c, pes.size());
-  const auto how = parse_placement(c.placement);
-  if (!how)
-    throw std::invalid_argument(fmt::format(
-      "--placement {}: expected local, remote-cube, remote-sip, sram or interleaved", c.placement));
   std::vector<pe_site> sites;
   for (const auto& pe : pes) {
     const pe_place pl = place_of(topo, pe);
     sites.push_back({pl.sip, pl.cube, pl.pe});
   }
   const std::vector<operand_addresses> operands =
-    place_operands(sites, sizes_of(c), *how, topo.sips, topo.cubes_per_sip);
-  // A bad shape or tile is a usage error: plan the first command before
-  // building anything. Its stage times are checked against the routes.
-  std::shared_ptr<const tile_source> first_tiles;
-  try {
-    const pe_command first = make_command(c, operands[0]);
-    if (auto* g = std::get_if<gemm_plan_args>(&first))
-      first_tiles = gemm_tiles(*g);
-    else if (auto* m = std::get_if<math_plan_args>(&first))
-      first_tiles = math_tiles(*m);
-  } catch (const plan_error& e) {
-    throw std::invalid_argument(fmt::format("--op {}: {}", c.op, e.what()));
-  }
+    place_operands(sites, sizes_of(c), modes.placement, topo.sips, topo.cubes_per_sip);
+  // Its stage times are checked against the routes.
+  const std::shared_ptr<const tile_source> first_tiles = first_tiles_of(c, operands[0]);
   auto check_first = [&](const topology_spec& machine, std::shared_ptr<const fabric_map> routes) {
     if (first_tiles)
       check_stage_times(c, machine, pes[0], *first_tiles, std::move(routes));
@@ -217,37 +198,9 @@ int run(const run_cli& c) {
   }
 
   report_input rep;
-  std::map<std::string, std::shared_ptr<const driver_program>> programs;
-  for (uint32_t p = 0; p < pes.size(); ++p) {
-    auto prog = std::make_shared<driver_program>();
-    for (uint32_t r = 0; r < c.repeat; ++r)
-      prog->commands.push_back(make_command(c, operands[p]));
-    if (p == 0)
-      for (const pe_command& cmd : prog->commands)
-        rep.program.push_back(describe(cmd));
-    programs[pes[p]] = prog;
-  }
-  // The data of the run (--verify, --dump-tensors, --oplog, --op-digests):
-  // the driver is a kernel whose commands move real bytes as well.
-  const data_request data = data_request_of(c);
+  const auto programs = programs_of(c, pes, operands, rep.program);
   driver_data dd;
-  std::unique_ptr<data_session> session;
-  if (data.wants_results() && c.rank == 0) {
-    // A split run writes one op log here: the other processes ship their
-    // nodes' records with their summaries (--ship-ops), merged in op_key
-    // order, so it is the same bytes as a one-process run's.
-    std::vector<pe_command> first;
-    for (uint32_t p = 0; p < pes.size(); ++p)
-      first.push_back(programs[pes[p]]->commands.front());
-    check_memory("the operands' data (--verify, --dump-tensors, --oplog)",
-                 data_bytes_estimate(c, sizes_of(c), pes.size()));
-    try {
-      dd = make_driver_data(pes, first, c.seed, c.verify);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("--verify: {}", e.what()));
-    }
-    session = std::make_unique<data_session>(data, dd.image);
-  }
+  std::unique_ptr<data_session> session = data_session_of(c, pes, programs, dd);
   driver_options opts;
   opts.deploy = dd.image;
   opts.fabric = fabric;
@@ -262,26 +215,21 @@ int run(const run_cli& c) {
     opts.ops = std::make_shared<op_shipper>();
   apply_run_limits(c, opts);
   opts.threads = c.threads;
-  opts.delivery = *delivery;
+  opts.delivery = modes.delivery;
   opts.partition = c.partition;
-  opts.cut = *cut;
+  opts.cut = modes.cut;
   opts.shards = c.shards;
   const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
   if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
     fmt::print(stderr, "{}\n", note);
   prepare_outputs(c, opts);
-  std::unique_ptr<peer_group> peers = join_cluster(c, topo, *cut, topo_path, opts);
+  std::unique_ptr<peer_group> peers = join_cluster(c, topo, modes.cut, in.path, opts);
   // One process: its actors are dropped while the summary is written. (A
   // split run's system also holds the network layer: it ends in the run.)
   if (opts.cluster.ranks <= 1)
     opts.teardown = std::make_shared<deferred_teardown>();
   // A split run's heartbeat counts what this process (rank 0) simulates.
-  const auto local = std::count_if(pes.begin(), pes.end(), [&](const std::string& pe) {
-    const node_spec* cpu = topo.find_node(pe + ".pe_cpu"); // pe_prefixes: it has one
-    return cpu && process_of(cpu->place, opts.cluster.ranks, topo.sips, topo.cubes_per_sip,
-                             *cut) == 0;
-  });
-  const uint64_t commands = uint64_t{c.repeat} * static_cast<uint64_t>(local);
+  const uint64_t commands = local_commands(c, topo, pes, opts.cluster.ranks, modes.cut);
   std::unique_ptr<heartbeat> beat = start_heartbeat(
     c, opts, "kernbench run", progress_totals{tiles_per_command(c) * commands, commands});
   phases.mark("prepare the run");
@@ -293,7 +241,7 @@ int run(const run_cli& c) {
     return *done;
   const run_result& result = dr.result;
 
-  rep.topology_file = topo_path;
+  rep.topology_file = in.path;
   rep.overrides = c.set;
   rep.pes = pes;
   rep.threads = c.threads;
@@ -303,7 +251,7 @@ int run(const run_cli& c) {
   rep.names = dr.names;
   rep.records = std::move(dr.records);
   rep.per_pe = c.per_pe;
-  describe_reproduction(rep, doc, c, opts.cluster.ranks, result);
+  describe_reproduction(rep, in.doc, c, opts.cluster.ranks, result);
   rep.label = rep.program.empty() ? std::string() : rep.program.front();
   index_commands(rep);
   print_summary(c, rep);
@@ -316,18 +264,7 @@ int run(const run_cli& c) {
   phases.mark("summary");
   rep.phases = &phases;
   write_outputs(c, rep, opts);
-  int status = 0;
-  if (session && result.stopped) { // an op log cut short verifies nothing
-    fmt::print("\ndata\n  not replayed: the run was stopped before its end (no op log, "
-               "tensors or verdict)\n");
-  } else if (session) {
-    session->absorb(result.nodes);
-    fmt::print("\ndata\n");
-    status = print_data_result(c, session->finish(dd.tensors, [&](const std::string& name) {
-      return dd.expected.at(name);
-    }));
-    phases.mark("replay the data");
-  }
+  const int status = replay_data(c, session.get(), result, dd, phases);
   if (c.timings)
     print_timings(std::cout, phases);
   return status_after_run(status);
