@@ -131,7 +131,7 @@ TEST(trace_stream, a_stream_of_an_earlier_version_is_refused_by_name) {
   ASSERT_NE(at, std::string::npos);
   all[at + std::string("kernbench trace stream ").size()] = '1';
   std::ofstream(dir + "/old.trace", std::ios::binary) << all;
-  for (const std::string cmd : {"trace convert " + dir + "/old.trace " + dir + "/o.json",
+  for (const std::string& cmd : {"trace convert " + dir + "/old.trace " + dir + "/o.json",
                                 "trace stats " + dir + "/old.trace"}) {
     SCOPED_TRACE(cmd);
     const auto r = run_kernbench(cmd);
