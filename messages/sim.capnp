@@ -58,7 +58,7 @@ struct HubSnapshot {
 }
 
 struct Figure {
-  name      @0 :Text;
+  pattern   @0 :Text;    # the statistic's pattern ("{}.busy_ps"); its name has the qualifier for {}
   value     @1 :UInt64;
   stat      @2 :UInt32;  # the declared statistic's id (runtime/engine/stat_decl.hpp)
   qualifier @3 :Text;    # its lane, command, channel or link; empty if none

@@ -73,16 +73,22 @@ struct stat_decl {
 
   constexpr bool qualified() const { return pattern.find("{}") != std::string_view::npos; }
   /// The name of the figure of qualifier `q` (the pattern, `{}` replaced).
-  std::string name_of(std::string_view q) const {
-    const auto at = pattern.find("{}");
-    if (at == std::string_view::npos)
-      return std::string(pattern);
-    std::string s;
-    s.reserve(pattern.size() + q.size());
-    s.append(pattern.substr(0, at)).append(q).append(pattern.substr(at + 2));
-    return s;
-  }
+  std::string name_of(std::string_view q) const;
 };
+
+/// `pattern` with its `{}` replaced by `q` ("{}.busy_ps", "read":
+/// "read.busy_ps"); a pattern without `{}` is the name.
+inline std::string stat_name(std::string_view pattern, std::string_view q) {
+  const auto at = pattern.find("{}");
+  if (at == std::string_view::npos)
+    return std::string(pattern);
+  std::string s;
+  s.reserve(pattern.size() + q.size());
+  s.append(pattern.substr(0, at)).append(q).append(pattern.substr(at + 2));
+  return s;
+}
+
+inline std::string stat_decl::name_of(std::string_view q) const { return stat_name(pattern, q); }
 
 constexpr stat_decl declare_stat(std::string_view scope, std::string_view pattern,
                                  stat_unit unit, std::string_view doc) {

@@ -97,7 +97,7 @@ std::vector<char> encode_result(const run_result& r) {
     x.setLastEventPs(n.stats.last_event_ps);
     auto figs = x.initFigures(static_cast<unsigned>(n.figures.size()));
     for (unsigned k = 0; k < n.figures.size(); ++k) {
-      figs[k].setName(n.figures[k].name);
+      figs[k].setPattern(std::string(n.figures[k].pattern));
       figs[k].setStat(n.figures[k].stat);
       figs[k].setQualifier(n.figures[k].qualifier);
       figs[k].setValue(n.figures[k].value);
@@ -175,7 +175,8 @@ run_result decode_result(const std::vector<char>& bytes) {
     n.stats.activations = x.getActivations();
     n.stats.last_event_ps = x.getLastEventPs();
     for (const auto f : x.getFigures())
-      n.figures.push_back({f.getName().cStr(), f.getValue(), f.getStat(), f.getQualifier().cStr()});
+      n.figures.push_back(
+        {intern_pattern(f.getPattern().cStr()), f.getValue(), f.getStat(), f.getQualifier().cStr()});
     const auto rec = x.getRecords();
     n.records.assign(reinterpret_cast<const char*>(rec.begin()),
                      reinterpret_cast<const char*>(rec.end()));

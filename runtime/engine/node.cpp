@@ -81,11 +81,11 @@ node_summary node::summarize() {
     if (lk.messages() == 0)
       continue;
     const std::string& dst = out_names_[l];
-    s.figures.push_back({link_stats::bytes.name_of(dst), lk.bytes(), link_stats::bytes.id, dst});
+    s.figures.push_back({link_stats::bytes.pattern, lk.bytes(), link_stats::bytes.id, dst});
     s.figures.push_back(
-      {link_stats::messages.name_of(dst), lk.messages(), link_stats::messages.id, dst});
+      {link_stats::messages.pattern, lk.messages(), link_stats::messages.id, dst});
     s.figures.push_back(
-      {link_stats::busy_ps.name_of(dst), lk.busy_ps(), link_stats::busy_ps.id, dst});
+      {link_stats::busy_ps.pattern, lk.busy_ps(), link_stats::busy_ps.id, dst});
   }
   if (rec_) {
     s.records = rec_->take_records();
@@ -390,14 +390,14 @@ void node::hook_service_span(SimTime begin, SimTime end, const service_tag& tag)
 void node::add_figure(const stat_decl& s, uint64_t value) {
   if (s.qualified())
     throw std::logic_error(fmt::format("{}: statistic '{}' needs a qualifier", name_, s.pattern));
-  figures_.push_back({std::string(s.pattern), value, s.id, {}});
+  figures_.push_back({s.pattern, value, s.id, {}});
 }
 
 void node::add_figure(const stat_decl& s, std::string_view q, uint64_t value) {
   if (!s.qualified())
     throw std::logic_error(
       fmt::format("{}: statistic '{}' takes no qualifier ('{}')", name_, s.pattern, q));
-  figures_.push_back({s.name_of(q), value, s.id, std::string(q)});
+  figures_.push_back({s.pattern, value, s.id, std::string(q)});
 }
 
 void node::add_commands(std::vector<command_stat> rows) {

@@ -12,8 +12,22 @@
 #include <capnp/serialize.h>
 
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
 
 namespace kb {
+
+std::string_view intern_pattern(std::string_view pattern) {
+  static std::mutex mutex;
+  // Never freed: the views may be read by a thread that outlives main.
+  static auto& texts = *new std::set<std::string, std::less<>>;
+  std::lock_guard lock(mutex);
+  auto it = texts.find(pattern);
+  if (it == texts.end())
+    it = texts.emplace(pattern).first;
+  return *it;
+}
 
 namespace {
 
@@ -135,7 +149,7 @@ uint64_t figure_or_zero(const node_summary& n, const stat_decl& s, std::string_v
 uint64_t figure_of(const run_result& r, const std::string& node, const std::string& name) {
   if (const node_summary* n = find_node(r, node))
     for (const auto& f : n->figures)
-      if (f.name == name)
+      if (f.name() == name)
         return f.value;
   throw std::runtime_error("no figure " + name + " of " + node);
 }
@@ -145,7 +159,7 @@ std::vector<uint64_t> series_of(const run_result& r, const std::string& node,
   std::vector<uint64_t> out;
   if (const node_summary* n = find_node(r, node))
     for (const auto& f : n->figures)
-      if (f.name == name)
+      if (f.name() == name)
         out.push_back(f.value);
   return out;
 }

@@ -67,20 +67,35 @@ typename Inspector::result_type inspect(Inspector& f, event_batch& x) {
 }
 
 /// A figure a node reports at the end of a run: a value of a declared
-/// statistic (stat_decl.hpp, ADR-0038) with its qualifier, and its name
-/// (the statistic's pattern with the qualifier: "read.busy_ps").
+/// statistic (stat_decl.hpp, ADR-0038) with its qualifier. Its name is the
+/// statistic's pattern with the qualifier ("read.busy_ps"), made when asked:
+/// a machine of 16,384 PEs holds about a million figures (issue 31).
 struct figure {
-  std::string name;
+  /// The statistic's pattern: a declaration's own text, or one from
+  /// intern_pattern (a figure that came from another process).
+  std::string_view pattern;
   uint64_t value = 0;
   uint32_t stat = 0;     ///< the statistic's id (stat_decl::id)
   std::string qualifier = {}; ///< the lane, command, channel or link; empty if none
 
   bool is(const stat_decl& s) const { return stat == s.id; }
+  std::string name() const { return stat_name(pattern, qualifier); }
 };
+
+/// A pattern's text kept for the life of the process (one copy per
+/// distinct text): the pattern of a figure decoded from another process.
+std::string_view intern_pattern(std::string_view pattern);
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, figure& x) {
-  return f(caf::meta::type_name("kb.figure"), x.name, x.value, x.stat, x.qualifier);
+  std::string pattern;
+  if constexpr (Inspector::reads_state)
+    pattern = std::string(x.pattern);
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.pattern = intern_pattern(pattern);
+    return caf::none;
+  });
+  return f(caf::meta::type_name("kb.figure"), pattern, x.value, x.stat, x.qualifier, load);
 }
 
 /// What a node hands back when the run ends.

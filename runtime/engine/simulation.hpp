@@ -123,13 +123,12 @@ public:
   /// sorted by node id (the lexicographic order of names). A run without an
   /// end time that goes quiet while nodes still hold work (queued messages,
   /// messages held for lack of credit, busy lanes) is a deadlock: the error
-  /// names every such node and what it holds.
+  /// names every such node and what it holds. A simulation runs once: the
+  /// run hands its links to the nodes (a second run is a logic_error).
   run_result run(const run_options& opts);
 
   /// Node names in id order (valid after validate()/run()).
   std::vector<std::string> names() const;
-  /// Smallest link latency: the lookahead of the protocol.
-  SimTime min_latency() const;
 
 private:
   struct node_entry {
@@ -151,6 +150,7 @@ private:
   std::function<std::string(const std::string&)> grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
   std::shared_ptr<node_sink> sink_;
+  bool ran_ = false;
 };
 
 } // namespace kb

@@ -113,8 +113,25 @@ op_record from_wire(wire::DataOp::Reader in) {
   return r;
 }
 
+size_t token_words(const tile_plan& tile) {
+  using capnp::sizeInWords;
+  size_t words = 1 + sizeInWords<wire::TileToken>() // the root pointer, the token
+                 + 1 + tile.stages.size() * sizeInWords<wire::Stage>(); // the list's tag
+  for (const stage& s : tile.stages) {
+    const stage_params& p = s.params;
+    const bool a = p.pinned_a || p.operand_block, b = p.pinned_b.has_value();
+    if (a || b || p.value != 1.0) // as to_wire writes them
+      words += sizeInWords<wire::StageOperands>() + (a + b) * sizeInWords<wire::TensorView>();
+  }
+  return words;
+}
+
 message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler) {
-  auto msg = std::make_unique<capnp::MallocMessageBuilder>(256);
+  // One segment of what the plan needs: every token in flight holds it (a
+  // fixed 256 words was 2 KB a token, 14 KB a PE; issue 31). Bytes a load
+  // or store carries later take a segment of their own.
+  auto msg = std::make_unique<capnp::MallocMessageBuilder>(
+    static_cast<unsigned>(token_words(tile)));
   auto t = msg->initRoot<wire::TileToken>();
   t.setCommand(command);
   t.setTile(tile.tile_id);

@@ -128,6 +128,13 @@ std::vector<std::pair<uint64_t, body_prediction>> body_predictor::collect() {
     out.emplace_back(s.id, s.running.valid() ? s.running.get()
                                              : predict(*shared_, *s.tiles, s.body_tiles));
   started_.clear();
+  // Nothing is running now. The model and the schedules are dropped: a PE
+  // collects at the end of its run, and a machine of many PEs would
+  // otherwise hold them all until teardown (issue 31: about 10 KB per PE,
+  // at the summary's peak). A later prediction builds the model again.
+  std::lock_guard lock(shared_->mutex);
+  shared_->model.reset();
+  shared_->by_body.clear();
   return out;
 }
 

@@ -49,7 +49,9 @@ public:
   body_prediction predict_now(const tile_source& tiles, uint32_t body_tiles);
   /// Starts the prediction of command `id`'s body.
   void start(uint64_t id, std::shared_ptr<const tile_source> tiles, uint32_t body_tiles);
-  /// Every prediction started since the last call, in start order.
+  /// Every prediction started since the last call, in start order; then
+  /// drops the model and the schedules it kept (they are built again if
+  /// another prediction comes).
   std::vector<std::pair<uint64_t, body_prediction>> collect();
 
 private:

@@ -280,7 +280,7 @@ std::string report_json(const report_input& in) {
       // Grouped: a link to a PE's node is in groups.links.
       if (!per_pe && per_link(f) && split_pe_node(f.qualifier))
         continue;
-      j.field(f.name, f.value);
+      j.field(f.name(), f.value);
     }
     j.end_object().end_object();
   }

@@ -157,9 +157,9 @@ TEST(PeDma, ContentionResultsAreTheSameOnOneAndFourThreads) {
         ASSERT_EQ(r.nodes[i].name, one.nodes[i].name);
         ASSERT_EQ(r.nodes[i].figures.size(), one.nodes[i].figures.size());
         for (size_t f = 0; f < r.nodes[i].figures.size(); ++f) {
-          EXPECT_EQ(r.nodes[i].figures[f].name, one.nodes[i].figures[f].name);
+          EXPECT_EQ(r.nodes[i].figures[f].name(), one.nodes[i].figures[f].name());
           EXPECT_EQ(r.nodes[i].figures[f].value, one.nodes[i].figures[f].value)
-            << r.nodes[i].name << " " << r.nodes[i].figures[f].name
+            << r.nodes[i].name << " " << r.nodes[i].figures[f].name()
             << " threads " << threads;
         }
       }

@@ -40,17 +40,18 @@ std::string named(const std::string& pattern, const std::string& q) {
 std::vector<std::string> undeclared(const node_summary& n, const impl_doc& impl) {
   std::vector<std::string> out;
   for (const figure& f : n.figures) {
+    const std::string name = f.name();
     if (is_link_stat(f)) {
-      if (f.name != "link:" + f.qualifier + f.name.substr(f.name.rfind('.')))
-        out.push_back(n.name + ": link figure " + f.name + " of " + f.qualifier);
+      if (name != "link:" + f.qualifier + name.substr(name.rfind('.')))
+        out.push_back(n.name + ": link figure " + name + " of " + f.qualifier);
       continue;
     }
     const auto it = std::find_if(impl.stats.begin(), impl.stats.end(),
                                  [&](const stat_doc& s) { return s.id == f.stat; });
     if (it == impl.stats.end())
-      out.push_back(n.name + ": " + f.name + " is not a statistic of " + impl.impl);
-    else if (named(it->name, f.qualifier) != f.name)
-      out.push_back(n.name + ": " + f.name + " is not named as " + it->name);
+      out.push_back(n.name + ": " + name + " is not a statistic of " + impl.impl);
+    else if (named(it->name, f.qualifier) != name)
+      out.push_back(n.name + ": " + name + " is not named as " + it->name);
   }
   return out;
 }

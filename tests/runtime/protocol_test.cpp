@@ -72,7 +72,7 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   a.node = 7;
   a.name = "sip0.cube1.pe2.pe_dma";
   a.stats = {100, 200, 300, 400};
-  a.figures = {{"read.busy_ps", 244000, 0x9e3779b9u, "read"}, {"requests", 3, 17u, ""}};
+  a.figures = {{"{}.busy_ps", 244000, 0x9e3779b9u, "read"}, {"requests", 3, 17u, ""}};
   a.records = {'\x01', '\0', '\x7f'};
   a.ops = {'o', 'p'};
   a.pending = "a token waits for credit";
@@ -91,7 +91,9 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   EXPECT_EQ(x.stats.events, 100u);
   EXPECT_EQ(x.stats.last_event_ps, 400u);
   ASSERT_EQ(x.figures.size(), 2u);
-  EXPECT_EQ(x.figures[1].name, "requests");
+  EXPECT_EQ(x.figures[0].name(), "read.busy_ps");
+  EXPECT_EQ(x.figures[0].pattern, "{}.busy_ps");
+  EXPECT_EQ(x.figures[1].name(), "requests");
   EXPECT_EQ(x.figures[1].value, 3u);
   // The declared statistic and its qualifier cross processes (ADR-0038).
   EXPECT_EQ(x.figures[0].stat, 0x9e3779b9u);
