@@ -89,6 +89,9 @@ VOLATILE = [
     ("a phase's wall time, share and memory (--timings)",
      # (right-aligned: a number of more digits takes the blanks before it)
      r"\d+\.\d{3}(?= s +\d+\.\d%)|(?<=\d s )\s*\d+\.\d(?=%)|(?<=%) +[\d.]+(?= MiB)"),
+    ("null batches between processes (how many depends on timing)",
+     r"(?<=processes, )\d+(?= batches)|\d+(?= bytes \(Cap'n Proto\))"
+     r"|(?<=per simulated us: )[\d.]+(?= batches)|(?<=events, )\d+(?= bytes$)"),
     ("temporary path", r"/tmp/\S+"),
     ("version and git hash", r"(?<=kernbench )\d+\.\d+\.\d+\S* \((?:[0-9a-f]+|unknown)\)"),
 ]

@@ -119,6 +119,10 @@ private:
   hub_init init_;
   std::unique_ptr<shard_loop> loop_;          // direct delivery only
   bool continuing_ = false;                   // a continue_atom is on its way
+  /// Events of the last direct step; from this many on, a shard that asked
+  /// is answered after one lookahead of progress (step_direct).
+  size_t last_step_events_ = 0;
+  static constexpr size_t answer_early_events = 1024;
   std::vector<node_id> local_;                // node ids of this shard
   std::vector<node_id> live_;                 // local nodes with a pending event
   std::vector<char> in_live_;                 // per node id
