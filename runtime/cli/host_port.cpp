@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace kb {
 
@@ -60,6 +63,31 @@ std::vector<host_port> parse_host_ports(const std::string& text, const std::stri
     start = comma + 1;
   }
   return out;
+}
+
+uint16_t read_port_line(int fd, const std::string& what) {
+  std::string line;
+  char c = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      throw std::runtime_error(fmt::format("{}: reading the port: {}", what, std::strerror(errno)));
+    if (n == 0)
+      throw std::runtime_error(fmt::format(
+        "{}: the input ended before rank 0's port came (the process that started this rank "
+        "ended?)", what));
+    if (c == '\n')
+      break;
+    if (line.size() > 16)
+      throw std::runtime_error(fmt::format("{}: '{}...' is not a port", what, line));
+    line += c;
+  }
+  if (line.empty() || line.size() > 5 || line.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(line) == 0 || std::stoul(line) > 65535)
+    throw std::runtime_error(fmt::format("{}: '{}' is not a port (1 to 65535)", what, line));
+  return static_cast<uint16_t>(std::stoul(line));
 }
 
 } // namespace kb

@@ -24,4 +24,9 @@ host_port parse_host_port(const std::string& text, const std::string& option,
 /// no duplicates. Throws std::invalid_argument naming `option`.
 std::vector<host_port> parse_host_ports(const std::string& text, const std::string& option);
 
+/// Reads one line holding a port (1 to 65535) from file descriptor `fd`,
+/// waiting for it; throws std::runtime_error naming `what` when the line is
+/// not a port or `fd` ends first.
+uint16_t read_port_line(int fd, const std::string& what);
+
 } // namespace kb

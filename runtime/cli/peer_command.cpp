@@ -15,7 +15,9 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 
 namespace kb {
 
@@ -160,22 +162,39 @@ private:
     job_dir dir;
     write_file_atomically(dir.file("topology.yaml"), "topology", j.topology);
     ch_.send(peer_frame::simple(peer_frame::kind::accepted));
-    note("rank {} of {} for {}; waiting for rank 0 to listen", j.rank, j.ranks, launcher_);
-    const peer_frame go = next_frame("go");
-    if (go.what != peer_frame::kind::go)
-      return refuse(fmt::format("expected go, got {}", to_string(go.what)));
 
+    // The part starts building now, while rank 0 builds its own: it reads
+    // rank 0's port from its standard input when it is ready to connect
+    // (`--connect HOST:-`). It started only at `go`, after rank 0 had built
+    // everything: a split run's set-up took the sum of the two (issue 31).
     std::vector<std::string> args{"run"};
     args.insert(args.end(), j.args.begin(), j.args.end());
     const std::string wire = dir.file("wire").string();
+    std::string rank0 = host_port{launcher_, 1}.text(); // "HOST:1" -> "HOST:-"
+    rank0.back() = '-';
     for (const std::string& a :
          {std::string("--topology"), dir.file("topology.yaml").string(),
           std::string("--procs"), std::to_string(j.ranks), std::string("--rank"),
           std::to_string(j.rank), std::string("--connect"),
-          host_port{launcher_, go.port}.text(), std::string("--wire-stats"), wire})
+          rank0,
+          std::string("--wire-stats"), wire})
       args.push_back(a);
     workers_ = std::make_unique<process_group>(me_, std::chrono::seconds(5), false);
-    workers_->spawn(j.rank, args, {false, dir.file("stderr").string()});
+    int port_fd = -1;
+    workers_->spawn(j.rank, args, {false, dir.file("stderr").string()}, nullptr, &port_fd);
+    note("rank {} of {} for {}; building, and waiting for rank 0 to listen", j.rank, j.ranks,
+         launcher_);
+    const peer_frame go = next_frame("go");
+    if (go.what != peer_frame::kind::go) {
+      ::close(port_fd);
+      return refuse(fmt::format("expected go, got {}", to_string(go.what)));
+    }
+    // A part that has already failed has closed its end: its failure is
+    // reported below, from its exit status and standard error.
+    const std::string port_line = std::to_string(go.port) + "\n";
+    [[maybe_unused]] const ssize_t sent =
+      ::send(port_fd, port_line.data(), port_line.size(), MSG_NOSIGNAL);
+    ::close(port_fd);
     while (!workers_->all_ended()) {
       if (auto f = ch_.receive(milliseconds(200)))
         heard_ = clock_type::now();

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdexcept>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,7 +80,7 @@ process_group::~process_group() {
 }
 
 pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
-                           const worker_output& out, int* pipe_fd) {
+                           const worker_output& out, int* pipe_fd, int* stdin_fd) {
   if (lifeline_[0] < 0 && ::pipe2(lifeline_, O_CLOEXEC) != 0)
     throw std::runtime_error(
       fmt::format("cannot start worker process {}: pipe: {}", rank, std::strerror(errno)));
@@ -110,6 +111,19 @@ pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
     }
     posix_spawn_file_actions_adddup2(&fa, so[1], 1);
   }
+  int si[2] = {-1, -1};
+  if (stdin_fd) {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, si) != 0) {
+      posix_spawn_file_actions_destroy(&fa);
+      if (so[0] >= 0) {
+        ::close(so[0]);
+        ::close(so[1]);
+      }
+      throw std::runtime_error(fmt::format("cannot start worker process {}: socketpair: {}",
+                                           rank, std::strerror(errno)));
+    }
+    posix_spawn_file_actions_adddup2(&fa, si[1], 0);
+  }
   if (!out.stderr_file.empty())
     posix_spawn_file_actions_addopen(&fa, 2, out.stderr_file.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -127,12 +141,18 @@ pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
   posix_spawn_file_actions_destroy(&fa);
   if (so[1] >= 0)
     ::close(so[1]);
+  if (si[1] >= 0)
+    ::close(si[1]);
   if (rc != 0) {
     if (so[0] >= 0)
       ::close(so[0]);
+    if (si[0] >= 0)
+      ::close(si[0]);
     throw std::runtime_error(
       fmt::format("cannot start worker process {}: {}", rank, std::strerror(rc)));
   }
+  if (stdin_fd)
+    *stdin_fd = si[0];
   if (pipe_fd)
     *pipe_fd = so[0];
   else if (so[0] >= 0)

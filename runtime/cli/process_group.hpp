@@ -47,9 +47,12 @@ public:
 
   /// Starts `/proc/self/exe args...` as worker `rank`; returns its pid, and
   /// with `out.stdout_pipe` the read end of its standard output in `*pipe_fd`
-  /// (the caller closes it).
+  /// (the caller closes it). With `stdin_fd`, the worker's standard input is
+  /// one end of a socket pair and `*stdin_fd` the other (the caller writes
+  /// with MSG_NOSIGNAL and closes it).
   pid_t spawn(uint32_t rank, const std::vector<std::string>& args,
-              const worker_output& out = worker_output{}, int* pipe_fd = nullptr);
+              const worker_output& out = worker_output{}, int* pipe_fd = nullptr,
+              int* stdin_fd = nullptr);
   /// Whether every worker has ended (reaps those that have).
   bool all_ended();
   /// Sends SIGTERM to every worker still running.

@@ -99,9 +99,17 @@ std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& 
     if (c.rank >= c.procs)
       throw std::invalid_argument(
         fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
-    const host_port rank0 = parse_host_port(c.connect, "--connect");
-    opts.cluster.host = rank0.host;
-    opts.cluster.port = rank0.port;
+    if (c.connect.size() > 2 && c.connect.substr(c.connect.size() - 2) == ":-") {
+      // HOST:- : the port comes on standard input once rank 0 listens; this
+      // rank builds its part meanwhile (a peer starts it so).
+      opts.cluster.host = parse_host_port(c.connect.substr(0, c.connect.size() - 1) + "1",
+                                          "--connect").host;
+      opts.cluster.await_port = [] { return read_port_line(0, "--connect HOST:-"); };
+    } else {
+      const host_port rank0 = parse_host_port(c.connect, "--connect");
+      opts.cluster.host = rank0.host;
+      opts.cluster.port = rank0.port;
+    }
     watch_lifeline(fmt::format("kernbench run (rank {})", c.rank));
   } else if (c.procs > 1 || !c.peers.empty()) {
     // The other ranks are peers: started here (--procs) or on other hosts

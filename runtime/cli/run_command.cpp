@@ -392,7 +392,7 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     ->group("");
   cmd->add_option("--rank", c->rank, "this process's rank (set for the worker processes)")
     ->group("");
-  cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes)")->group("");
+  cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (worker processes; HOST:- reads the port from standard input when this rank has built its part)")->group("");
   cmd->add_flag("--record", c->record, "record trace events (worker processes)")->group("");
   cmd->add_flag("--record-stages", c->record_stages,
                 "tally stages per command (worker processes of a --json run)")

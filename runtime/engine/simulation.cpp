@@ -377,17 +377,26 @@ run_result simulation::run(const run_options& opts) {
         opts.cluster.on_listening(*port);
     }
   } else {
+    uint16_t port = opts.cluster.port;
+    if (opts.cluster.await_port) {
+      try {
+        port = opts.cluster.await_port();
+      } catch (...) {
+        shutdown();
+        throw;
+      }
+    }
     caf::expected<caf::actor> r = caf::sec::cannot_connect_to_node;
     for (int attempt = 0; attempt < 100 && !r; ++attempt) {
-      r = sys.middleman().remote_actor(opts.cluster.host, opts.cluster.port);
+      r = sys.middleman().remote_actor(opts.cluster.host, port);
       if (!r)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     if (!r) {
       shutdown();
       throw std::runtime_error(fmt::format(
-        "rank {}: cannot reach rank 0 at {}:{}: {}", rank, opts.cluster.host,
-        opts.cluster.port, sys.render(r.error())));
+        "rank {}: cannot reach rank 0 at {}:{}: {}", rank, opts.cluster.host, port,
+        sys.render(r.error())));
     }
     root = *r;
   }

@@ -41,6 +41,10 @@ struct cluster_options {
   /// Rank 0 only: called with the port it listens on, once published, to
   /// start the worker processes.
   std::function<void(uint16_t)> on_listening;
+  /// Other ranks: set, it gives rank 0's port (waiting for it, throwing if
+  /// it never comes) when this rank has built its nodes and connects, so
+  /// that it builds while rank 0 does (`port` is then unused).
+  std::function<uint16_t()> await_port;
 };
 
 /// How the nodes of a shard get their events (docs/adr/0009-shard-loop.md).

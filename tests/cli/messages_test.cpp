@@ -116,6 +116,29 @@ TEST(messages, a_bad_connect_says_what_is_expected) {
   }
 }
 
+TEST(messages, a_rank_that_reads_its_port_names_what_it_read) {
+  // `--connect HOST:-`: a peer's part builds first, then reads rank 0's port
+  // from its standard input (one line), as the peer writes it at `go`.
+  const std::string dir = test::temp_dir("port_line");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+    {"abc\n", "'abc' is not a port (1 to 65535)"},
+    {"70000\n", "'70000' is not a port (1 to 65535)"},
+    {"0\n", "'0' is not a port (1 to 65535)"},
+    {"", "the input ended before rank 0's port came (the process that started this rank "
+         "ended?)"},
+    {"4242", "the input ended before rank 0's port came (the process that started this rank "
+             "ended?)"}};
+  for (const auto& [input, why] : cases) {
+    const std::string in = dir + "/in";
+    std::ofstream(in) << input;
+    const auto r = run_kernbench("run --topology " + test::source_dir() +
+                                 "/config/scale/2sip_2cube_4pe.yaml --procs 2 --rank 1 "
+                                 "--connect 127.0.0.1:- <" + in);
+    EXPECT_EQ(r.exit_code, 2) << input;
+    EXPECT_EQ(r.err, "kernbench: error: --connect HOST:-: " + why + "\n") << input;
+  }
+}
+
 TEST(messages, a_rank_outside_the_run_is_refused) {
   const auto r = run_kernbench("phold --lps 4 --procs 2 --rank 2 --connect 127.0.0.1:1");
   EXPECT_EQ(r.exit_code, 2);
