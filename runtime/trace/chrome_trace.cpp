@@ -475,9 +475,10 @@ void chrome_trace_writer::hop(int pid, const trace_record& r) {
                flow.id, pid, tid, ps_to_us(r.t), flow.name);
   }
   // A link between SIPs has a process of its own; others count in the
-  // sender's.
+  // sender's. Without counter tracks there is neither (nor an empty process).
   const size_t link =
-    sip_of(r.node) != sip_of(r.peer)
+    !cut_.counters ? no_counter
+    : sip_of(r.node) != sip_of(r.peer)
       ? counters_.find(link_pid(r.node, r.peer),
                        fmt::format("{} -> {}", name_of(r.node), name_of(r.peer)), "bytes")
       : counters_.find(pid, fmt::format("link {} -> {}", short_name(r.node), name_of(r.peer)),

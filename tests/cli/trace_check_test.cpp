@@ -269,6 +269,16 @@ TEST(trace_check, a_link_between_sips_is_a_process_with_its_bytes_in_flight) {
   EXPECT_EQ(v.back(), 0);
   const auto c = check_trace(dir + "/t.json", dir);
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  // Hops without counter tracks: the link has nothing to show, so no process.
+  const auto h = run_kernbench("run --quiet --topology " + test::source_dir() +
+                               "/config/scale/2sip_2cube_4pe.yaml --pes 1 --placement remote-sip "
+                               "--M 128 --K 128 --N 128 --trace-hops --trace-kinds hops --trace " +
+                               dir + "/h.json");
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  const std::string hops = slurp(dir + "/h.json");
+  EXPECT_NE(hops.find("\"ph\":\"s\""), std::string::npos) << "the hops' flows are drawn";
+  EXPECT_EQ(hops.find("link sip0.cube0.noc <-> sip1.cube0.noc"), std::string::npos);
+  EXPECT_EQ(hops.find("\"ph\":\"C\""), std::string::npos) << "no counter sample";
 }
 
 /// A trace of one PE process with a stage slice [1, 3] us on track 1.
