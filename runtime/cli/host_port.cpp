@@ -65,6 +65,19 @@ std::vector<host_port> parse_host_ports(const std::string& text, const std::stri
   return out;
 }
 
+std::string host_port::text_port_later() const {
+  std::string t = host_port{host, 1}.text();
+  t.back() = '-'; // "HOST:1" -> "HOST:-"
+  return t;
+}
+
+std::optional<std::string> parse_host_port_later(const std::string& text,
+                                                 const std::string& option) {
+  if (text.size() < 2 || text.compare(text.size() - 2, 2, ":-") != 0)
+    return std::nullopt;
+  return parse_host_port(text.substr(0, text.size() - 1) + "1", option).host;
+}
+
 uint16_t read_port_line(int fd, const std::string& what) {
   std::string line;
   char c = 0;

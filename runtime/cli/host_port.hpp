@@ -3,6 +3,7 @@
 // `--peers`): parsed once, with errors that name the option.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,15 @@ struct host_port {
   std::string host;
   uint16_t port = 0;
   std::string text() const; ///< "HOST:PORT" ("[::1]:PORT" for IPv6)
+  /// "HOST:-": rank 0's host, its port to come on standard input
+  /// (`--connect`, read_port_line).
+  std::string text_port_later() const;
 };
+
+/// The host of "HOST:-" (IPv6 as "[ADDR]:-"), or nothing if `text` does not
+/// end in ":-"; throws std::invalid_argument naming `option` for a bad host.
+std::optional<std::string> parse_host_port_later(const std::string& text,
+                                                 const std::string& option);
 
 /// Parses "HOST:PORT" (IPv6 as "[ADDR]:PORT"). The port is 1..65535, or
 /// 0..65535 with `port_zero_ok` (0: any free port). Throws

@@ -170,13 +170,11 @@ private:
     std::vector<std::string> args{"run"};
     args.insert(args.end(), j.args.begin(), j.args.end());
     const std::string wire = dir.file("wire").string();
-    std::string rank0 = host_port{launcher_, 1}.text(); // "HOST:1" -> "HOST:-"
-    rank0.back() = '-';
     for (const std::string& a :
          {std::string("--topology"), dir.file("topology.yaml").string(),
           std::string("--procs"), std::to_string(j.ranks), std::string("--rank"),
           std::to_string(j.rank), std::string("--connect"),
-          rank0,
+          host_port{launcher_, 0}.text_port_later(),
           std::string("--wire-stats"), wire})
       args.push_back(a);
     workers_ = std::make_unique<process_group>(me_, std::chrono::seconds(5), false);

@@ -99,11 +99,10 @@ std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& 
     if (c.rank >= c.procs)
       throw std::invalid_argument(
         fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
-    if (c.connect.size() > 2 && c.connect.substr(c.connect.size() - 2) == ":-") {
+    if (auto host = parse_host_port_later(c.connect, "--connect")) {
       // HOST:- : the port comes on standard input once rank 0 listens; this
       // rank builds its part meanwhile (a peer starts it so).
-      opts.cluster.host = parse_host_port(c.connect.substr(0, c.connect.size() - 1) + "1",
-                                          "--connect").host;
+      opts.cluster.host = std::move(*host);
       opts.cluster.await_port = [] { return read_port_line(0, "--connect HOST:-"); };
     } else {
       const host_port rank0 = parse_host_port(c.connect, "--connect");
