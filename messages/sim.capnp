@@ -57,11 +57,20 @@ struct HubSnapshot {
   windows  @6 :UInt64;
 }
 
+# A figure names its statistic and its qualifier by index into its run
+# result's tables (RunResult.stats, .qualifiers): 140,160 figures of a
+# 2,048-PE part repeat a few dozen patterns and a few hundred qualifiers,
+# and with their texts inline they were three quarters of a 12 MB part.
 struct Figure {
-  pattern   @0 :Text;    # the statistic's pattern ("{}.busy_ps"); its name has the qualifier for {}
-  value     @1 :UInt64;
-  stat      @2 :UInt32;  # the declared statistic's id (runtime/engine/stat_decl.hpp)
-  qualifier @3 :Text;    # its lane, command, channel or link; empty if none
+  value     @0 :UInt64;
+  stat      @1 :UInt32;  # index into RunResult.stats
+  qualifier @2 :UInt32;  # index into RunResult.qualifiers: its lane, command, channel or link
+}
+
+# A declared statistic (runtime/stat_decl.hpp) as figures refer to it.
+struct StatRef {
+  id      @0 :UInt32;    # the declared statistic's id
+  pattern @1 :Text;      # its pattern ("{}.busy_ps"); a figure's name has its qualifier for {}
 }
 
 struct NodeSummary {
@@ -129,4 +138,6 @@ struct RunResult {
   nodes @1 :List(NodeSummary);
   error @2 :Text;          # empty on success
   stopped @3 :Bool;        # a stop request ended it at a safe point (ADR-0030)
+  stats @4 :List(StatRef); # the statistics its figures are of
+  qualifiers @5 :List(Text); # the qualifiers its figures have ("" among them if any has none)
 }

@@ -26,17 +26,19 @@ constexpr uint32_t max_frame_bytes = 256u << 20;
 std::string errno_text(int e) { return std::strerror(e); }
 
 /// Waits for `events` on `fd`; false on timeout.
-bool wait_fd(int fd, short events, milliseconds timeout) {
-  pollfd p{fd, events, 0};
+/// Whether `fd` became ready for `events` within `timeout`; false as soon
+/// as `wake_fd` (when given) becomes readable first.
+bool wait_fd(int fd, short events, milliseconds timeout, int wake_fd = -1) {
+  pollfd p[2] = {{fd, events, 0}, {wake_fd, POLLIN, 0}};
   int rc = 0;
   const auto end = clock_type::now() + timeout;
   do {
     const auto left = std::chrono::duration_cast<milliseconds>(end - clock_type::now());
-    rc = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    rc = ::poll(p, wake_fd >= 0 ? 2 : 1, static_cast<int>(std::max<int64_t>(0, left.count())));
   } while (rc < 0 && errno == EINTR);
   if (rc < 0)
     throw std::runtime_error("poll: " + errno_text(errno));
-  return rc > 0;
+  return rc > 0 && p[0].revents != 0;
 }
 
 struct addr_list {
@@ -149,7 +151,7 @@ void peer_channel::send(const peer_frame& f) {
   }
 }
 
-std::optional<peer_frame> peer_channel::receive(milliseconds timeout) {
+std::optional<peer_frame> peer_channel::receive(milliseconds timeout, int wake_fd) {
   const auto end = clock_type::now() + timeout;
   for (;;) {
     if (in_.size() >= 4) {
@@ -168,7 +170,7 @@ std::optional<peer_frame> peer_channel::receive(milliseconds timeout) {
     if (fd_ < 0)
       throw peer_closed("the connection is closed");
     const auto left = std::chrono::duration_cast<milliseconds>(end - clock_type::now());
-    if (left.count() < 0 || !wait_fd(fd_, POLLIN, left))
+    if (left.count() < 0 || !wait_fd(fd_, POLLIN, left, wake_fd))
       return std::nullopt;
     char buf[65536];
     const ssize_t r = ::recv(fd_, buf, sizeof buf, 0);

@@ -36,9 +36,11 @@ public:
 
   /// Sends one frame (thread-safe against other sends); throws peer_closed.
   void send(const peer_frame& f);
-  /// The next frame, or nothing if none came within `timeout`. Throws
-  /// peer_closed when the connection ends, std::runtime_error on garbage.
-  std::optional<peer_frame> receive(std::chrono::milliseconds timeout);
+  /// The next frame, or nothing if none came within `timeout` (or, given
+  /// `wake_fd`, once that becomes readable first: a worker's pidfd, say).
+  /// Throws peer_closed when the connection ends, std::runtime_error on
+  /// garbage.
+  std::optional<peer_frame> receive(std::chrono::milliseconds timeout, int wake_fd = -1);
   /// Receives, skipping heartbeats, until a frame of another kind comes or
   /// `timeout` passes (nothing then).
   std::optional<peer_frame> receive_skipping_heartbeats(std::chrono::milliseconds timeout);

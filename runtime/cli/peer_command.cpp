@@ -179,7 +179,8 @@ private:
       args.push_back(a);
     workers_ = std::make_unique<process_group>(me_, std::chrono::seconds(5), false);
     int port_fd = -1;
-    workers_->spawn(j.rank, args, {false, dir.file("stderr").string()}, nullptr, &port_fd);
+    const pid_t part =
+      workers_->spawn(j.rank, args, {false, dir.file("stderr").string()}, nullptr, &port_fd);
     note("rank {} of {} for {}; building, and waiting for rank 0 to listen", j.rank, j.ranks,
          launcher_);
     const peer_frame go = next_frame("go");
@@ -193,8 +194,11 @@ private:
     [[maybe_unused]] const ssize_t sent =
       ::send(port_fd, port_line.data(), port_line.size(), MSG_NOSIGNAL);
     ::close(port_fd);
+    // The part's end wakes this wait at once (its pidfd): rank 0 waits for
+    // this peer's word, and a 200 ms poll alone cost a split run up to that.
+    const int part_end = workers_->end_fd(part);
     while (!workers_->all_ended()) {
-      if (auto f = ch_.receive(milliseconds(200)))
+      if (auto f = ch_.receive(milliseconds(part_end >= 0 ? 200 : 20), part_end))
         heard_ = clock_type::now();
       beat();
       if (clock_type::now() - heard_ > peer_silence)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -49,19 +50,30 @@ std::string first_line(int fd, milliseconds timeout) {
 } // namespace
 
 peer_group::peer_group(std::string who, milliseconds grace)
-  : who_(std::move(who)), grace_(grace) {}
+  : who_(std::move(who)), grace_(grace) {
+  if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0)
+    throw std::runtime_error(fmt::format("{}: pipe: {}", who_, std::strerror(errno)));
+}
 
 peer_group::~peer_group() {
+  stop_watching();
+  members_.clear(); // closes the connections: remote peers end their parts
+  for (int fd : stdout_fds_)
+    ::close(fd);
+  for (int fd : wake_)
+    ::close(fd);
+}
+
+void peer_group::stop_watching() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
   cv_.notify_all();
+  const char c = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_[1], &c, 1);
   if (watcher_.joinable())
     watcher_.join();
-  members_.clear(); // closes the connections: remote peers end their parts
-  for (int fd : stdout_fds_)
-    ::close(fd);
 }
 
 void peer_group::add_local(uint32_t count) {
@@ -196,7 +208,24 @@ std::string peer_group::loss_line(const member& m) const {
 void peer_group::watch() {
   std::unique_lock lock(mutex_);
   auto last_beat = clock_type::now();
+  std::vector<pollfd> fds;
   while (!stop_) {
+    // Wait, unlocked, for a frame from any peer, a stop, or the next beat:
+    // a peer's `done` is read at once (rank 0 waits for it at the end).
+    fds.clear();
+    for (const auto& m : members_)
+      if (m.st == state::running && m.ch)
+        fds.push_back({m.ch->fd(), POLLIN, 0});
+    fds.push_back({wake_[0], POLLIN, 0});
+    lock.unlock();
+    if (::poll(fds.data(), fds.size(), 100) > 0 && fds.back().revents != 0) {
+      char buf[64];
+      while (::read(wake_[0], buf, sizeof buf) > 0) {
+      }
+    }
+    lock.lock();
+    if (stop_)
+      break;
     const auto now = clock_type::now();
     const bool beat = now - last_beat >= peer_heartbeat;
     if (beat)
@@ -240,7 +269,6 @@ void peer_group::watch() {
       }
       std::_Exit(1);
     }
-    cv_.wait_for(lock, milliseconds(100));
   }
 }
 
@@ -257,11 +285,8 @@ peer_group::outcome peer_group::finish(milliseconds limit) {
     if (m.st == state::running)
       lose(m, fmt::format("it did not report within {} s of the end of the run",
                           limit.count() / 1000));
-  stop_ = true;
   lock.unlock();
-  cv_.notify_all();
-  if (watcher_.joinable())
-    watcher_.join();
+  stop_watching();
   outcome out;
   for (const member* m : lost_in_order())
     out.error += loss_line(*m) + "\n";

@@ -74,6 +74,8 @@ private:
   };
   void connect_one(member& m, peer_job job);
   void watch();
+  /// Ends the watcher (wakes it through `wake_`) and waits for it.
+  void stop_watching();
   void lose(member& m, std::string why);
   std::string loss_line(const member& m) const;
   /// The lost members in the order they were lost: the first names the
@@ -92,6 +94,7 @@ private:
   bool finishing_ = false;
   std::optional<std::chrono::steady_clock::time_point> first_loss_;
   uint32_t losses_ = 0; ///< peers lost so far (member::lost_nth)
+  int wake_[2] = {-1, -1}; ///< a byte here wakes the watcher's poll
   std::thread watcher_;
 };
 

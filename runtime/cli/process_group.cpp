@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +78,17 @@ process_group::~process_group() {
   for (int fd : lifeline_)
     if (fd >= 0)
       ::close(fd);
+  for (auto& c : children_)
+    if (c.pidfd >= 0)
+      ::close(c.pidfd);
+}
+
+int process_group::end_fd(pid_t pid) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& c : children_)
+    if (c.pid == pid)
+      return c.pidfd;
+  return -1;
 }
 
 pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
@@ -161,6 +173,7 @@ pid_t process_group::spawn(uint32_t rank, const std::vector<std::string>& args,
   child c;
   c.rank = rank;
   c.pid = pid;
+  c.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   c.on_signal = std::make_shared<signal_cleanup::entry>(signal_cleanup::process(pid));
   children_.push_back(std::move(c));
   if (watch_ && !monitor_.joinable())

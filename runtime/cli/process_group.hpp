@@ -55,6 +55,10 @@ public:
               int* stdin_fd = nullptr);
   /// Whether every worker has ended (reaps those that have).
   bool all_ended();
+  /// A descriptor that becomes readable when worker `pid` ends (its pidfd),
+  /// to poll beside others; -1 where the kernel has no pidfd_open (then
+  /// poll `all_ended` on a short timeout). Owned by this group.
+  int end_fd(pid_t pid) const;
   /// Sends SIGTERM to every worker still running.
   void terminate();
   /// Waits for all workers; returns one line per worker that failed
@@ -66,6 +70,7 @@ private:
   struct child {
     uint32_t rank;
     pid_t pid;
+    int pidfd = -1; ///< readable once it ends (end_fd)
     bool reaped = false;
     bool reported = false; ///< its failure is already on stderr
     int status = 0;
@@ -87,7 +92,7 @@ private:
   std::chrono::milliseconds grace_;
   bool watch_ = true;
   int lifeline_[2] = {-1, -1};
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false;
   std::vector<child> children_;

@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -171,6 +174,15 @@ std::optional<int> end_cluster(const run_cli& c, peer_group* peers, const std::s
     return 0;
   }
   return std::nullopt;
+}
+
+void end_part_process() {
+  std::cout.flush();
+  const bool written = std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout);
+  if (!written)
+    fmt::print(stderr, "kernbench run: error: cannot write standard output\n");
+  std::fflush(stderr);
+  std::_Exit(written ? 0 : 1);
 }
 
 } // namespace kb

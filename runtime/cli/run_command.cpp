@@ -165,6 +165,13 @@ int run(const run_cli& c) {
   const std::vector<std::string> pes = chosen_pes(c, topo);
   const run_modes modes = parse_modes(c);
   check_run_memory(c, pes.size());
+  // The other processes of a split run start now and read the machine
+  // while this one places the operands and plans the commands.
+  driver_options opts;
+  prepare_outputs(c, opts); // refuses what does not apply before any process starts
+  std::unique_ptr<peer_group> peers = join_cluster(c, topo, modes.cut, in.path, opts);
+  if (peers)
+    phases.mark("start the other processes");
   std::vector<pe_site> sites;
   for (const auto& pe : pes) {
     const pe_place pl = place_of(topo, pe);
@@ -201,7 +208,6 @@ int run(const run_cli& c) {
   const auto programs = programs_of(c, pes, operands, rep.program);
   driver_data dd;
   std::unique_ptr<data_session> session = data_session_of(c, pes, programs, dd);
-  driver_options opts;
   opts.deploy = dd.image;
   opts.fabric = fabric;
   opts.phases = &phases;
@@ -222,12 +228,9 @@ int run(const run_cli& c) {
   const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
   if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
     fmt::print(stderr, "{}\n", note);
-  prepare_outputs(c, opts);
-  std::unique_ptr<peer_group> peers = join_cluster(c, topo, modes.cut, in.path, opts);
-  // One process: its actors are dropped while the summary is written. (A
-  // split run's system also holds the network layer: it ends in the run.)
-  if (opts.cluster.ranks <= 1)
-    opts.teardown = std::make_shared<deferred_teardown>();
+  // Its actors are dropped while the summary is written (a part's, while it
+  // ends: end_part_process).
+  opts.teardown = std::make_shared<deferred_teardown>();
   // A split run's heartbeat counts what this process (rank 0) simulates.
   const uint64_t commands = local_commands(c, topo, pes, opts.cluster.ranks, modes.cut);
   std::unique_ptr<heartbeat> beat = start_heartbeat(
@@ -237,8 +240,11 @@ int run(const run_cli& c) {
   beat.reset();
   const topology_spec& machine = dr.topology;
   wire_totals others;
-  if (const auto done = end_cluster(c, peers.get(), dr.error, &others))
+  if (const auto done = end_cluster(c, peers.get(), dr.error, &others)) {
+    if (c.rank > 0 && *done == 0)
+      end_part_process();
     return *done;
+  }
   const run_result& result = dr.result;
 
   rep.topology_file = in.path;

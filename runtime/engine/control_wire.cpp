@@ -5,7 +5,10 @@
 
 #include <capnp/serialize.h>
 
+#include <fmt/format.h>
+
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +36,23 @@ capnp::ReaderOptions bounded_reader(size_t words) {
 }
 
 namespace {
+
+/// Distinct values in the order first seen, each with its index: the
+/// tables a run result's figures refer to.
+template <class T>
+struct table {
+  std::vector<T> items;
+  std::map<T, uint32_t> index;
+  uint32_t index_of(const T& x) {
+    auto [it, added] = index.try_emplace(x, static_cast<uint32_t>(items.size()));
+    if (added)
+      items.push_back(x);
+    return it->second;
+  }
+};
+
+capnp::Text::Reader as_text(std::string_view s) { return capnp::Text::Reader(s.data(), s.size()); }
+std::string_view as_view(capnp::Text::Reader t) { return std::string_view(t.cStr(), t.size()); }
 
 std::vector<char> flat(capnp::MessageBuilder& msg) {
   auto words = capnp::messageToFlatArray(msg);
@@ -85,6 +105,8 @@ std::vector<char> encode_result(const run_result& r) {
   h.setRunWallNs(r.hub.run_wall_ns);
   w.setError(r.error);
   w.setStopped(r.stopped);
+  table<std::pair<uint32_t, std::string_view>> stats;
+  table<std::string_view> qualifiers;
   auto nodes = w.initNodes(static_cast<unsigned>(r.nodes.size()));
   for (unsigned i = 0; i < r.nodes.size(); ++i) {
     const node_summary& n = r.nodes[i];
@@ -97,10 +119,10 @@ std::vector<char> encode_result(const run_result& r) {
     x.setLastEventPs(n.stats.last_event_ps);
     auto figs = x.initFigures(static_cast<unsigned>(n.figures.size()));
     for (unsigned k = 0; k < n.figures.size(); ++k) {
-      figs[k].setPattern(std::string(n.figures[k].pattern));
-      figs[k].setStat(n.figures[k].stat);
-      figs[k].setQualifier(n.figures[k].qualifier);
-      figs[k].setValue(n.figures[k].value);
+      const figure& f = n.figures[k];
+      figs[k].setValue(f.value);
+      figs[k].setStat(stats.index_of({f.stat, f.pattern}));
+      figs[k].setQualifier(qualifiers.index_of(f.qualifier));
     }
     auto as_data = [](const std::vector<char>& v) {
       return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(v.data()), v.size());
@@ -144,6 +166,14 @@ std::vector<char> encode_result(const run_result& r) {
       stages[k].setBusyPs(n.stages[k].busy_ps);
     }
   }
+  auto ws = w.initStats(static_cast<unsigned>(stats.items.size()));
+  for (unsigned k = 0; k < stats.items.size(); ++k) {
+    ws[k].setId(stats.items[k].first);
+    ws[k].setPattern(as_text(stats.items[k].second));
+  }
+  auto wq = w.initQualifiers(static_cast<unsigned>(qualifiers.items.size()));
+  for (unsigned k = 0; k < qualifiers.items.size(); ++k)
+    wq.set(k, as_text(qualifiers.items[k]));
   return flat(msg);
 }
 
@@ -164,6 +194,13 @@ run_result decode_result(const std::vector<char>& bytes) {
   r.hub.run_wall_ns = h.getRunWallNs();
   r.error = w.getError().cStr();
   r.stopped = w.getStopped();
+  // The tables first: a figure's index out of them is damage, named.
+  std::vector<std::pair<uint32_t, std::string_view>> stats;
+  for (const auto x : w.getStats())
+    stats.emplace_back(x.getId(), intern_pattern(as_view(x.getPattern())));
+  std::vector<std::string> qualifiers;
+  for (const auto q : w.getQualifiers())
+    qualifiers.emplace_back(as_view(q));
   const auto nodes = w.getNodes();
   r.nodes.reserve(nodes.size());
   for (const auto x : nodes) {
@@ -174,9 +211,17 @@ run_result decode_result(const std::vector<char>& bytes) {
     n.stats.messages_sent = x.getMessagesSent();
     n.stats.activations = x.getActivations();
     n.stats.last_event_ps = x.getLastEventPs();
-    for (const auto f : x.getFigures())
-      n.figures.push_back(
-        {intern_pattern(f.getPattern().cStr()), f.getValue(), f.getStat(), f.getQualifier().cStr()});
+    const auto figs = x.getFigures();
+    n.figures.reserve(figs.size());
+    for (const auto f : figs) {
+      if (f.getStat() >= stats.size() || f.getQualifier() >= qualifiers.size())
+        throw std::runtime_error(fmt::format(
+          "malformed run result: node {} has a figure of statistic {} and qualifier {}, but "
+          "the result lists {} statistics and {} qualifiers",
+          n.node, f.getStat(), f.getQualifier(), stats.size(), qualifiers.size()));
+      const auto& [id, pattern] = stats[f.getStat()];
+      n.figures.push_back({pattern, f.getValue(), id, qualifiers[f.getQualifier()]});
+    }
     const auto rec = x.getRecords();
     n.records.assign(reinterpret_cast<const char*>(rec.begin()),
                      reinterpret_cast<const char*>(rec.end()));

@@ -91,6 +91,7 @@ caf::behavior hub::make_behavior() {
     },
     [this](run_request& r) {
       run_rp_ = make_response_promise();
+      requested_at_ = std::chrono::steady_clock::now();
       end_ = r.end;
       run_requested_ = true;
       if (peers_known())
@@ -189,6 +190,8 @@ bool hub::peers_known() const {
 void hub::start() {
   running_ = true;
   started_at_ = std::chrono::steady_clock::now();
+  stats_.start_wait_ns = static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(started_at_ - requested_at_).count());
   if (loop_) { // direct delivery: on_start of every node, then the loop
     if (std::string e = loop_->start(); !e.empty()) {
       fail(std::move(e));

@@ -174,6 +174,7 @@ private:
   node_id error_node_ = no_node;
   hub_stats stats_;
   std::chrono::steady_clock::time_point started_at_;
+  std::chrono::steady_clock::time_point requested_at_; ///< the run request came
   run_result result_;
   size_t summaries_due_ = 0;
   size_t next_summary_ = 0; ///< local_ index of the next summary to ask for

@@ -35,13 +35,16 @@ void phase_clock::mark(std::string name) {
   last_ = now;
 }
 
-void phase_clock::mark_event_loop(double loop_s, std::string rest) {
+void phase_clock::mark_event_loop(double loop_s, std::string rest, double wait_s) {
   const auto now = std::chrono::steady_clock::now();
   const double whole = std::chrono::duration<double>(now - last_).count();
   const double loop = std::clamp(loop_s, 0.0, whole);
+  const double wait = std::clamp(wait_s, 0.0, whole - loop);
   const uint64_t rss = resident_bytes();
+  if (wait_s > 0)
+    phases_.push_back({"wait for other processes", wait, rss, false});
   phases_.push_back({"event loop", loop, rss, true});
-  phases_.push_back({std::move(rest), whole - loop, rss, false});
+  phases_.push_back({std::move(rest), whole - loop - wait, rss, false});
   last_ = now;
 }
 

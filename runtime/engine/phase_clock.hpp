@@ -32,7 +32,9 @@ public:
   void mark(std::string name);
   /// Ends the current phase as two: first `loop_s` seconds of the event loop
   /// (as the shards measured it; at most the phase), then the rest as `rest`.
-  void mark_event_loop(double loop_s, std::string rest);
+  /// With `wait_s` > 0 (a split run), a phase "wait for other processes"
+  /// of that much comes first: the shards waited for the others' set-up.
+  void mark_event_loop(double loop_s, std::string rest, double wait_s = 0);
 
   const std::vector<phase>& phases() const { return phases_; }
   /// Seconds from the clock's start to its last mark.

@@ -151,9 +151,16 @@ run_result simulation::run(const run_options& opts) {
   const std::vector<uint32_t>& owner = plan.owner;
   auto local_shard = [&](uint32_t s) { return s / per == rank; };
 
+  // Only this process's nodes get their inits filled (a split run's other
+  // nodes are known here by id, owner and the links' latencies alone).
+  std::vector<char> mine(n);
+  for (node_id i = 0; i < n; ++i)
+    mine[i] = local_shard(owner[i]) ? 1 : 0;
   std::vector<node_init> inits(n);
   for (node_id i = 0; i < n; ++i) {
     inits[i].id = i;
+    if (!mine[i])
+      continue;
     inits[i].name = names[i];
     inits[i].place = entries[i]->place;
   }
@@ -161,10 +168,12 @@ run_result simulation::run(const run_options& opts) {
   for (uint32_t s = 0; s < shards; ++s) {
     his[s].shard = s;
     his[s].shards = shards;
-    his[s].owner = owner;
     his[s].lookahead = SimTime::infinity();
     his[s].cut_lookahead.assign(shards, SimTime::infinity());
     his[s].cut_in.assign(shards, SimTime::infinity());
+    if (!local_shard(s))
+      continue;
+    his[s].owner = owner;
     his[s].nodes.resize(n);
   }
   // Each node's links counted first: its vectors are made once.
@@ -178,20 +187,25 @@ run_result simulation::run(const run_options& opts) {
       ++ins[link_dst[k]];
     }
     for (node_id i = 0; i < n; ++i) {
+      if (!mine[i])
+        continue;
       inits[i].out_links.reserve(outs[i]);
       inits[i].out_names.reserve(outs[i]);
       inits[i].in_links.reserve(ins[i]);
     }
   }
+  std::vector<uint32_t> out_count(n, 0); // a link's index among its source's
   for (size_t k = 0; k < links_.size(); ++k) {
     link_spec_rt l = links_[k];
     l.src = link_src[k];
     l.dst = link_dst[k];
-    auto& from = inits[l.src];
-    const auto idx = static_cast<uint32_t>(from.out_links.size());
-    from.out_links.push_back(l);
-    from.out_names.push_back(link_names_[k].second);
-    inits[l.dst].in_links.push_back({l.src, idx, l.latency, l.depth > 0});
+    const uint32_t idx = out_count[l.src]++;
+    if (mine[l.src]) {
+      inits[l.src].out_links.push_back(l);
+      inits[l.src].out_names.push_back(link_names_[k].second);
+    }
+    if (mine[l.dst])
+      inits[l.dst].in_links.push_back({l.src, idx, l.latency, l.depth > 0});
     hub_init& hi = his[owner[l.src]];
     hi.lookahead = std::min(hi.lookahead, l.latency);
     if (owner[l.dst] != owner[l.src]) {
@@ -201,8 +215,11 @@ run_result simulation::run(const run_options& opts) {
       in = std::min(in, l.latency);
     }
   }
-  // Each declared port's out link, found by the name of its end once here.
-  for (node_id i = 0; i < n; ++i)
+  // Each declared port's out link, found by the name of its end once here
+  // (by the process that builds the node).
+  for (node_id i = 0; i < n; ++i) {
+    if (!mine[i])
+      continue;
     for (const std::string& to : entries[i]->ports) {
       const auto& outs = inits[i].out_names;
       const auto it = std::find(outs.begin(), outs.end(), to);
@@ -210,6 +227,7 @@ run_result simulation::run(const run_options& opts) {
         throw std::invalid_argument(fmt::format("{}: a port has no link (to {})", names[i], to));
       inits[i].port_links.push_back(static_cast<uint32_t>(it - outs.begin()));
     }
+  }
 
   for (const auto& c : classes_) {
     std::vector<node_id> ms;
@@ -230,6 +248,10 @@ run_result simulation::run(const run_options& opts) {
         blocks.push_back({m, 1, c.latency});
     std::vector<char> has_member(shards, 0);
     for (node_id m : ms) {
+      has_member[owner[m]] = 1;
+      his[owner[m]].lookahead = std::min(his[owner[m]].lookahead, c.latency);
+      if (!mine[m])
+        continue;
       auto& runs = inits[m].out_runs;
       for (const auto& b : blocks) {
         if (m < b.first_dst || m >= b.first_dst + b.count) {
@@ -241,8 +263,6 @@ run_result simulation::run(const run_options& opts) {
         if (m + 1 < b.first_dst + b.count)
           runs.push_back({m + 1, b.first_dst + b.count - m - 1, c.latency});
       }
-      has_member[owner[m]] = 1;
-      his[owner[m]].lookahead = std::min(his[owner[m]].lookahead, c.latency);
     }
     for (uint32_t a = 0; a < shards; ++a)
       for (uint32_t b = 0; b < shards; ++b)
@@ -426,7 +446,9 @@ run_result simulation::run(const run_options& opts) {
   }
   if (opts.phases)
     opts.phases->mark_event_loop(static_cast<double>(result.hub.run_wall_ns) * 1e-9,
-                                 "collect the results");
+                                 "collect the results",
+                                 ranks > 1 ? static_cast<double>(result.hub.start_wait_ns) * 1e-9
+                                           : 0.0);
   // Deferred: the teardown thread sends the exits while the caller writes
   // (8,300 sends on 1,024 PEs, ~10 ms); else they go now.
   if (opts.teardown)

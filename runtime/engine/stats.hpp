@@ -28,6 +28,9 @@ struct hub_stats {
   uint64_t yield_msgs = 0;  ///< direct delivery: a hub's messages to itself
                             ///< to let its mailbox in during a long run
   uint64_t run_wall_ns = 0;  ///< wall time from start to the end of events
+  /// Wall time from the run request to the start: the shards of the other
+  /// processes still building their nodes (this shard's own; not merged)
+  uint64_t start_wait_ns = 0;
   uint64_t shards = 0;       ///< shards of the run (all processes; set by shard 0)
 
   uint64_t sync_msgs() const {

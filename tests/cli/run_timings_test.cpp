@@ -157,6 +157,18 @@ TEST(run_timings, two_threads_build_the_routes_beside_the_machine_and_wait_for_t
   EXPECT_THAT(names, ::testing::Contains("wait for the routes")) << r.out;
 }
 
+TEST(run_timings, a_split_run_shows_its_wait_for_the_other_processes_before_its_event_loop) {
+  const auto r = run_kernbench("run --quiet --timings --procs 2 --pes all --topology " +
+                               test::source_dir() + "/config/scale/2sip_2cube_4pe.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto names = names_of(timings_of(r.out));
+  const auto wait = std::find(names.begin(), names.end(), "wait for other processes");
+  ASSERT_NE(wait, names.end()) << r.out;
+  ASSERT_NE(wait + 1, names.end());
+  EXPECT_EQ(*(wait + 1), "event loop") << r.out;
+  EXPECT_EQ(*(wait - 1), "build the nodes") << r.out;
+}
+
 TEST(run_timings, a_kernel_run_times_its_preparation_and_its_replay) {
   const auto r = run_kernbench("run --quiet --timings --kernel softmax --verify");
   ASSERT_EQ(r.exit_code, 0) << r.err;

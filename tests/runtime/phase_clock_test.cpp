@@ -51,6 +51,27 @@ TEST(PhaseClock, TheEventLoopIsTheShardsPartOfItsPhaseAndTheRestFollowsIt) {
   EXPECT_NEAR(c.total_s() - c.outside_s(), 0.010, 1e-9);
 }
 
+// A split run's shards first wait for other processes' set-up: that
+// wait is its own phase, before the event loop, not part of the collection.
+TEST(PhaseClock, ASplitRunsWaitForTheOtherProcessesComesBeforeItsEventLoop) {
+  phase_clock c;
+  std::this_thread::sleep_for(40ms);
+  c.mark_event_loop(0.010, "collect the results", 0.020);
+  ASSERT_EQ(c.phases().size(), 3u);
+  EXPECT_EQ(c.phases()[0].name, "wait for other processes");
+  EXPECT_DOUBLE_EQ(c.phases()[0].wall_s, 0.020);
+  EXPECT_FALSE(c.phases()[0].event_loop);
+  EXPECT_EQ(c.phases()[1].name, "event loop");
+  EXPECT_EQ(c.phases()[2].name, "collect the results");
+  EXPECT_GE(c.phases()[2].wall_s, 0.009);
+  EXPECT_NEAR(c.phases()[0].wall_s + c.phases()[1].wall_s + c.phases()[2].wall_s, c.total_s(),
+              1e-9);
+  // A wait longer than what the loop left is cut to it.
+  phase_clock d;
+  d.mark_event_loop(0.0, "collect the results", 100.0);
+  EXPECT_DOUBLE_EQ(d.phases()[2].wall_s, 0.0);
+}
+
 TEST(PhaseClock, AnEventLoopLongerThanItsPhaseIsCutToThePhase) {
   phase_clock c;
   std::this_thread::sleep_for(5ms);

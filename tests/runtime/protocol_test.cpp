@@ -5,6 +5,7 @@
 
 #include "messages/sim.capnp.h"
 
+#include <capnp/serialize.h>
 #include <gtest/gtest.h>
 #include <kj/exception.h>
 
@@ -106,6 +107,61 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   EXPECT_EQ(d.nodes[1].node, 8u);
   EXPECT_TRUE(d.nodes[1].name.empty() && d.nodes[1].figures.empty() &&
               d.nodes[1].records.empty() && d.nodes[1].ops.empty());
+}
+
+// A figure names its statistic and qualifier by index into the result's
+// tables: each distinct one crosses once, however many figures have it.
+TEST(Protocol, ARunResultSendsEachStatisticAndQualifierOnce) {
+  run_result r;
+  node_summary a, b;
+  a.node = 1;
+  a.figures = {{"{}.busy_ps", 5, 77u, "read"}, {"{}.busy_ps", 6, 77u, "write"}};
+  b.node = 2;
+  b.figures = {{"{}.busy_ps", 7, 77u, "read"}, {"tiles_fed", 8, 78u, ""}};
+  r.nodes = {a, b};
+  const std::vector<char> bytes = encode_result(r);
+  const auto words = aligned_words(bytes, "test");
+  capnp::FlatArrayMessageReader reader(words);
+  const auto w = reader.getRoot<wire::RunResult>();
+  ASSERT_EQ(w.getStats().size(), 2u);
+  EXPECT_EQ(w.getStats()[0].getId(), 77u);
+  EXPECT_EQ(std::string(w.getStats()[0].getPattern().cStr()), "{}.busy_ps");
+  EXPECT_EQ(w.getStats()[1].getId(), 78u);
+  ASSERT_EQ(w.getQualifiers().size(), 3u); // read, write, ""
+  EXPECT_EQ(w.getNodes()[1].getFigures()[0].getStat(), 0u);
+  EXPECT_EQ(w.getNodes()[1].getFigures()[0].getQualifier(), 0u);
+  const run_result d = decode_result(bytes);
+  ASSERT_EQ(d.nodes.size(), 2u);
+  EXPECT_EQ(d.nodes[0].figures[1].name(), "write.busy_ps");
+  EXPECT_EQ(d.nodes[1].figures[0].name(), "read.busy_ps");
+  EXPECT_EQ(d.nodes[1].figures[0].value, 7u);
+  EXPECT_EQ(d.nodes[1].figures[1].name(), "tiles_fed");
+  EXPECT_EQ(d.nodes[1].figures[1].stat, 78u);
+  // Decoded figures of one statistic share one interned pattern.
+  EXPECT_EQ(d.nodes[0].figures[0].pattern.data(), d.nodes[1].figures[0].pattern.data());
+}
+
+TEST(Protocol, AFigureOutsideTheResultsTablesIsAClearError) {
+  capnp::MallocMessageBuilder msg;
+  auto w = msg.initRoot<wire::RunResult>();
+  auto s = w.initStats(1);
+  s[0].setId(77);
+  s[0].setPattern("{}.busy_ps");
+  w.initQualifiers(1).set(0, "read");
+  auto n = w.initNodes(1);
+  n[0].setNode(9);
+  auto f = n[0].initFigures(1);
+  f[0].setStat(0);
+  f[0].setQualifier(1); // one past the table
+  const auto flat = capnp::messageToFlatArray(msg);
+  const auto chars = flat.asChars();
+  try {
+    decode_result(std::vector<char>(chars.begin(), chars.end()));
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "malformed run result: node 9 has a figure of statistic 0 and "
+                           "qualifier 1, but the result lists 1 statistics and 1 qualifiers");
+  }
 }
 
 TEST(Protocol, AHubSnapshotRoundTripsThroughCapnp) {
