@@ -17,6 +17,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -104,6 +107,23 @@ int run_command_line(const std::vector<std::string>& args) {
     throw error(2, e.what());
   }
   return exit_code;
+}
+
+int check_stdout(int exit_code) {
+  std::cout.flush();
+  errno = 0;
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout))
+    return exit_code;
+  // The failed write's errno is gone by now: one more byte finds the reason
+  // (the output is lost already).
+  std::clearerr(stdout);
+  errno = 0;
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+  const int err = errno;
+  fmt::print(stderr, "kernbench: error: cannot write standard output{}{}\n",
+             err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
+  return exit_code == 0 ? 1 : exit_code;
 }
 
 } // namespace kb

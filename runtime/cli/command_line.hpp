@@ -49,4 +49,10 @@ void add_commands(CLI::App& app, int& exit_code);
 /// unknown command, a usage error (2), bad input (2) or a failed run (1).
 int run_command_line(const std::vector<std::string>& args);
 
+/// Flushes standard output and returns `exit_code`, or, if it could not be
+/// written (a full disk, a closed pipe), says so on standard error
+/// ("kernbench: error: cannot write standard output: REASON") and returns
+/// 1 in place of a 0: lost output is a failure, never silent.
+int check_stdout(int exit_code);
+
 } // namespace kb

@@ -10,46 +10,18 @@
 #include "runtime/cli/command_line.hpp"
 #include "runtime/io/signal_cleanup.hpp"
 
-#include <fmt/format.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <iostream>
 #include <string>
 #include <vector>
-
-namespace {
-
-/// Standard output that could not be written (a full disk, a closed pipe)
-/// is a failure, not a silent loss.
-int check_stdout(int exit_code) {
-  std::cout.flush();
-  errno = 0;
-  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout))
-    return exit_code;
-  // The failed write's errno is gone by now: one more byte finds the reason
-  // (the output is lost already).
-  std::clearerr(stdout);
-  errno = 0;
-  std::fputc('\n', stdout);
-  std::fflush(stdout);
-  const int err = errno;
-  fmt::print(stderr, "kernbench: error: cannot write standard output{}{}\n",
-             err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
-  return exit_code == 0 ? 1 : exit_code;
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
   // SIGINT, SIGTERM, SIGHUP: temporaries removed, child processes ended.
   kb::signal_cleanup::install();
   try {
-    return check_stdout(kb::run_command_line(std::vector<std::string>(argv + 1, argv + argc)));
+    return kb::check_stdout(kb::run_command_line(std::vector<std::string>(argv + 1, argv + argc)));
   } catch (const kb::cli_failure& f) {
     std::fputs(f.printed().c_str(), stderr);
     // After a usage error (CLI11's), standard output is checked as well.
-    return f.usage_error() ? check_stdout(f.exit_code()) : f.exit_code();
+    return f.usage_error() ? kb::check_stdout(f.exit_code()) : f.exit_code();
   }
 }

@@ -1,5 +1,6 @@
 #include "runtime/cli/run_cluster.hpp"
 
+#include "runtime/cli/command_line.hpp"
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/kernel_cli.hpp"
 #include "runtime/cli/process_group.hpp"
@@ -13,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -177,12 +177,9 @@ std::optional<int> end_cluster(const run_cli& c, peer_group* peers, const std::s
 }
 
 void end_part_process() {
-  std::cout.flush();
-  const bool written = std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout);
-  if (!written)
-    fmt::print(stderr, "kernbench run: error: cannot write standard output\n");
+  const int status = check_stdout(0);
   std::fflush(stderr);
-  std::_Exit(written ? 0 : 1);
+  std::_Exit(status);
 }
 
 } // namespace kb
