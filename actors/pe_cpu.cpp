@@ -79,7 +79,10 @@ void pe_cpu::step(F&& f) {
       m.kind = kind_of(pipe_kind::kernel_done);
       m.bytes = launch_bytes;
       m.arg0 = pe_index_;
-      send_on(link_to(detail::parent_of(detail::parent_of(node_name())) + ".noc"), std::move(m));
+      if (!noc_)
+        throw std::runtime_error(
+          fmt::format("{}: no link to its cube's NOC for the kernel's completion", node_name()));
+      send_on(*noc_, std::move(m));
     }
   }
 }

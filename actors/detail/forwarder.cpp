@@ -75,21 +75,25 @@ void forwarder_node::on_unblocked(uint32_t link, queue_id) {
 }
 
 void forwarder_node::forward_in_cube(sim_event& ev) {
-  // A launch goes to PE arg0's PE_CPU, a completion to the M_CPU, both in
+  pass_on(in_cube_link(static_cast<pipe_kind>(ev.kind) == pipe_kind::launch, ev.arg0), ev);
+}
+
+uint32_t forwarder_node::in_cube_link(bool launch, uint64_t pe) {
+  // A launch goes to PE `pe`'s PE_CPU, a completion to the M_CPU, both in
   // this forwarder's cube and linked to it.
+  const uint64_t slot = launch ? pe + 1u : 0u;
+  if (slot < cube_links_.size() && cube_links_[slot] != no_link)
+    return cube_links_[slot];
   const std::string cube = parent_of(node_name());
-  const std::string to = static_cast<pipe_kind>(ev.kind) == pipe_kind::launch
-                           ? fmt::format("{}.pe{}.pe_cpu", cube, ev.arg0)
-                           : cube + ".m_cpu";
+  const std::string to = launch ? fmt::format("{}.pe{}.pe_cpu", cube, pe) : cube + ".m_cpu";
   const auto link = find_link(to);
   if (!link)
     throw std::runtime_error(fmt::format("{}: a kernel {} for {}, which has no link from here",
-                                         node_name(),
-                                         static_cast<pipe_kind>(ev.kind) == pipe_kind::launch
-                                           ? "launch"
-                                           : "completion",
-                                         to));
-  pass_on(*link, ev);
+                                         node_name(), launch ? "launch" : "completion", to));
+  if (cube_links_.size() <= slot)
+    cube_links_.resize(slot + 1u, no_link);
+  cube_links_[slot] = *link;
+  return *link;
 }
 
 bool forwarder_node::forward(node_id toward, sim_event& ev, queue_id from) {

@@ -69,6 +69,9 @@ private:
   bool forward(node_id toward, sim_event& ev, queue_id from);
   /// A kernel launch (to a PE_CPU) or completion (to the M_CPU) of the cube.
   void forward_in_cube(sim_event& ev);
+  /// The link to PE `pe`'s PE_CPU (launch) or to the cube's M_CPU: found
+  /// by name the first time, then read from `cube_links_`.
+  uint32_t in_cube_link(bool launch, uint64_t pe);
   /// Sends `ev` on over `link`, its head and tail later by this latency,
   /// into the receiver's queue `queue` (no_queue: a plain message).
   bool pass_on(uint32_t link, sim_event& ev, queue_id queue = no_queue,
@@ -85,6 +88,10 @@ private:
   /// Per output link, the input queue of each message held on it, in order.
   std::vector<std::deque<queue_id>> held_from_;
   std::vector<char> stalled_; ///< per input queue: its last message is held
+  /// The links of forward_in_cube: [0] to the M_CPU, [1 + p] to PE p's
+  /// PE_CPU; no_link until first used.
+  static constexpr uint32_t no_link = UINT32_MAX;
+  std::vector<uint32_t> cube_links_;
 };
 
 } // namespace kb::detail

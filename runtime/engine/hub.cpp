@@ -10,29 +10,15 @@
 namespace kb {
 
 hub::hub(caf::actor_config& cfg, hub_init init)
-  : caf::event_based_actor(cfg), init_(std::move(init)) {
+  : caf::event_based_actor(cfg), init_(std::move(init)),
+    book_(init_.shard, init_.shards, init_.cut_lookahead, init_.cut_in),
+    windows_(init_.owner.size()) {
   const size_t n = init_.owner.size();
-  next_.assign(n, SimTime::infinity());
-  pending_min_.assign(n, SimTime::infinity());
-  pending_.resize(n);
-  in_live_.assign(n, 0);
   for (node_id id = 0; id < n; ++id)
     if (init_.owner[id] == init_.shard)
       local_.push_back(id);
   peer_out_.resize(init_.shards);
   peers_.resize(init_.shards);
-  promise_in_.assign(init_.shards, SimTime::zero());
-  promise_in_[init_.shard] = SimTime::infinity();
-  promise_sent_.assign(init_.shards, SimTime::zero());
-  sent_events_.assign(init_.shards, 0);
-  recv_events_.assign(init_.shards, 0);
-  ack_sent_.assign(init_.shards, 0);
-  unacked_.resize(init_.shards);
-  floor_.assign(init_.shards, SimTime::zero());
-  wanted_.assign(init_.shards, 0);
-  asked_.assign(init_.shards, 0);
-  last_in_.assign(init_.shards, SimTime::zero());
-  acked_in_.assign(init_.shards, 0);
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
@@ -63,9 +49,9 @@ void hub::on_down(const caf::down_msg& dm) {
     // unless this is shard 0 and it still holds that shard's results.
     if (init_.shard == 0 && r < handed_in_.size() && handed_in_[r])
       return;
-    const bool harmless = running_ && bound_from(r) >= end_ && init_.shard != 0;
+    const bool harmless = running_ && book_.bound_from(r) >= end_ && init_.shard != 0;
     peers_[r] = nullptr; // gone: never ask it for anything again
-    lost_.push_back(r);  // its nodes' results are lost with it
+    gather_.lost(r);     // its nodes' results are lost with it
     if (!harmless)
       fail(fmt::format("shard {} stopped ({}) while shard {} still depended on it",
                        r, to_string(dm.reason), init_.shard));
@@ -219,9 +205,7 @@ void hub::start() {
 
 void hub::on_report(event_batch& b) {
   const node_id id = b.node;
-  next_[id] = b.time;
-  if (!b.time.is_infinite())
-    make_live(id);
+  windows_.reported(id, b.time);
   ++stats_.report_msgs;
   if (!b.error.empty() && (error_.empty() || id < error_node_)) {
     error_ = std::move(b.error);
@@ -236,28 +220,7 @@ void hub::on_report(event_batch& b) {
 void hub::on_peer(event_batch& b) {
   if (b.from >= init_.shards)
     return;
-  // A promise may be lower than the last one when it accounts for events
-  // from here (it excludes this shard's own promise, ADR-0014); the
-  // reply bounds of those events kept it safe until now. Never below an
-  // LBTS jump's floor, though: a promise sent before the jump may arrive
-  // after it.
-  promise_in_[b.from] = std::max(b.time, floor_[b.from]);
-  auto& wait = unacked_[b.from];
-  while (!wait.empty() && wait.front().upto <= b.acked)
-    wait.pop_front();
-  // An answer (a promise above the last one, new acknowledgements or
-  // events) ends this shard's question to b.from; if still blocked on it,
-  // it asks again. These are exactly the batches after which b.from stops
-  // wanting to answer (send_promises; channels are FIFO, so both sides see
-  // the same sequence). A batch that is only b.from's own question is no
-  // answer: two shards blocked on each other would ask each other forever.
-  if (b.time > last_in_[b.from] || b.acked > acked_in_[b.from] || !b.events.empty())
-    asked_[b.from] = 0;
-  last_in_[b.from] = b.time;
-  acked_in_[b.from] = std::max(acked_in_[b.from], b.acked);
-  if (b.need)
-    wanted_[b.from] = 1;
-  recv_events_[b.from] += b.events.size();
+  book_.received(b.from, b.time, b.acked, b.need, b.events.size());
   if (!b.events.empty())
     ++batches_recv_;
   for (const auto& e : b.events)
@@ -318,9 +281,7 @@ void hub::route(std::vector<sim_event>& evs) {
     if (loop_) {
       loop_->deliver(std::move(e));
     } else if (s == init_.shard) {
-      pending_min_[e.dst] = std::min(pending_min_[e.dst], e.t);
-      make_live(e.dst);
-      pending_[e.dst].push_back(std::move(e));
+      windows_.hold(std::move(e));
     } else {
       peer_out_[s].push_back(std::move(e));
     }
@@ -357,7 +318,7 @@ void hub::step_direct() {
   // messages, a stop request): large enough that the yield costs nothing
   // per event.
   constexpr size_t loop_budget = size_t{1} << 16;
-  const SimTime safe = std::min(promise_in_min(), end_);
+  const SimTime safe = std::min(book_.promise_in_min(), end_);
   // A shard that asked is blocked on this one: when steps are long, it
   // gets its answer after one cut lookahead of progress, not after the
   // whole window. Else two shards fall into turns, each running two
@@ -369,7 +330,7 @@ void hub::step_direct() {
   SimTime upto = safe;
   if (last_step_events_ >= answer_early_events)
     for (uint32_t s = 0; s < init_.shards; ++s)
-      if (wanted_[s] && s != init_.shard)
+      if (s != init_.shard && book_.wanted(s))
         upto = std::min(upto, loop_->next_time() + init_.cut_lookahead[s]);
   std::string err;
   last_step_events_ = loop_->run(upto, loop_budget, err);
@@ -392,7 +353,7 @@ void hub::step_direct() {
     send(this, continue_atom_v);
     return;
   }
-  if (local >= end_ && promise_in_min() >= end_) {
+  if (local >= end_ && book_.promise_in_min() >= end_) {
     done_ = true;
     collect();
     return;
@@ -400,22 +361,8 @@ void hub::step_direct() {
   note_stuck(safe); // waiting for another shard's promise
 }
 
-void hub::make_live(node_id id) {
-  if (!in_live_[id]) {
-    in_live_[id] = 1;
-    live_.push_back(id);
-  }
-}
-
 SimTime hub::local_min() const {
-  if (loop_)
-    return loop_->next_time();
-  // Only nodes with a pending event are looked at: in a big, sparse machine
-  // most nodes are idle in most windows.
-  SimTime t = SimTime::infinity();
-  for (node_id id : live_)
-    t = std::min({t, next_[id], pending_min_[id]});
-  return t;
+  return loop_ ? loop_->next_time() : windows_.local_min();
 }
 
 void hub::try_advance(SimTime local) {
@@ -426,7 +373,7 @@ void hub::try_advance(SimTime local) {
     return;
   }
   const SimTime t = local;
-  const SimTime p = promise_in_min();
+  const SimTime p = book_.promise_in_min();
   if (t >= end_ && p >= end_) {
     done_ = true;
     collect();
@@ -442,26 +389,15 @@ void hub::try_advance(SimTime local) {
   ++stats_.windows;
   last_window_ = w;
   note_reached(w);
-  size_t keep = 0;
-  for (size_t k = 0; k < live_.size(); ++k) {
-    const node_id id = live_[k];
-    if (next_[id] < w || pending_min_[id] < w) {
-      event_batch b;
-      b.kind = batch_kind::advance;
-      b.node = id;
-      b.time = w;
-      b.events.swap(pending_[id]);
-      pending_[id] = spare();
-      pending_min_[id] = SimTime::infinity();
-      post(this, init_.nodes[id], std::move(b));
-      ++outstanding_;
-    } else if (next_[id].is_infinite() && pending_min_[id].is_infinite()) {
-      in_live_[id] = 0; // idle: drop from the live list
-      continue;
-    }
-    live_[keep++] = id;
+  for (node_id id : windows_.wake(w)) {
+    event_batch b;
+    b.kind = batch_kind::advance;
+    b.node = id;
+    b.time = w;
+    b.events = windows_.take(id, spare());
+    post(this, init_.nodes[id], std::move(b));
+    ++outstanding_;
   }
-  live_.resize(keep);
   stats_.advance_msgs += outstanding_;
 }
 

@@ -21,11 +21,17 @@
 //
 // The hub's code is in four files: hub.cpp (start, windows),
 // hub_collect.cpp (a failure or stop, collection), hub_promises.cpp
-// (promises and the safe time) and hub_lbts.cpp (LBTS rounds when every
-// shard is stuck).
+// (sending promises) and hub_lbts.cpp (LBTS rounds when every shard is
+// stuck). What it knows is in parts without CAF: the protocol's bounds
+// (promise_book), mailbox windows (window_book), the results
+// (result_gather) and the LBTS counting (lbts_rounds); direct delivery's
+// event loop is a shard_loop.
 
+#include "runtime/engine/promise_book.hpp"
 #include "runtime/engine/protocol.hpp"
+#include "runtime/engine/result_gather.hpp"
 #include "runtime/engine/shard_loop.hpp"
+#include "runtime/engine/window_book.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
@@ -81,15 +87,7 @@ private:
   void step_direct();
   void send_promises(SimTime local);
   void try_advance(SimTime local);
-  void make_live(node_id id);
   SimTime local_min() const;
-  /// The earliest time anything may still arrive from shard `r`: its
-  /// promise, or sooner a reply to events sent to it that it has not
-  /// acknowledged yet (ADR-0014).
-  SimTime bound_from(uint32_t r) const;
-  /// The minimum of bound_from over every other shard (the safe time), or
-  /// over every other shard but `except`.
-  SimTime promise_in_min(uint32_t except = UINT32_MAX) const;
   bool peers_known() const;
   void fail(std::string why);
   /// A stop_request was seen (or another shard stopped for one): ends the
@@ -99,7 +97,6 @@ private:
   /// Asks the next local node for its summary (collect()).
   void request_summary();
   void deliver();
-  void merge(run_result& part, uint32_t shard);
   void finish_root();
   /// Another shard: answers its run request once its part is safe with
   /// shard 0 (released, or shard 0 gone).
@@ -117,6 +114,8 @@ private:
   void apply_jump(SimTime lbts);
 
   hub_init init_;
+  promise_book book_; ///< promises in and out, the safe time
+  window_book windows_; ///< mailbox delivery: what each local node has pending
   std::unique_ptr<shard_loop> loop_;          // direct delivery only
   bool continuing_ = false;                   // a continue_atom is on its way
   /// Events of the last direct step; from this many on, a shard that asked
@@ -124,43 +123,13 @@ private:
   size_t last_step_events_ = 0;
   static constexpr size_t answer_early_events = 1024;
   std::vector<node_id> local_;                // node ids of this shard
-  std::vector<node_id> live_;                 // local nodes with a pending event
-  std::vector<char> in_live_;                 // per node id
-  std::vector<SimTime> next_;                 // per node id
-  std::vector<SimTime> pending_min_;          // per node id
-  std::vector<std::vector<sim_event>> pending_;
   std::vector<std::vector<sim_event>> peer_out_; // per shard
   /// Emptied event vectors, kept with their capacity: batch storage
   /// circulates hub -> node (advance) -> hub (report) without reallocating.
   std::vector<std::vector<sim_event>> spares_;
   std::vector<caf::actor> peers_;             // per shard
-  std::vector<uint32_t> lost_;                // shards that went down
   std::vector<char> handed_in_;               // shard 0: parts collected
   bool part_handed_in_ = false;               // other shards: own part sent
-  std::vector<SimTime> promise_in_;           // per shard
-  std::vector<SimTime> promise_sent_;         // per shard
-  // Promises exclude their addressee (ADR-0014): per shard, the events sent
-  // to it and received from it, what it was last told it had sent, and the
-  // batches it has not acknowledged (events up to `upto`; `reply`: the
-  // earliest time a reaction to them can arrive here), only those whose
-  // reply bound is below every later one's, so the front holds the minimum.
-  struct unacked {
-    uint64_t upto;
-    SimTime reply;
-  };
-  std::vector<uint64_t> sent_events_;
-  std::vector<uint64_t> recv_events_;
-  std::vector<uint64_t> ack_sent_;
-  std::vector<std::deque<unacked>> unacked_;
-  std::vector<SimTime> floor_; ///< per shard: the last LBTS jump's bound on it
-  /// Per shard: it said it is blocked on this shard's bound (`need`) and
-  /// has not been answered since.
-  std::vector<char> wanted_;
-  /// Per shard: this shard said it is blocked on it, and nothing has come
-  /// from it since.
-  std::vector<char> asked_;
-  std::vector<SimTime> last_in_;   ///< per shard: the last promise it sent here
-  std::vector<uint64_t> acked_in_; ///< per shard: the last acknowledgement it sent
   SimTime end_ = SimTime::infinity();
   SimTime last_window_;
   size_t outstanding_ = 0;
@@ -175,7 +144,7 @@ private:
   hub_stats stats_;
   std::chrono::steady_clock::time_point started_at_;
   std::chrono::steady_clock::time_point requested_at_; ///< the run request came
-  run_result result_;
+  result_gather gather_; ///< the results: own nodes', other shards' parts
   size_t summaries_due_ = 0;
   size_t next_summary_ = 0; ///< local_ index of the next summary to ask for
   size_t parts_due_ = 0;

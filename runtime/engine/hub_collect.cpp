@@ -53,7 +53,7 @@ void hub::collect() {
       std::chrono::steady_clock::now() - started_at_)
       .count());
   if (loop_) { // direct delivery: the loop asks its nodes itself
-    loop_->summarize(result_.nodes, error_);
+    loop_->summarize(gather_.result().nodes, error_);
     deliver();
     return;
   }
@@ -84,7 +84,7 @@ void hub::request_summary() {
   request(init_.nodes[id], caf::infinite, finish_atom_v)
     .then(
       [this, got_one](node_summary& s) {
-        result_.nodes.push_back(std::move(s));
+        gather_.add(std::move(s));
         got_one();
       },
       [this, got_one](caf::error& e) {
@@ -96,10 +96,8 @@ void hub::request_summary() {
 
 void hub::deliver() {
   collected_ = true;
-  result_.hub = stats_;
-  result_.stopped = result_.stopped || stopped_;
-  if (result_.error.empty())
-    result_.error = error_;
+  gather_.close_own(stats_, stopped_, error_);
+  run_result& result = gather_.result();
   if (init_.shard != 0) {
     // A shard hands its part to shard 0 when asked, then finishes.
     if (collect_rps_.empty())
@@ -107,8 +105,8 @@ void hub::deliver() {
     // The part is moved out to the last asker (8,000 node summaries are
     // not copied); only the hub's figures and the error are read later.
     for (size_t k = 0; k + 1 < collect_rps_.size(); ++k)
-      collect_rps_[k].deliver(result_);
-    collect_rps_.back().deliver(std::move(result_));
+      collect_rps_[k].deliver(result);
+    collect_rps_.back().deliver(std::move(result));
     collect_rps_.clear();
     // This shard's process may end once the run request is answered, and
     // a reply still on its way out could be lost with it (a split run then
@@ -120,13 +118,7 @@ void hub::deliver() {
   parts_due_ = 0;
   for (uint32_t s = 1; s < init_.shards; ++s)
     parts_due_ += peers_[s] ? 1 : 0;
-  if (!lost_.empty() && result_.error.empty()) {
-    // Never a result that looks complete without a lost shard's nodes.
-    std::sort(lost_.begin(), lost_.end());
-    result_.error = fmt::format("shard {} stopped before handing in its results (its "
-                                "process ended?); the run's results are incomplete",
-                                lost_.front());
-  }
+  gather_.require_all();
   if (parts_due_ == 0) {
     finish_root();
     return;
@@ -140,13 +132,13 @@ void hub::deliver() {
           handed_in_.resize(init_.shards, 0);
           handed_in_[s] = 1;
           send(peers_[s], release_atom_v);
-          merge(part, s);
+          gather_.merge(part, s);
           if (--parts_due_ == 0)
             finish_root();
         },
         [this, s](caf::error& e) {
-          if (result_.error.empty())
-            result_.error = fmt::format("shard {} did not hand in its "
+          if (gather_.result().error.empty())
+            gather_.result().error = fmt::format("shard {} did not hand in its "
                                         "results: {}",
                                         s, to_string(e));
           if (--parts_due_ == 0)
@@ -155,36 +147,15 @@ void hub::deliver() {
   }
 }
 
-void hub::merge(run_result& part, uint32_t shard) {
-  for (auto& n : part.nodes)
-    result_.nodes.push_back(std::move(n));
-  result_.hub.windows += part.hub.windows;
-  result_.hub.advance_msgs += part.hub.advance_msgs;
-  result_.hub.report_msgs += part.hub.report_msgs;
-  result_.hub.peer_msgs += part.hub.peer_msgs;
-  result_.hub.peer_null_msgs += part.hub.peer_null_msgs;
-  result_.hub.lbts_msgs += part.hub.lbts_msgs;
-  result_.hub.lbts_jumps += part.hub.lbts_jumps;
-  result_.hub.yield_msgs += part.hub.yield_msgs;
-  result_.hub.run_wall_ns = std::max(result_.hub.run_wall_ns, part.hub.run_wall_ns);
-  result_.stopped = result_.stopped || part.stopped;
-  if (result_.error.empty() && !part.error.empty())
-    result_.error = fmt::format("shard {}: {}", shard, part.error);
-}
-
 void hub::finish_part() {
+  const run_result& r = gather_.result();
   if (run_rp_.pending())
-    run_rp_.deliver(run_result{result_.hub, {}, result_.error, result_.stopped});
+    run_rp_.deliver(run_result{r.hub, {}, r.error, r.stopped});
 }
 
 void hub::finish_root() {
-  result_.hub.shards = init_.shards;
-  std::sort(result_.nodes.begin(), result_.nodes.end(),
-            [](const node_summary& a, const node_summary& b) {
-              return a.node < b.node;
-            });
   if (run_rp_.pending())
-    run_rp_.deliver(std::move(result_)); // nothing reads it after this
+    run_rp_.deliver(gather_.finish(init_.shards)); // nothing reads it after this
 }
 
 } // namespace kb

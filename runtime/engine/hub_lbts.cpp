@@ -141,16 +141,7 @@ void hub::on_snapshot(const hub_snapshot& s) {
 }
 
 void hub::apply_jump(SimTime lbts) {
-  // Nothing anywhere happens before `lbts`: a message from shard r can
-  // arrive no earlier than lbts plus the shortest link from r to here.
-  for (uint32_t r = 0; r < init_.shards; ++r)
-    if (r != init_.shard) {
-      const SimTime floor = lbts + init_.cut_in[r];
-      floor_[r] = std::max(floor_[r], floor);
-      promise_in_[r] = std::max(promise_in_[r], floor);
-      for (unacked& u : unacked_[r])
-        u.reply = std::max(u.reply, floor);
-    }
+  book_.apply_jump(lbts);
   if (running_ && outstanding_ == 0 && !done_)
     after_window();
 }
