@@ -14,39 +14,14 @@ namespace kb {
 
 kernel_context::kernel_context(kernel_site site, kernel_port& port)
   : site_(std::move(site)), port_(port),
-    tcm_(std::make_shared<tcm_allocator>(site_.tcm_bytes, site_.tcm_reserved)),
-    pool_(std::make_shared<tcm_pool>()) {
-  pool_->tcm = tcm_;
-  pool_->port = &port_;
+    pool_(std::make_shared<tcm_pool>(site_.tcm_bytes, site_.tcm_reserved,
+                                     [p = &port_](uint64_t id) { return p->done(id); })) {
   // The host's TCM tensors hold the start of AllocatableTCM (the host laid
   // them out as this first allocation of a fresh pool falls).
-  if (site_.host_tcm_bytes > 0 && !tcm_->allocate(site_.host_tcm_bytes))
+  if (site_.host_tcm_bytes > 0 && !pool_->allocate(site_.host_tcm_bytes))
     throw std::invalid_argument(fmt::format(
       "{}: the host's tensors take {} B of its TCM, but {}", site_.pe, site_.host_tcm_bytes,
-      tcm_->describe_free()));
-}
-
-void kernel_context::tcm_pool::release(uint64_t offset, std::vector<uint64_t> users) {
-  for (uint64_t u : users)
-    if (!port->done(u)) {
-      deferred.emplace_back(offset, std::move(users));
-      return;
-    }
-  tcm->free(offset);
-}
-
-void kernel_context::tcm_pool::sweep() {
-  for (auto it = deferred.begin(); it != deferred.end();) {
-    bool done = true;
-    for (uint64_t u : it->second)
-      done = done && port->done(u);
-    if (done) {
-      tcm->free(it->first);
-      it = deferred.erase(it);
-    } else {
-      ++it;
-    }
-  }
+      pool_->allocator().describe_free()));
 }
 
 kernel_context::~kernel_context() = default;
@@ -154,23 +129,18 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bo
 std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint32_t cols,
                                                             dtype type) {
   const uint64_t bytes = uint64_t{rows} * cols * dtype_bytes(type);
-  pool_->sweep();
-  auto offset = tcm_->allocate(bytes);
-  while (!offset && !pool_->deferred.empty()) {
+  auto offset = pool_->allocate(bytes);
+  while (!offset && pool_->deferred() > 0) {
     // Blocks of dropped tensors wait for their commands: wait for those.
     suspend_until(
-      [this] {
-        const size_t before = pool_->deferred.size();
-        pool_->sweep();
-        return pool_->deferred.size() < before;
-      },
+      [this] { return pool_->sweep(); },
       fmt::format("waits for commands on dropped tensors to free TCM for a {} B tensor", bytes),
       wait_kind::tcm, 0);
-    offset = tcm_->allocate(bytes);
+    offset = pool_->allocate(bytes);
   }
   if (!offset)
     fail(fmt::format("TCM overflow: a {}x{} {} tensor needs {} B, but {}", rows, cols,
-                     to_string(type), bytes, tcm_->describe_free()));
+                     to_string(type), bytes, pool_->allocator().describe_free()));
   auto s = std::make_shared<tl::tensor::state>();
   s->rows = rows;
   s->cols = cols;

@@ -9,7 +9,7 @@
 #include "runtime/kernel/kernel_fiber.hpp"
 #include "runtime/kernel/kernel_watch.hpp"
 #include "runtime/kernel/mask_runs.hpp"
-#include "runtime/kernel/tcm_allocator.hpp"
+#include "runtime/kernel/tcm_pool.hpp"
 #include "runtime/pipeline/command.hpp"
 
 #include <array>
@@ -92,7 +92,7 @@ public:
   bool finished() const { return fiber_ && fiber_->finished(); }
   /// "waits for command 7 (a load of 4096 B from hbm sip0.cube0 +0x0)", or empty.
   std::string waiting_for() const;
-  const tcm_allocator& tcm() const { return *tcm_; }
+  const tcm_allocator& tcm() const { return pool_->allocator(); }
 
   /// The program the kernel runs as from now on (a PE dealt several
   /// programs of the grid runs them one after the other).
@@ -238,16 +238,6 @@ private:
   /// This kernel's stores still in flight (all, or those overlapping a range).
   std::vector<uint64_t> stores_in_flight() const;
 
-  /// TCM blocks whose tensors are gone but whose commands are not all done.
-  struct tcm_pool {
-    std::shared_ptr<tcm_allocator> tcm;
-    kernel_port* port = nullptr;
-    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> deferred;
-    void release(uint64_t offset, std::vector<uint64_t> users);
-    /// Frees the deferred blocks whose commands are done.
-    void sweep();
-  };
-
   kernel_site site_;
   kernel_port& port_;
   std::vector<written> in_flight_; ///< stores with data, not yet done
@@ -267,8 +257,7 @@ private:
   std::vector<composite_reads> composites_;
   static std::vector<std::pair<uint64_t, uint64_t>> reads_of(const pe_command& c);
   std::vector<written> pending_;   ///< ranges holding compute results
-  std::shared_ptr<tcm_allocator> tcm_;
-  std::shared_ptr<tcm_pool> pool_;
+  std::shared_ptr<tcm_pool> pool_; ///< its TCM, shared with its tensors
   std::unique_ptr<kernel_fiber> fiber_;
   std::unique_ptr<kernel_watch> watch_; ///< what it does, for the stall watchdog
   /// A store of several DMA commands: its handle's (the last) -> the others.
