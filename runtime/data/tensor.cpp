@@ -90,6 +90,13 @@ bool views_overlap(const tensor_view& a, const tensor_view& b, uint32_t max_row_
   return false;
 }
 
+bool view_meets(const tensor_view& v, byte_range r) {
+  const byte_range sv = byte_span(v);
+  if (sv.empty() || r.empty() || sv.last <= r.first || r.last <= sv.first)
+    return false;
+  return range_meets(r.first, r.last, rows_of(v));
+}
+
 std::string check_view(const tensor_view& v) {
   if (dtype_bytes(v.type) == 0)
     return fmt::format("view at {:#x} has an unknown dtype", v.address);

@@ -35,6 +35,10 @@ std::vector<byte_range> row_ranges(const tensor_view& v, uint32_t max_rows = 256
 /// checked row by row if the shorter has at most `max_row_checks` rows, else
 /// answered by whether their spans overlap (conservative: maybe a false yes).
 bool views_overlap(const tensor_view& a, const tensor_view& b, uint32_t max_row_checks = 256);
+/// max_row_checks for an exact answer whatever the views' rows.
+inline constexpr uint32_t exact_overlap = UINT32_MAX;
+/// Whether the bytes of `r` meet a byte of `v` (exact).
+bool view_meets(const tensor_view& v, byte_range r);
 
 /// "" if `v` is well formed, else what is wrong (stride below the row size,
 /// or bytes past the end of the 64-bit address space).

@@ -14,6 +14,7 @@ namespace kb {
 
 kernel_context::kernel_context(kernel_site site, kernel_port& port)
   : site_(std::move(site)), port_(port),
+    hazards_([p = &port_](uint64_t id) { return p->done(id); }),
     pool_(std::make_shared<tcm_pool>(site_.tcm_bytes, site_.tcm_reserved,
                                      [p = &port_](uint64_t id) { return p->done(id); })) {
   // The host's TCM tensors hold the start of AllocatableTCM (the host laid

@@ -9,6 +9,7 @@
 #include "runtime/kernel/kernel_fiber.hpp"
 #include "runtime/kernel/kernel_watch.hpp"
 #include "runtime/kernel/mask_runs.hpp"
+#include "runtime/kernel/memory_hazards.hpp"
 #include "runtime/kernel/tcm_pool.hpp"
 #include "runtime/pipeline/command.hpp"
 
@@ -206,57 +207,20 @@ private:
                         const std::vector<uint8_t>* live, const tl::tensor::state* mask,
                         const std::string& what, std::optional<math_fn> atomic = std::nullopt);
 
-  /// What the kernel wrote: rows of `row_bytes`, `stride` apart from `address`.
-  struct written {
-    uint64_t command = 0;
-    uint64_t address = 0, rows = 0, row_bytes = 0, stride = 0;
-    std::vector<uint8_t> data; ///< empty: a compute result (pending in Phase 1)
-    std::string what;
-    /// An atomic (its bytes are what the memory computes): later loads wait
-    /// for it but take nothing from it, nor from the writes before it.
-    bool atomic = false;
-  };
-  /// Store-to-load forwarding: bytes of this kernel's stores still in flight
-  /// when a load was issued are laid over what the load read, so a store is
-  /// visible to the kernel's own later loads from its issue on (seed ADR-0020 D3).
-  void forward_stores(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
-                      const std::vector<written>& stores, std::vector<uint8_t>& data) const;
   /// A load of a range this kernel filled with a compute result fails.
-  void check_not_pending(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes,
-                         const std::string& what) const;
-  void note_write(written w);
-  void drop_finished_stores();
-  /// The commands a new write of rows of `row_bytes`, `stride` apart from
-  /// `address`, must follow (seed ADR-0014 D2's dependency state; ADR-0025):
-  /// this kernel's loads and composite commands in flight that read those
-  /// bytes (write after read), and its stores and computes in flight that
-  /// write them (write after write).
-  std::vector<uint64_t> write_hazards(uint64_t address, uint64_t stride, uint64_t rows,
-                                      uint64_t row_bytes) const;
+  void check_not_pending(const tensor_view& range, const std::string& what) const;
+  /// memory_hazards::write_hazards, after the writers of `inputs` not yet
+  /// done; without repeats.
+  std::vector<uint64_t> write_deps(std::initializer_list<const tl::tensor::state*> inputs,
+                                   const tensor_view& range) const;
   /// The writers of `inputs` that are not done yet.
   std::vector<uint64_t> producers(std::initializer_list<const tl::tensor::state*> inputs) const;
-  /// This kernel's stores still in flight (all, or those overlapping a range).
-  std::vector<uint64_t> stores_in_flight() const;
+  /// The byte ranges a composite command reads.
+  static std::vector<byte_range> reads_of(const pe_command& c);
 
   kernel_site site_;
   kernel_port& port_;
-  std::vector<written> in_flight_; ///< stores with data, not yet done
-  /// Loads issued and not yet taken (tl.load_async): by command.
-  struct load_in_flight {
-    std::string what;
-    uint64_t address = 0, stride = 0, rows = 0, row_bytes = 0;
-    std::vector<written> earlier; ///< this kernel's stores in flight at its issue
-  };
-  std::map<uint64_t, load_in_flight> loads_;
-  /// Composite commands maybe in flight, with the byte ranges (address,
-  /// length) they read: a later store to those bytes waits for them.
-  struct composite_reads {
-    uint64_t command = 0;
-    std::vector<std::pair<uint64_t, uint64_t>> reads;
-  };
-  std::vector<composite_reads> composites_;
-  static std::vector<std::pair<uint64_t, uint64_t>> reads_of(const pe_command& c);
-  std::vector<written> pending_;   ///< ranges holding compute results
+  memory_hazards hazards_; ///< its global-memory accesses in flight
   std::shared_ptr<tcm_pool> pool_; ///< its TCM, shared with its tensors
   std::unique_ptr<kernel_fiber> fiber_;
   std::unique_ptr<kernel_watch> watch_; ///< what it does, for the stall watchdog

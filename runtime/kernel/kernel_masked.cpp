@@ -21,12 +21,6 @@ namespace kb {
 
 namespace {
 
-/// Rows of `row_bytes` bytes, `stride` apart, as a view of bytes.
-tensor_view bytes_view(uint64_t address, uint64_t stride, uint64_t rows, uint64_t row_bytes) {
-  return {address, static_cast<uint32_t>(rows), static_cast<uint32_t>(row_bytes), stride,
-          dtype::i8};
-}
-
 bool all_of_value(const std::vector<uint8_t>& v, uint8_t x) {
   return std::all_of(v.begin(), v.end(), [x](uint8_t b) { return b == x; });
 }
@@ -117,20 +111,18 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
   auto at = [&](const mask_run& g) { return src.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs) { // only live elements must lie in one memory
     check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, false, what);
-    check_not_pending(at(g), stride, g.rows, uint64_t{g.cols} * e, what);
+    check_not_pending(memory_hazards::bytes(at(g), stride, g.rows, uint64_t{g.cols} * e), what);
   }
   auto s = allocate(b.rows, b.cols, src.type);
   const tensor_view tile = s->view();
   // The DMA is programmed from the mask: it starts once the mask is computed.
   const std::vector<uint64_t> after_mask = producers({mask.raw()});
-  drop_finished_stores();
   std::vector<uint64_t> ids;
   for (const mask_run& g : runs) {
-    std::vector<uint64_t> deps = after_mask;
-    for (const written& w : in_flight_) // after this kernel's own stores of these bytes
-      if (views_overlap(bytes_view(at(g), stride, g.rows, uint64_t{g.cols} * e),
-                        bytes_view(w.address, w.stride, w.rows, w.row_bytes)))
-        deps.push_back(w.command);
+    std::vector<uint64_t> deps = after_mask; // and this kernel's own stores of these bytes
+    for (const uint64_t w :
+         hazards_.stores_into(memory_hazards::bytes(at(g), stride, g.rows, uint64_t{g.cols} * e)))
+      deps.push_back(w);
     ids.push_back(issue_dma(true, at(g), stride, tile.block(g.row, g.col, g.rows, g.cols), {},
                             std::move(deps)));
   }
@@ -143,7 +135,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
     ids.push_back(issue_math(std::move(fill), uint64_t{g.rows} * g.cols, after_mask));
   }
   s->users = ids;
-  const std::vector<written> earlier = in_flight_;
+  const std::vector<memory_hazards::write> earlier = hazards_.stores();
   suspend_until(
     [this, ids] {
       return std::all_of(ids.begin(), ids.end(), [this](uint64_t id) { return port_.done(id); });
@@ -165,7 +157,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
     if (got.size() != g.rows * row_bytes)
       fail(fmt::format("{} from {}: {} B came back, {} expected", what,
                        describe_address(at(g)), got.size(), g.rows * row_bytes));
-    forward_stores(at(g), stride, g.rows, row_bytes, earlier, got);
+    memory_hazards::forward(memory_hazards::bytes(at(g), stride, g.rows, row_bytes), earlier, got);
     for (uint32_t r = 0; r < g.rows; ++r)
       std::copy_n(got.begin() + static_cast<ptrdiff_t>(r * row_bytes), row_bytes,
                   s->data.begin() + static_cast<ptrdiff_t>(
@@ -196,7 +188,6 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
   for (const mask_run& g : runs)
     check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, dst.type, true, what);
   const tensor_view tile = s.view();
-  std::vector<uint64_t> deps = producers({&s, mask}); // after the mask it is programmed from
   std::vector<uint64_t> ids;
   for (const mask_run& g : runs) {
     const uint64_t row_bytes = uint64_t{g.cols} * e;
@@ -207,16 +198,13 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
                           static_cast<ptrdiff_t>(((uint64_t{g.row} + r) * s.cols + g.col) * e);
         payload.insert(payload.end(), from, from + static_cast<ptrdiff_t>(row_bytes));
       }
-    // After the loads, stores and computes in flight on the same bytes (ADR-0025).
-    std::vector<uint64_t> run_deps = deps;
-    for (const uint64_t d : write_hazards(at(g), stride, g.rows, row_bytes))
-      if (std::find(run_deps.begin(), run_deps.end(), d) == run_deps.end())
-        run_deps.push_back(d);
+    // After the mask it is programmed from, then the loads, stores and
+    // computes in flight on the same bytes (ADR-0025).
+    const tensor_view range = memory_hazards::bytes(at(g), stride, g.rows, row_bytes);
     const uint64_t id = issue_dma(false, at(g), stride, tile.block(g.row, g.col, g.rows, g.cols),
-                                  payload, run_deps, atomic);
+                                  payload, write_deps({&s, mask}, range), atomic);
     s.users.push_back(id);
-    note_write(
-      {id, at(g), g.rows, row_bytes, stride, std::move(payload), what, atomic.has_value()});
+    hazards_.wrote({id, range, std::move(payload), what, atomic.has_value()});
     ids.push_back(id);
   }
   std::erase_if(joined_, [this](const auto& j) {
