@@ -245,7 +245,8 @@ void pe_cpu::on_finish() {
     add_figure(command_stats::done, n, c.done ? 1 : 0);
     rows.push_back(c);
   }
-  add_commands(std::move(rows));
+  if (!rows.empty())
+    add_table(std::make_shared<command_table>(std::move(rows)));
   if (kernel_) {
     add_figure(kernel_stats::finished, finished_ ? 1 : 0);
     add_figure(kernel_stats::start_ps, started_ps_);

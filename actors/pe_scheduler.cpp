@@ -375,7 +375,8 @@ void pe_scheduler::on_finish() {
   rows.reserve(rows_.size());
   for (auto& [id, row] : rows_)
     rows.push_back(std::move(row));
-  add_commands(std::move(rows));
+  if (!rows.empty())
+    add_table(std::make_shared<command_table>(std::move(rows)));
   add_figure(scheduler_stats::feeder_stall_ps, stall_ps_);
   if (tcm_stall_ps_ > 0 || tcm_wait_since_) { // the reserve held a tile back
     add_figure(scheduler_stats::tcm_peak_bytes, tcm_peak_);

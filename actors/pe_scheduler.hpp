@@ -17,6 +17,7 @@
 #include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
 #include "runtime/engine/node.hpp"
+#include "runtime/machine/command_table.hpp"
 #include "runtime/machine/machine_context.hpp"
 #include "runtime/machine/pipeline_stats.hpp"
 

@@ -84,11 +84,28 @@ struct NodeSummary {
   records      @7 :Data;   # serialised trace records (trace.capnp), if any
   ops          @8 :Data;   # split runs: its op records for rank 0 (oplog.capnp)
   pending      @9 :Text;   # work still held at the end (deadlock report)
-  commands     @10 :List(CommandStat); # PE_CPU, PE_SCHEDULER (command_stat.hpp)
-  stages       @11 :List(StageTally);  # units, with --json (command_stat.hpp)
+  tables       @10 :List(SummaryTable); # a kind's own rows (summary_table.hpp)
 }
 
-# One command's use of one stage type on one unit (runtime/engine/command_stat.hpp).
+# A table of a node's summary the engine carries but never reads: its bytes
+# are a message of the table's own type (runtime/engine/summary_table.hpp).
+struct SummaryTable {
+  tag  @0 :UInt16;  # which table: one of the tags below
+  data @1 :Data;    # a flat message: CommandTable, StageTable
+}
+
+const commandTableTag :UInt16 = 1; # runtime/machine/command_table.hpp
+const stageTableTag :UInt16 = 2;   # runtime/trace/stage_table.hpp
+
+struct CommandTable {
+  rows @0 :List(CommandStat);
+}
+
+struct StageTable {
+  rows @0 :List(StageTally);
+}
+
+# One command's use of one stage type on one unit (runtime/trace/stage_table.hpp).
 struct StageTally {
   command @0 :UInt64;
   type    @1 :UInt8;
@@ -96,7 +113,7 @@ struct StageTally {
   busyPs  @3 :UInt64;
 }
 
-# One command of a PE (runtime/engine/command_stat.hpp).
+# One command of a PE (runtime/machine/command_table.hpp).
 struct CommandStat {
   id               @0 :UInt64;
   issuePs          @1 :UInt64;

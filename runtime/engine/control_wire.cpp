@@ -132,38 +132,10 @@ std::vector<char> encode_result(const run_result& r) {
     if (!n.ops.empty())
       x.setOps(as_data(n.ops));
     x.setPending(n.pending);
-    auto cmds = x.initCommands(static_cast<unsigned>(n.commands.size()));
-    for (unsigned k = 0; k < n.commands.size(); ++k) {
-      const command_stat& c = n.commands[k];
-      auto w = cmds[k];
-      w.setId(c.id);
-      w.setIssuePs(c.issue_ps);
-      w.setDonePs(c.done_ps);
-      w.setTiles(c.tiles);
-      w.setDone(c.done);
-      w.setCall(c.call);
-      w.setUnit(c.unit);
-      w.setFlops(c.flops);
-      w.setBytes(c.bytes);
-      w.setAfter(c.after);
-      w.setWhat(c.what);
-      w.setArrivePs(c.arrive_ps);
-      w.setStartPs(c.start_ps);
-      w.setHeld(c.held);
-      w.setHeldBy(c.held_by);
-      w.setBodyTiles(c.body_tiles);
-      w.setPredictedIiPs(c.predicted_ii_ps);
-      w.setPredictedMiiPs(c.predicted_mii_ps);
-      w.setSteadyIntervalPs(c.steady_interval_ps);
-      w.setHasMii(c.has_mii);
-      w.setHasSteady(c.has_steady);
-    }
-    auto stages = x.initStages(static_cast<unsigned>(n.stages.size()));
-    for (unsigned k = 0; k < n.stages.size(); ++k) {
-      stages[k].setCommand(n.stages[k].command);
-      stages[k].setType(n.stages[k].type);
-      stages[k].setCount(n.stages[k].count);
-      stages[k].setBusyPs(n.stages[k].busy_ps);
+    auto tables = x.initTables(static_cast<unsigned>(n.tables.size()));
+    for (unsigned k = 0; k < n.tables.size(); ++k) {
+      tables[k].setTag(n.tables[k]->tag());
+      tables[k].setData(as_data(n.tables[k]->encode()));
     }
   }
   auto ws = w.initStats(static_cast<unsigned>(stats.items.size()));
@@ -229,15 +201,12 @@ run_result decode_result(const std::vector<char>& bytes) {
     n.ops.assign(reinterpret_cast<const char*>(ops.begin()),
                  reinterpret_cast<const char*>(ops.end()));
     n.pending = x.getPending().cStr();
-    for (const auto w : x.getCommands())
-      n.commands.push_back({w.getId(), w.getIssuePs(), w.getDonePs(), w.getTiles(), w.getDone(),
-                            w.getCall(), w.getUnit(), w.getFlops(), w.getBytes(), w.getAfter(),
-                            w.getWhat().cStr(), w.getArrivePs(), w.getStartPs(), w.getHeld(),
-                            w.getHeldBy(), w.getBodyTiles(), w.getPredictedIiPs(),
-                            w.getPredictedMiiPs(), w.getSteadyIntervalPs(), w.getHasMii(),
-                            w.getHasSteady()});
-    for (const auto s : x.getStages())
-      n.stages.push_back({s.getCommand(), s.getType(), s.getCount(), s.getBusyPs()});
+    for (const auto t : x.getTables()) {
+      const auto data = t.getData();
+      n.tables.push_back(std::make_shared<encoded_table>(
+        t.getTag(), std::vector<char>(reinterpret_cast<const char*>(data.begin()),
+                                      reinterpret_cast<const char*>(data.end()))));
+    }
     r.nodes.push_back(std::move(n));
   }
   return r;

@@ -71,7 +71,7 @@ node_summary node::summarize() {
   s.name = name_;
   s.stats = stats_;
   s.figures = std::move(figures_);
-  s.commands = std::move(commands_);
+  s.tables = std::move(tables_);
   s.pending = pending_work();
   // Only links with bandwidth or credits count traffic (a link class
   // has none, and may hold a link per other node: not scanned).
@@ -89,7 +89,8 @@ node_summary node::summarize() {
   }
   if (rec_) {
     s.records = rec_->take_records();
-    s.stages = rec_->take_stage_tallies();
+    if (auto t = rec_->take_table())
+      s.tables.push_back(std::move(t));
   }
   if (sink_)
     s.ops = sink_->take_shipped(name_);
@@ -400,11 +401,9 @@ void node::add_figure(const stat_decl& s, std::string_view q, uint64_t value) {
   figures_.push_back({s.pattern, value, s.id, std::string(q)});
 }
 
-void node::add_commands(std::vector<command_stat> rows) {
-  if (commands_.empty())
-    commands_ = std::move(rows);
-  else
-    commands_.insert(commands_.end(), rows.begin(), rows.end());
+void node::add_table(std::shared_ptr<const summary_table> t) {
+  if (t)
+    tables_.push_back(std::move(t));
 }
 
 std::string node::pending_work() const {

@@ -147,8 +147,8 @@ protected:
   void add_figure(const stat_decl& s, uint64_t value);
   /// Adds the figure of `s` for qualifier `q` (a lane, command, channel).
   void add_figure(const stat_decl& s, std::string_view q, uint64_t value);
-  /// Adds the rows of the per-command table (PE_CPU, PE_SCHEDULER).
-  void add_commands(std::vector<command_stat> rows);
+  /// Adds a table of the kind's own rows to the end-of-run summary.
+  void add_table(std::shared_ptr<const summary_table> t);
 
   // -- what a node kind implements ------------------------------------------
 
@@ -216,7 +216,7 @@ private:
   bool trace_hops_ = false;
   node_stats stats_;
   std::vector<figure> figures_;
-  std::vector<command_stat> commands_;
+  summary_tables tables_;
 };
 
 } // namespace kb

@@ -8,7 +8,7 @@
 // crosses a process boundary is the Cap'n Proto encoding.
 
 #include "runtime/stat_decl.hpp"
-#include "runtime/engine/command_stat.hpp"
+#include "runtime/engine/summary_table.hpp"
 #include "runtime/engine/control_wire.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/event.hpp"
@@ -104,8 +104,10 @@ struct node_summary {
   std::string name;
   node_stats stats;
   std::vector<figure> figures;
-  std::vector<command_stat> commands; ///< PE_CPU, PE_SCHEDULER: one row per command
-  std::vector<stage_tally> stages;    ///< units, with --json: per command and stage type
+  /// The kind's own tables: PE_CPU's and PE_SCHEDULER's command rows
+  /// (runtime/machine/command_table), a unit's stage tallies with --json
+  /// (runtime/trace/stage_table).
+  summary_tables tables;
   std::vector<char> records; ///< serialised trace records, if any
   std::vector<char> ops;     ///< split runs: its op records for rank 0 (encode_ops)
   std::string pending;       ///< work still held at the end (deadlock report)
@@ -113,10 +115,25 @@ struct node_summary {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_summary& x) {
+  // A table crosses as its tag and bytes; it arrives as an encoded_table,
+  // which its reader decodes (for_each_table).
+  std::vector<uint16_t> tags;
+  std::vector<std::vector<char>> bytes;
+  if constexpr (Inspector::reads_state)
+    for (const auto& t : x.tables) {
+      tags.push_back(t->tag());
+      bytes.push_back(t->encode());
+    }
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.tables.clear();
+    for (size_t k = 0; k < tags.size() && k < bytes.size(); ++k)
+      x.tables.push_back(std::make_shared<encoded_table>(tags[k], std::move(bytes[k])));
+    return caf::none;
+  });
   return f(caf::meta::type_name("kb.node_summary"), x.node, x.name,
            x.stats.events, x.stats.messages_sent, x.stats.activations,
            x.stats.last_event_ps,
-           x.figures, x.commands, x.stages, x.records, x.ops, x.pending);
+           x.figures, tags, bytes, x.records, x.ops, x.pending, load);
 }
 
 /// The control request to a hub and its answer.
@@ -192,8 +209,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(kernbench, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(kernbench, (kb::run_request))
   CAF_ADD_TYPE_ID(kernbench, (kb::run_result))
   CAF_ADD_TYPE_ID(kernbench, (kb::hub_snapshot))
-  CAF_ADD_TYPE_ID(kernbench, (kb::command_stat))
-  CAF_ADD_TYPE_ID(kernbench, (kb::stage_tally))
   CAF_ADD_ATOM(kernbench, kb, finish_atom, "finish")
   CAF_ADD_ATOM(kernbench, kb, hello_atom, "hello")
   CAF_ADD_ATOM(kernbench, kb, peers_atom, "peers")

@@ -4,7 +4,7 @@
 // node's end-of-run summary and are merged by key, so the output never
 // depends on thread or process count.
 
-#include "runtime/engine/command_stat.hpp"
+#include "runtime/engine/summary_table.hpp"
 #include "runtime/engine/event.hpp"
 
 #include <string_view>
@@ -88,9 +88,9 @@ public:
   virtual bool wants_hops() const { return false; }
   /// The records so far, serialised; called once at the end.
   virtual std::vector<char> take_records() = 0;
-  /// Per command and stage type, the tiles served and busy time (a
-  /// stage_tally_recorder's; others keep none); called once at the end.
-  virtual std::vector<stage_tally> take_stage_tallies() { return {}; }
+  /// A table for the node's summary (the stage_tally_recorder's stage
+  /// tallies; null: none); called once at the end.
+  virtual std::shared_ptr<const summary_table> take_table() { return nullptr; }
 };
 
 } // namespace kb

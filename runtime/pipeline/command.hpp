@@ -4,7 +4,7 @@
 // PE_SCHEDULER decodes them and plans their tiles.
 
 #include "messages/pipeline.capnp.h"
-#include "runtime/engine/command_stat.hpp"
+#include "runtime/machine/command_table.hpp"
 #include "runtime/data/op_record.hpp"
 #include "runtime/engine/message_body.hpp"
 #include "runtime/plan/gemm_plan.hpp"

@@ -15,12 +15,12 @@ std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std:
     p.cpu = find_node(r, pe + ".pe_cpu");
     p.scheduler = find_node(r, pe + ".pe_scheduler");
     if (p.cpu)
-      p.rows = p.cpu->commands;
+      p.rows = command_table::rows_of(p.cpu->tables);
     std::unordered_map<uint64_t, size_t> by_id;
     for (size_t i = 0; i < p.rows.size(); ++i)
       by_id.emplace(p.rows[i].id, i);
     if (p.scheduler)
-      for (const command_stat& s : p.scheduler->commands) {
+      for (const command_stat& s : command_table::rows_of(p.scheduler->tables)) {
         const auto it = by_id.find(s.id);
         if (it == by_id.end())
           continue;

@@ -7,6 +7,7 @@
 // same list on every PE.
 
 #include "runtime/engine/simulation.hpp"
+#include "runtime/machine/command_table.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #include "runtime/report/pe_groups_json.hpp"
 
-#include "runtime/engine/command_stat.hpp"
+#include "runtime/machine/command_table.hpp"
 
 #include <optional>
 #include <string_view>

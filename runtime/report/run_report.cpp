@@ -14,6 +14,7 @@
 #include "runtime/report/run_metrics.hpp"
 #include "runtime/io/stop_request.hpp"
 #include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/trace/stage_table.hpp"
 #include "runtime/engine/link_stats.hpp"
 
 #include <fmt/format.h>
@@ -197,7 +198,7 @@ std::string report_json(const report_input& in) {
     pe_of_prefix.emplace(in.pes[p], p);
   std::map<std::tuple<size_t, uint64_t, int>, std::pair<uint64_t, uint64_t>> by_key;
   for (const node_summary& n : r.nodes) {
-    if (!per_pe || n.stages.empty())
+    if (!per_pe || n.tables.empty())
       continue;
     const auto dot = n.name.rfind('.');
     if (dot == std::string::npos)
@@ -205,7 +206,7 @@ std::string report_json(const report_input& in) {
     const auto pe = pe_of_prefix.find(std::string_view(n.name).substr(0, dot));
     if (pe == pe_of_prefix.end())
       continue;
-    for (const stage_tally& t : n.stages) {
+    for (const stage_tally& t : stage_table::rows_of(n.tables)) {
       auto& [count, busy] = by_key[{pe->second, t.command, t.type}];
       count += t.count;
       busy += t.busy_ps;

@@ -46,7 +46,9 @@ std::vector<char> stage_tally_recorder::take_records() {
   return inner_ ? inner_->take_records() : std::vector<char>{};
 }
 
-std::vector<stage_tally> stage_tally_recorder::take_stage_tallies() {
+std::shared_ptr<const summary_table> stage_tally_recorder::take_table() {
+  if (tallies_.empty())
+    return nullptr;
   std::vector<stage_tally> out;
   out.reserve(tallies_.size());
   for (const auto& [key, x] : tallies_)
@@ -55,7 +57,7 @@ std::vector<stage_tally> stage_tally_recorder::take_stage_tallies() {
   std::sort(out.begin(), out.end(), [](const stage_tally& a, const stage_tally& b) {
     return a.command != b.command ? a.command < b.command : a.type < b.type;
   });
-  return out;
+  return std::make_shared<stage_table>(std::move(out));
 }
 
 } // namespace kb

@@ -7,6 +7,7 @@
 // every call.
 
 #include "runtime/engine/recorder.hpp"
+#include "runtime/trace/stage_table.hpp"
 
 #include <memory>
 #include <unordered_map>
@@ -25,8 +26,8 @@ public:
   bool wants_hops() const override { return inner_ && inner_->wants_hops(); }
   void events(uint64_t n, SimTime now) override;
   std::vector<char> take_records() override;
-  /// Sorted by command, then stage type.
-  std::vector<stage_tally> take_stage_tallies() override;
+  /// A stage_table, sorted by command, then stage type (null: no stage).
+  std::shared_ptr<const summary_table> take_table() override;
 
 private:
   struct open_stage {

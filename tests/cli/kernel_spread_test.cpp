@@ -72,7 +72,7 @@ std::map<std::string, uint64_t> load_latency(const kernel_run_result& r) {
   std::map<std::string, uint64_t> out;
   for (const node_summary& n : r.run.result.nodes)
     if (n.name.ends_with(".pe_cpu"))
-      for (const command_stat& c : n.commands)
+      for (const command_stat& c : command_table::rows_of(n.tables))
         if (c.call == static_cast<uint8_t>(command_call::load))
           out[n.name.substr(0, n.name.rfind('.'))] = c.done_ps - c.issue_ps;
   return out;

@@ -1,16 +1,19 @@
 #pragma once
 // One PE command as its PE_CPU and its PE_SCHEDULER saw it: the typed
-// per-command statistics of a run (docs/adr/0024-one-report-for-every-run.md).
+// per-command statistics of a run (docs/adr/0024-one-report-for-every-run.md),
+// and the table of them a node hands back in its end-of-run summary.
 // PE_CPU fills the kernel's side (what was called, when it was issued and
 // done, what it waited on), PE_SCHEDULER the feeder's (when it started and
 // what held it, its II prediction); the report joins the two by `id`. A
 // node hands its rows back in its node_summary, once, at the end of the
-// run: nothing here is on a per-event path.
+// run (a command_table): nothing here is on a per-event path.
 
-#include <caf/meta/type_name.hpp>
+#include "runtime/engine/summary_table.hpp"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace kb {
 
@@ -61,29 +64,20 @@ struct command_stat {
   bool has_steady = false;
 };
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, command_stat& x) {
-  return f(caf::meta::type_name("kb.command_stat"), x.id, x.issue_ps, x.done_ps, x.tiles, x.done,
-           x.call, x.unit, x.flops, x.bytes, x.after, x.what, x.arrive_ps, x.start_ps, x.held,
-           x.held_by, x.body_tiles, x.predicted_ii_ps, x.predicted_mii_ps, x.steady_interval_ps,
-           x.has_mii, x.has_steady);
-}
+/// A node's command rows in its summary (PE_CPU: the kernel's side,
+/// PE_SCHEDULER: the feeder's).
+class command_table final : public summary_table {
+public:
+  static constexpr uint16_t table_tag = 1; ///< sim.capnp's commandTableTag
+  explicit command_table(std::vector<command_stat> rows)
+    : summary_table(table_tag), rows(std::move(rows)) {}
+  std::vector<char> encode() const override;
+  /// The rows of encode()'s bytes (a clear error if they are not such).
+  static command_table decode(const std::vector<char>& bytes);
+  /// Every command row of the tables of `tables`, in order.
+  static std::vector<command_stat> rows_of(const summary_tables& tables);
 
-/// One command's use of one stage type on one unit (pe_dma, pe_gemm, ...):
-/// how many tiles it served and for how long, summed from the unit's
-/// engine_start/engine_complete pairs (runtime/trace/stage_tally_recorder).
-/// What `--json` reports per command and stage (docs/results-schema.md).
-struct stage_tally {
-  uint64_t command = 0;
-  uint8_t type = 0; ///< stage_type
-  uint64_t count = 0;
-  uint64_t busy_ps = 0;
-  friend bool operator==(const stage_tally&, const stage_tally&) = default;
+  std::vector<command_stat> rows;
 };
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, stage_tally& x) {
-  return f(caf::meta::type_name("kb.stage_tally"), x.command, x.type, x.count, x.busy_ps);
-}
 
 } // namespace kb
