@@ -1,17 +1,11 @@
 #include "runtime/cli/kernel_cli.hpp"
-#include "runtime/report/run_timings.hpp"
 
 #include "runtime/cli/memory_budget.hpp"
-#include "runtime/cli/run_cluster.hpp"
-#include "runtime/cli/report_machine.hpp"
-#include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/cli/run_outputs.hpp"
 #include "runtime/pipeline/command.hpp"
-#include "runtime/kernel/op_shipper.hpp"
 #include "runtime/report/run_metrics.hpp"
 
 #include "runtime/machine/machine.hpp"
-#include "runtime/engine/partition.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/host/kernel_calls.hpp"
 #include "runtime/host/kernel_run.hpp"
@@ -125,9 +119,8 @@ kernel_info info_of(const kernel_def& def, const kernel_args& args, const kernel
 
 } // namespace
 
-int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const YAML::Node& resolved,
-                   phase_clock& phases) {
+int run_kernel_cli(run_session& s) {
+  const run_cli& c = s.c;
   const kernel_def& def = find_kernel(c.kernel);
   const kernel_args args(def.name, def.args, parse_kernel_args(c.args));
   {
@@ -142,23 +135,6 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
     check_memory(fmt::format("kernel {}'s tensors", def.name), estimate);
   }
   kernel_run_options o;
-  o.driver.phases = &phases;
-  apply_run_limits(c, o.driver);
-  o.driver.threads = c.threads;
-  const auto delivery = parse_delivery(c.delivery);
-  if (!delivery)
-    throw std::invalid_argument(fmt::format("--delivery {}: expected direct or mailbox", c.delivery));
-  o.driver.delivery = *delivery;
-  o.driver.partition = c.partition;
-  check_partition_name(c.partition);
-  o.driver.shards = c.shards;
-  const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
-  if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
-    fmt::print(stderr, "{}\n", note);
-  const auto cut = parse_cut_unit(c.cut);
-  if (!cut)
-    throw std::invalid_argument(fmt::format("--cut {}: expected auto, sip or cube", c.cut));
-  o.driver.cut = *cut;
   o.seed = c.seed;
   o.data = data_request_of(c);
   for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
@@ -173,57 +149,29 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
         name, where));
     o.places[name] = *place;
   }
-  // A grid is dealt to every PE unless --pes says otherwise.
-  const std::string pes_opt = c.pes_given ? c.pes : "all";
-  if (pes_opt != "all") {
-    size_t used = 0;
-    unsigned long n = 0;
-    try {
-      n = std::stoul(pes_opt, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != pes_opt.size() || n == 0 || pes_opt[0] == '-')
-      throw std::invalid_argument(
-        fmt::format("--pes {}: expected 'all' or a count from 1", pes_opt));
-    o.pes = n;
-  }
-  prepare_outputs(c, o.driver);
+  o.pes = grid_pes(c); // a grid is dealt to every PE unless --pes says otherwise
   // A split run (--procs, --peers): every process builds the same grid and
   // tensors; the others ship their op records to rank 0, which replays.
-  std::unique_ptr<peer_group> peers =
-    join_cluster(c, topo, *cut, topology_path, o.driver);
-  if (o.driver.cluster.ranks <= 1) // its actors are dropped while the report is written
-    o.driver.teardown = std::make_shared<deferred_teardown>();
-  if (c.rank > 0 && c.ship_ops)
-    o.driver.ops = std::make_shared<op_shipper>();
+  s.join();
   std::unique_ptr<heartbeat> beat =
-    start_heartbeat(c, o.driver, fmt::format("kernbench run --kernel {}", def.name), {});
-  kernel_run_result r = run_kernel(std::move(topo), def, args, o);
+    s.start_heartbeat(fmt::format("kernbench run --kernel {}", def.name), {});
+  o.driver = s.opts;
+  kernel_run_result r = run_kernel(std::move(s.in.topo), def, args, o);
   beat.reset();
-  if (!peers && c.rank == 0 && !r.run.error.empty()) {
+  if (!s.peers && c.rank == 0 && !r.run.error.empty()) {
     fmt::print(stderr, "kernbench run --kernel {}: {}\n", def.name, r.run.error);
     return 1;
   }
-  if (const auto done = end_cluster(c, peers.get(), r.run.error))
+  if (const auto done = s.end(r.run.error))
     return *done;
   const bool stopped = r.run.result.stopped;
   const kernel_info info = info_of(def, args, r, c.verify && !stopped);
   report_input rep;
-  rep.topology_file = topology_path;
-  rep.overrides = c.set;
-  rep.pes = r.pes;
-  rep.threads = c.threads;
   if (const auto t = args.values().find("dtype"); t != args.values().end())
     rep.compute_dtype = parse_dtype(t->second).value_or(dtype::f16); // the kernel's operands
-  describe_machine(rep, r.run.topology);
   rep.label = fmt::format("kernel {}", def.name);
   rep.kernel = &info;
-  describe_reproduction(rep, resolved, c, o.driver.cluster.ranks, r.run.result);
-  rep.result = &r.run.result;
-  rep.names = r.run.names;
-  rep.records = std::move(r.run.records);
-  rep.per_pe = c.per_pe;
+  s.describe(rep, r.run, r.pes);
   index_commands(rep);
   print_summary(c, rep);
   uint64_t tcm_peak = 0, commands = 0;
@@ -245,12 +193,8 @@ int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topo
                "log, tensors or verdict)\n");
   else
     status = print_data_result(c, r.data);
-  phases.mark("summary");
-  rep.phases = &phases;
-  write_outputs(c, rep, o.driver);
-  if (c.timings)
-    print_timings(std::cout, phases);
-  return status_after_run(status);
+  s.write(rep);
+  return s.close(status);
 }
 
 } // namespace kb

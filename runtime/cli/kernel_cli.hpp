@@ -6,6 +6,7 @@
 
 #include "runtime/cli/kernel_arg_list.hpp"
 #include "runtime/cli/run_cli.hpp"
+#include "runtime/cli/run_session.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/phase_clock.hpp"
 #include "runtime/host/data_session.hpp"
@@ -38,10 +39,7 @@ int print_data_result(const run_cli& c, const data_result& d);
 /// failed), 3 (an output does not match its reference).
 /// Split over processes like the built-in driver (--procs, --peers; the
 /// topology and component files are sent to the others as text).
-/// `resolved` is the topology document after --set (the JSON's `machine`).
-/// `phases`: the run's clock (`--timings`), marked from here on.
-int run_kernel_cli(const run_cli& c, topology_spec topo, const std::string& topology_path,
-                   const YAML::Node& resolved,
-                   phase_clock& phases);
+/// `s`: the run's session, its machine read.
+int run_kernel_cli(run_session& s);
 
 } // namespace kb

@@ -13,6 +13,7 @@
 #include "runtime/cli/kernel_cli.hpp"
 #include "runtime/cli/report_machine.hpp"
 #include "runtime/cli/run_outputs.hpp"
+#include "runtime/cli/run_session.hpp"
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/engine/thread_probe.hpp"
@@ -97,25 +98,6 @@ void print_cross_process(const wire_totals& w, uint32_t ranks, const run_result&
              us > 0 ? w.events / us : 0.0, us > 0 ? w.bytes / us : 0.0);
 }
 
-/// `--json -` or `--csv -`: standard output carries that data alone (the
-/// text report goes to standard error); the binary or many-file outputs
-/// need a name.
-void claim_stdout_for_data(const run_cli& c) {
-  const std::pair<const char*, const std::string*> named[] = {
-    {"--trace", &c.trace},   {"--trace-stream", &c.trace_stream}, {"--records", &c.records},
-    {"--oplog", &c.oplog},
-    {"--op-digests", &c.op_digests}, {"--dump-tensors", &c.dump_tensors}};
-  for (const auto& [option, value] : named)
-    if (*value == data_stdout::name)
-      throw std::invalid_argument(fmt::format(
-        "{} -: give a file name (only --json and --csv can go to standard output)", option));
-  if (c.json == data_stdout::name && c.csv == data_stdout::name)
-    throw std::invalid_argument(
-      "--json - --csv -: only one of them can go to standard output; name a file for the other");
-  if (c.rank == 0 && (c.json == data_stdout::name || c.csv == data_stdout::name))
-    data_stdout::claim();
-}
-
 /// Commands this process (rank 0 of a split run) simulates, for the
 /// heartbeat.
 uint64_t local_commands(const run_cli& c, const topology_spec& topo,
@@ -146,39 +128,23 @@ int replay_data(const run_cli& c, data_session* session, const run_result& resul
 }
 
 int run(const run_cli& c) {
-  phase_clock phases; // --timings, the JSON's `timings`
-  check_run_options(c);
-  claim_stdout_for_data(c);
-  check_output_paths(c);
-  if (c.rank > 0) // rank 0 stops the run on a Ctrl-C (ADR-0030)
-    signal_cleanup::ignore_interrupt();
-  check_threads_can_start(c.threads, fmt::format("--threads {}", c.threads));
-  if (c.phase2_workers != 0)
-    check_threads_can_start(c.phase2_workers, fmt::format("--phase2-workers {}", c.phase2_workers));
-  load_kernel_libraries(c);
-  // PE prefixes come from the topology; load it once to pick the PEs.
-  machine_input in = read_machine(c);
-  topology_spec& topo = in.topo;
-  phases.mark("read the machine");
+  run_session s(c);
   if (!c.kernel.empty())
-    return run_kernel_cli(c, std::move(topo), in.path, in.doc, phases);
+    return run_kernel_cli(s);
+  topology_spec& topo = s.in.topo;
+  driver_options& opts = s.opts;
   const std::vector<std::string> pes = chosen_pes(c, topo);
-  const run_modes modes = parse_modes(c);
   check_run_memory(c, pes.size());
   // The other processes of a split run start now and read the machine
   // while this one places the operands and plans the commands.
-  driver_options opts;
-  prepare_outputs(c, opts); // refuses what does not apply before any process starts
-  std::unique_ptr<peer_group> peers = join_cluster(c, topo, modes.cut, in.path, opts);
-  if (peers)
-    phases.mark("start the other processes");
+  s.join();
   std::vector<pe_site> sites;
   for (const auto& pe : pes) {
     const pe_place pl = place_of(topo, pe);
     sites.push_back({pl.sip, pl.cube, pl.pe});
   }
   const std::vector<operand_addresses> operands =
-    place_operands(sites, sizes_of(c), modes.placement, topo.sips, topo.cubes_per_sip);
+    place_operands(sites, sizes_of(c), s.modes.placement, topo.sips, topo.cubes_per_sip);
   // Its stage times are checked against the routes.
   const std::shared_ptr<const tile_source> first_tiles = first_tiles_of(c, operands[0]);
   auto check_first = [&](const topology_spec& machine, std::shared_ptr<const fabric_map> routes) {
@@ -191,7 +157,7 @@ int run(const run_cli& c) {
   // its build (sequential) or there (beside).
   std::shared_ptr<const fabric_map> fabric;
   std::unique_ptr<fabric_beside> routes_beside;
-  phases.mark("place the operands");
+  s.phases.mark("place the operands");
   if (c.threads >= 2) {
     routes_beside = std::make_unique<fabric_beside>(fabric_inputs_of(topo, builtin_kinds()));
     fabric = routes_beside->fabric();
@@ -201,7 +167,7 @@ int run(const run_cli& c) {
     } catch (const std::exception&) {
     }
     check_first(topo, fabric);
-    phases.mark("build the routes");
+    s.phases.mark("build the routes");
   }
 
   report_input rep;
@@ -210,70 +176,37 @@ int run(const run_cli& c) {
   std::unique_ptr<data_session> session = data_session_of(c, pes, programs, dd);
   opts.deploy = dd.image;
   opts.fabric = fabric;
-  opts.phases = &phases;
   if (routes_beside)
     opts.before_spawn = [&](const topology_spec& machine) {
       routes_beside->wait();
       check_first(machine, fabric);
     };
-  opts.ops = session ? session->sink() : nullptr;
-  if (c.rank > 0 && c.ship_ops)
-    opts.ops = std::make_shared<op_shipper>();
-  apply_run_limits(c, opts);
-  opts.threads = c.threads;
-  opts.delivery = modes.delivery;
-  opts.partition = c.partition;
-  opts.cut = modes.cut;
-  opts.shards = c.shards;
-  const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
-  if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
-    fmt::print(stderr, "{}\n", note);
-  // Its actors are dropped while the summary is written (a part's, while it
-  // ends: end_part_process).
-  opts.teardown = std::make_shared<deferred_teardown>();
+  if (session) // rank 0 only
+    opts.ops = session->sink();
   // A split run's heartbeat counts what this process (rank 0) simulates.
-  const uint64_t commands = local_commands(c, topo, pes, opts.cluster.ranks, modes.cut);
-  std::unique_ptr<heartbeat> beat = start_heartbeat(
-    c, opts, "kernbench run", progress_totals{tiles_per_command(c) * commands, commands});
-  phases.mark("prepare the run");
+  const uint64_t commands = local_commands(c, topo, pes, opts.cluster.ranks, s.modes.cut);
+  std::unique_ptr<heartbeat> beat = s.start_heartbeat(
+    "kernbench run", progress_totals{tiles_per_command(c) * commands, commands});
+  s.phases.mark("prepare the run");
   driver_run dr = run_driver(std::move(topo), programs, opts);
   beat.reset();
-  const topology_spec& machine = dr.topology;
   wire_totals others;
-  if (const auto done = end_cluster(c, peers.get(), dr.error, &others)) {
-    if (c.rank > 0 && *done == 0)
-      end_part_process();
+  if (const auto done = s.end(dr.error, &others))
     return *done;
-  }
   const run_result& result = dr.result;
-
-  rep.topology_file = in.path;
-  rep.overrides = c.set;
-  rep.pes = pes;
-  rep.threads = c.threads;
   rep.compute_dtype = parse_dtype(c.dtype_name).value_or(dtype::f16); // checked by the driver
-  describe_machine(rep, machine);
-  rep.result = &result;
-  rep.names = dr.names;
-  rep.records = std::move(dr.records);
-  rep.per_pe = c.per_pe;
-  describe_reproduction(rep, in.doc, c, opts.cluster.ranks, result);
   rep.label = rep.program.empty() ? std::string() : rep.program.front();
+  s.describe(rep, dr, pes);
   index_commands(rep);
   print_summary(c, rep);
-  if (peers) {
+  if (s.peers) {
     wire_totals w = others;
     const auto& mine = cross_process();
     w += {mine.batches.load(), mine.events.load(), mine.bytes.load()};
     print_cross_process(w, opts.cluster.ranks, result);
   }
-  phases.mark("summary");
-  rep.phases = &phases;
-  write_outputs(c, rep, opts);
-  const int status = replay_data(c, session.get(), result, dd, phases);
-  if (c.timings)
-    print_timings(std::cout, phases);
-  return status_after_run(status);
+  s.write(rep);
+  return s.close(replay_data(c, session.get(), result, dd, s.phases));
 }
 
 } // namespace

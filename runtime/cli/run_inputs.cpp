@@ -57,6 +57,22 @@ std::vector<std::string> chosen_pes(const run_cli& c, const topology_spec& topo)
   return pes;
 }
 
+size_t grid_pes(const run_cli& c) {
+  const std::string pes = c.pes_given ? c.pes : "all";
+  if (pes == "all")
+    return 0;
+  size_t used = 0;
+  unsigned long n = 0;
+  try {
+    n = std::stoul(pes, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != pes.size() || n == 0 || pes[0] == '-')
+    throw std::invalid_argument(fmt::format("--pes {}: expected 'all' or a count from 1", pes));
+  return n;
+}
+
 run_modes parse_modes(const run_cli& c) {
   const auto delivery = parse_delivery(c.delivery);
   if (!delivery)

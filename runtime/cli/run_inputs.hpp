@@ -35,6 +35,10 @@ machine_input read_machine(const run_cli& c);
 /// The PEs `--pes` names: the first N of the topology's, or all of them.
 std::vector<std::string> chosen_pes(const run_cli& c, const topology_spec& topo);
 
+/// A kernel's `--pes N|all` (default all): the PEs its grid is dealt to,
+/// 0 for all (the kernel run checks N against the machine).
+size_t grid_pes(const run_cli& c);
+
 /// The engine's options given by name on the command line, checked.
 struct run_modes {
   delivery_mode delivery;
