@@ -3,6 +3,7 @@
 // tensor (computed by the Phase 2 replay).
 #include "runtime/kernel/kernel_context.hpp"
 
+#include "runtime/kernel/kernel_commands.hpp"
 #include "runtime/kernel/tensor_state.hpp"
 
 #include <fmt/format.h>
@@ -31,20 +32,12 @@ void kernel_context::issue_compute(op_record op, tl::tensor::state& out, math_op
                                    uint64_t elements, std::vector<uint64_t> deps) {
   if (const std::string bad = check(op); !bad.empty())
     fail(fmt::format("{}: {}", op.op_name, bad));
-  stage st;
-  st.unit = op.kind == op_kind::gemm ? unit_role::gemm : unit_role::math;
-  st.type = op.kind == op_kind::gemm ? stage_type::gemm : stage_type::math;
-  st.params.tm = out.rows;
-  st.params.tn = out.cols;
-  st.params.in_dtype = op.inputs.front().type;
-  st.params.out_dtype = out.type;
-  st.params.last_k = true;
-  if (op.kind == op_kind::gemm) {
-    st.params.tk = op.transpose_a ? op.inputs[0].rows : op.inputs[0].cols;
-  } else {
-    st.params.elements = elements;
-    st.params.op = cost;
-  }
+  const dtype in = op.inputs.front().type;
+  const stage st =
+    op.kind == op_kind::gemm
+      ? gemm_stage(out.rows, out.cols, op.transpose_a ? op.inputs[0].rows : op.inputs[0].cols,
+                   in, out.type)
+      : math_stage(out.rows, out.cols, in, out.type, elements, cost);
   const uint64_t id = port_.issue(simple_command{st, std::move(op)}, {}, deps);
   out.users.push_back(id);
   out.writer = id;

@@ -6,6 +6,7 @@
 // steer a masked load or store and both passes hold the same values.
 #include "runtime/kernel/kernel_context.hpp"
 
+#include "runtime/kernel/kernel_commands.hpp"
 #include "runtime/kernel/tensor_state.hpp"
 #include "runtime/data/op_compute.hpp"
 
@@ -23,16 +24,10 @@ uint64_t kernel_context::issue_math(op_record op, uint64_t elements,
     op.op_name = std::string(to_string(op.fn));
   if (const std::string bad = check(op); !bad.empty())
     fail(fmt::format("{}: {}", op.op_name, bad));
-  stage st;
-  st.unit = unit_role::math;
-  st.type = stage_type::math;
-  st.params.tm = op.out.rows;
-  st.params.tn = op.out.cols;
-  st.params.in_dtype = op.inputs.empty() ? op.out.type : op.inputs.front().type;
-  st.params.out_dtype = op.out.type;
-  st.params.last_k = true;
-  st.params.elements = elements;
-  st.params.op = math_op::add; // one cycle per lane-width of elements, as a reduction
+  // One cycle per lane-width of elements, as a reduction.
+  const stage st =
+    math_stage(op.out.rows, op.out.cols, op.inputs.empty() ? op.out.type : op.inputs.front().type,
+               op.out.type, elements, math_op::add);
   return port_.issue(simple_command{st, std::move(op)}, {}, deps);
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/kernel/kernel_context.hpp"
 
 #include "runtime/address.hpp"
+#include "runtime/kernel/kernel_commands.hpp"
 #include "runtime/kernel/tensor_state.hpp"
 #include "runtime/data/dtype_convert.hpp"
 #include "runtime/data/tensor.hpp"
@@ -52,33 +53,9 @@ std::vector<uint8_t> kernel_context::live_elements(const tl::tensor& mask, uint3
 uint64_t kernel_context::issue_dma(bool read, uint64_t global, uint64_t stride,
                                    const tensor_view& local, std::span<const uint8_t> payload,
                                    std::vector<uint64_t> deps, std::optional<math_fn> atomic) {
-  stage st;
-  st.type = read ? stage_type::dma_read : stage_type::dma_write;
-  st.unit = unit_role::dma;
-  st.params.operand = read ? 0 : 'C';
-  st.params.address = global;
-  st.params.row_stride_bytes = stride;
-  st.params.rows = local.rows;
-  st.params.row_bytes = local.row_bytes();
-  st.params.bytes = local.rows * local.row_bytes();
-  st.params.tm = local.rows;
-  st.params.tn = local.cols;
-  st.params.in_dtype = st.params.out_dtype = local.type;
-  st.params.local_address = local.address;
-  st.params.want_data = read;
-  op_record op;
-  op.kind = op_kind::memory;
-  op.op_name = read ? "dma_read" : "dma_write";
-  const tensor_view g{global, local.rows, local.cols, stride, local.type};
-  op.inputs = {read ? g : local};
-  op.out = read ? local : g;
-  if (atomic) { // out = f(out, local), at the memory (docs/adr/0027)
-    op.kind = op_kind::math;
-    op.fn = *atomic;
-    op.op_name = std::string(to_string(*atomic));
-    op.inputs = {g, local};
-  }
-  return port_.issue(simple_command{st, std::move(op)}, payload, deps);
+  return port_.issue(simple_command{dma_stage(read, global, stride, local),
+                                    dma_op(read, global, stride, local, atomic)},
+                     payload, deps);
 }
 
 void kernel_context::check_live_stride(const std::vector<mask_run>& runs, uint32_t rows,

@@ -5,6 +5,7 @@
 #include "runtime/kernel/kernel_context.hpp"
 
 #include "runtime/address.hpp"
+#include "runtime/kernel/kernel_commands.hpp"
 #include "runtime/kernel/tensor_state.hpp"
 #include "runtime/kernel/placed_ranges.hpp"
 
@@ -57,19 +58,7 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
   const tensor_view range = memory_hazards::bytes(src.address, stride, b.rows, row_bytes);
   check_not_pending(range, what);
   auto s = allocate(b.rows, b.cols, src.type);
-  stage st;
-  st.type = stage_type::dma_read;
-  st.unit = unit_role::dma;
-  st.params.address = src.address;
-  st.params.row_stride_bytes = stride;
-  st.params.rows = b.rows;
-  st.params.row_bytes = row_bytes;
-  st.params.bytes = b.rows * row_bytes;
-  st.params.tm = b.rows;
-  st.params.tn = b.cols;
-  st.params.in_dtype = st.params.out_dtype = src.type;
-  st.params.local_address = s->address;
-  st.params.want_data = true;
+  const stage st = dma_stage(true, src.address, stride, s->view());
   // A load after this kernel's own store to the same bytes starts once the
   // store is done (so the replay sees them in that order too).
   const std::vector<uint64_t> deps = hazards_.stores_into(range);
@@ -127,19 +116,7 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   const uint64_t row_bytes = uint64_t{s->cols} * e;
   const std::string what = fmt::format("store of {}x{} {}", s->rows, s->cols, to_string(dst.type));
   check_range(dst.address, (s->rows - 1) * stride + row_bytes, dst.type, true, what);
-  stage st;
-  st.type = stage_type::dma_write;
-  st.unit = unit_role::dma;
-  st.params.operand = 'C';
-  st.params.address = dst.address;
-  st.params.row_stride_bytes = stride;
-  st.params.rows = s->rows;
-  st.params.row_bytes = row_bytes;
-  st.params.bytes = s->rows * row_bytes;
-  st.params.tm = s->rows;
-  st.params.tn = s->cols;
-  st.params.in_dtype = st.params.out_dtype = dst.type;
-  st.params.local_address = s->address;
+  const stage st = dma_stage(false, dst.address, stride, s->view());
   // Visible to this kernel's later loads once this write reaches the memory.
   const std::span<const uint8_t> payload =
     s->ready ? std::span<const uint8_t>(s->data) : std::span<const uint8_t>();
