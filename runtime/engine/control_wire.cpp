@@ -26,6 +26,12 @@ kj::Array<capnp::word> aligned_words(const std::vector<char>& bytes, const char*
   return words;
 }
 
+std::vector<char> flat_bytes(capnp::MessageBuilder& msg) {
+  const kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
+  const auto bytes = words.asChars(); // of `words`, which outlives it
+  return std::vector<char>(bytes.begin(), bytes.end());
+}
+
 capnp::ReaderOptions bounded_reader(size_t words) {
   capnp::ReaderOptions opts;
   // Proportional to the input: a crafted message cannot make the reader (or
@@ -54,12 +60,6 @@ struct table {
 capnp::Text::Reader as_text(std::string_view s) { return capnp::Text::Reader(s.data(), s.size()); }
 std::string_view as_view(capnp::Text::Reader t) { return std::string_view(t.cStr(), t.size()); }
 
-std::vector<char> flat(capnp::MessageBuilder& msg) {
-  auto words = capnp::messageToFlatArray(msg);
-  auto bytes = words.asChars();
-  return std::vector<char>(bytes.begin(), bytes.end());
-}
-
 } // namespace
 
 std::vector<char> encode_snapshot(const hub_snapshot& s) {
@@ -72,7 +72,7 @@ std::vector<char> encode_snapshot(const hub_snapshot& s) {
   w.setSent(s.sent);
   w.setRecv(s.recv);
   w.setWindows(s.windows);
-  return flat(msg);
+  return flat_bytes(msg);
 }
 
 hub_snapshot decode_snapshot(const std::vector<char>& bytes) {
@@ -146,7 +146,7 @@ std::vector<char> encode_result(const run_result& r) {
   auto wq = w.initQualifiers(static_cast<unsigned>(qualifiers.items.size()));
   for (unsigned k = 0; k < qualifiers.items.size(); ++k)
     wq.set(k, as_text(qualifiers.items[k]));
-  return flat(msg);
+  return flat_bytes(msg);
 }
 
 run_result decode_result(const std::vector<char>& bytes) {

@@ -19,6 +19,8 @@ struct run_result;
 /// `bytes` copied into word-aligned storage for a Cap'n Proto reader;
 /// throws naming `what` if they cannot be a message.
 kj::Array<capnp::word> aligned_words(const std::vector<char>& bytes, const char* what);
+/// The message as one flat array of bytes (capnp::messageToFlatArray).
+std::vector<char> flat_bytes(capnp::MessageBuilder& msg);
 /// Reader limits proportional to a message of `words` words.
 capnp::ReaderOptions bounded_reader(size_t words);
 

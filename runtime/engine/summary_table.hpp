@@ -55,4 +55,13 @@ void for_each_table(const summary_tables& tables, F&& f) {
   }
 }
 
+/// The rows of every table of type `T` in `tables`, in order (for_each_table).
+template <class T>
+auto all_rows(const summary_tables& tables) {
+  std::vector<typename decltype(T::rows)::value_type> out;
+  for_each_table<T>(tables,
+                    [&](const T& t) { out.insert(out.end(), t.rows.begin(), t.rows.end()); });
+  return out;
+}
+
 } // namespace kb

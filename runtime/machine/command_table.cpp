@@ -58,9 +58,7 @@ std::vector<char> command_table::encode() const {
     w.setHasMii(c.has_mii);
     w.setHasSteady(c.has_steady);
   }
-  const kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
-  const auto bytes = words.asChars();
-  return std::vector<char>(bytes.begin(), bytes.end());
+  return flat_bytes(msg);
 }
 
 command_table command_table::decode(const std::vector<char>& bytes) {
@@ -78,11 +76,7 @@ command_table command_table::decode(const std::vector<char>& bytes) {
 }
 
 std::vector<command_stat> command_table::rows_of(const summary_tables& tables) {
-  std::vector<command_stat> out;
-  for_each_table<command_table>(tables, [&](const command_table& t) {
-    out.insert(out.end(), t.rows.begin(), t.rows.end());
-  });
-  return out;
+  return all_rows<command_table>(tables);
 }
 
 } // namespace kb

@@ -18,9 +18,7 @@ std::vector<char> stage_table::encode() const {
     out[k].setCount(rows[k].count);
     out[k].setBusyPs(rows[k].busy_ps);
   }
-  const kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
-  const auto bytes = words.asChars();
-  return std::vector<char>(bytes.begin(), bytes.end());
+  return flat_bytes(msg);
 }
 
 stage_table stage_table::decode(const std::vector<char>& bytes) {
@@ -33,11 +31,7 @@ stage_table stage_table::decode(const std::vector<char>& bytes) {
 }
 
 std::vector<stage_tally> stage_table::rows_of(const summary_tables& tables) {
-  std::vector<stage_tally> out;
-  for_each_table<stage_table>(tables, [&](const stage_table& t) {
-    out.insert(out.end(), t.rows.begin(), t.rows.end());
-  });
-  return out;
+  return all_rows<stage_table>(tables);
 }
 
 } // namespace kb
