@@ -6,7 +6,7 @@
 #include "runtime/address.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/exception_text.hpp"
-#include "runtime/pipeline/driver_program.hpp"
+#include "runtime/pipeline/pe_program.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <fmt/format.h>

@@ -22,12 +22,12 @@
 
 namespace kb {
 
-struct driver_program;
+struct pe_program;
 
 class pe_cpu final : public node, private kernel_port {
 public:
   struct config {
-    std::shared_ptr<const driver_program> program; ///< may be null: idle
+    std::shared_ptr<const pe_program> program; ///< may be null: idle
     uint64_t tcm_bytes = 0;    ///< the PE's TCM (its pe_tcm's size_kib)
     uint64_t tcm_reserved = 0; ///< SchedulerReservedTCM (scheduler_reserved_kib)
     std::shared_ptr<const fabric_map> fabric;

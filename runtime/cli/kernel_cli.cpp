@@ -155,7 +155,7 @@ int run_kernel_cli(run_session& s) {
   s.join();
   std::unique_ptr<heartbeat> beat =
     s.start_heartbeat(fmt::format("kernbench run --kernel {}", def.name), {});
-  o.driver = s.opts;
+  o.machine = s.opts;
   kernel_run_result r = run_kernel(std::move(s.in.topo), def, args, o);
   beat.reset();
   if (!s.peers && c.rank == 0 && !r.run.error.empty()) {

@@ -94,7 +94,7 @@ std::vector<std::string> part_args(const run_cli& c) {
 
 std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& topo,
                                          cut_unit cut, const std::string& topology_path,
-                                         driver_options& opts) {
+                                         machine_options& opts) {
   std::unique_ptr<peer_group> peers;
   opts.cluster.ranks = c.procs;
   opts.cluster.rank = c.rank;

@@ -8,7 +8,7 @@
 #include "runtime/cli/peer_group.hpp"
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/config/topology_spec.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 
 #include <memory>
 #include <optional>
@@ -29,7 +29,7 @@ std::vector<std::string> part_args(const run_cli& c);
 /// the others and returns them. Null for a run in one process.
 std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& topo,
                                          cut_unit cut, const std::string& topology_path,
-                                         driver_options& opts);
+                                         machine_options& opts);
 
 /// After the run: waits for the other processes (rank 0), prints what
 /// failed, and returns the exit code when this process is done (an error,

@@ -32,7 +32,7 @@
 #include "runtime/config/yaml_source.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/partition.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 #include "runtime/machine/fabric_beside.hpp"
 #include "runtime/machine/machine.hpp"
 #include "runtime/plan/plan_error.hpp"
@@ -132,7 +132,7 @@ int run(const run_cli& c) {
   if (!c.kernel.empty())
     return run_kernel_cli(s);
   topology_spec& topo = s.in.topo;
-  driver_options& opts = s.opts;
+  machine_options& opts = s.opts;
   const std::vector<std::string> pes = chosen_pes(c, topo);
   check_run_memory(c, pes.size());
   // The other processes of a split run start now and read the machine
@@ -188,7 +188,7 @@ int run(const run_cli& c) {
   std::unique_ptr<heartbeat> beat = s.start_heartbeat(
     "kernbench run", progress_totals{tiles_per_command(c) * commands, commands});
   s.phases.mark("prepare the run");
-  driver_run dr = run_driver(std::move(topo), programs, opts);
+  machine_run dr = run_machine(std::move(topo), programs, opts);
   beat.reset();
   wire_totals others;
   if (const auto done = s.end(dr.error, &others))

@@ -102,12 +102,12 @@ std::shared_ptr<const tile_source> first_tiles_of(const run_cli& c,
   return nullptr;
 }
 
-std::map<std::string, std::shared_ptr<const driver_program>>
+std::map<std::string, std::shared_ptr<const pe_program>>
 programs_of(const run_cli& c, const std::vector<std::string>& pes,
             const std::vector<operand_addresses>& operands, std::vector<std::string>& described) {
-  std::map<std::string, std::shared_ptr<const driver_program>> programs;
+  std::map<std::string, std::shared_ptr<const pe_program>> programs;
   for (uint32_t p = 0; p < pes.size(); ++p) {
-    auto prog = std::make_shared<driver_program>();
+    auto prog = std::make_shared<pe_program>();
     for (uint32_t r = 0; r < c.repeat; ++r)
       prog->commands.push_back(make_command(c, operands[p]));
     if (p == 0)
@@ -120,7 +120,7 @@ programs_of(const run_cli& c, const std::vector<std::string>& pes,
 
 std::unique_ptr<data_session>
 data_session_of(const run_cli& c, const std::vector<std::string>& pes,
-                const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
                 driver_data& dd) {
   const data_request data = data_request_of(c);
   if (!data.wants_results() || c.rank != 0)

@@ -7,7 +7,7 @@
 
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/config/topology_spec.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/host/data_session.hpp"
 #include "runtime/host/driver_data.hpp"
@@ -55,7 +55,7 @@ std::shared_ptr<const tile_source> first_tiles_of(const run_cli& c,
 
 /// Each PE's program: --repeat commands on its operands; `described` gets
 /// the first PE's commands in words.
-std::map<std::string, std::shared_ptr<const driver_program>>
+std::map<std::string, std::shared_ptr<const pe_program>>
 programs_of(const run_cli& c, const std::vector<std::string>& pes,
             const std::vector<operand_addresses>& operands, std::vector<std::string>& described);
 
@@ -67,7 +67,7 @@ programs_of(const run_cli& c, const std::vector<std::string>& pes,
 /// merged in op_key order, so it is the same bytes as a one-process run's).
 std::unique_ptr<data_session>
 data_session_of(const run_cli& c, const std::vector<std::string>& pes,
-                const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+                const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
                 driver_data& dd);
 
 } // namespace kb

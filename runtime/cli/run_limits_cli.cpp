@@ -45,7 +45,7 @@ SimTime parse_sim_duration(const std::string& text, const std::string& option,
   throw bad(unit.empty() ? "no unit" : fmt::format("unknown unit '{}'", unit));
 }
 
-void apply_run_limits(const run_cli& c, driver_options& o) {
+void apply_run_limits(const run_cli& c, machine_options& o) {
   if (!c.max_sim_time.empty())
     o.end = parse_sim_duration(c.max_sim_time, "--max-sim-time");
   if (!std::isfinite(c.stall_timeout) || c.stall_timeout < 0 || c.stall_timeout > 86400)

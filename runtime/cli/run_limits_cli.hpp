@@ -1,9 +1,9 @@
 #pragma once
 // `--max-sim-time T` and `--stall-timeout S` of `kernbench run` (driver and
-// kernel runs alike; runtime/driver/run_limits.hpp says what they do).
+// kernel runs alike; runtime/run/run_limits.hpp says what they do).
 
 #include "runtime/cli/run_cli.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 
 #include <string>
 
@@ -16,6 +16,6 @@ SimTime parse_sim_duration(const std::string& text, const std::string& option,
                            bool allow_zero = false);
 
 /// Checks both options and sets them in `o`.
-void apply_run_limits(const run_cli& c, driver_options& o);
+void apply_run_limits(const run_cli& c, machine_options& o);
 
 } // namespace kb

@@ -78,7 +78,7 @@ void describe_reproduction(report_input& rep, const YAML::Node& doc, const run_c
   rep.invocation.processes = std::max<uint32_t>(processes, 1);
 }
 
-void prepare_outputs(const run_cli& c, driver_options& opts) {
+void prepare_outputs(const run_cli& c, machine_options& opts) {
   // A split run's --records come to rank 0 with the results, as --trace's
   // do: every process records in memory (its workers get --record).
   const bool split = c.procs > 1 || !c.peers.empty();
@@ -118,7 +118,7 @@ void prepare_outputs(const run_cli& c, driver_options& opts) {
   }
 }
 
-std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, driver_options& opts,
+std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, machine_options& opts,
                                            const std::string& who, progress_totals totals) {
   if (c.quiet || c.rank != 0)
     return nullptr;
@@ -200,7 +200,7 @@ void print_summary(const run_cli& c, report_input& rep) {
     rep.summary_text = text.str();
 }
 
-void write_outputs(const run_cli& c, const report_input& rep, const driver_options& opts) {
+void write_outputs(const run_cli& c, const report_input& rep, const machine_options& opts) {
   if (!c.out_dir.empty() && c.rank == 0) {
     const std::filesystem::path dir(c.out_dir);
     json_writer machine;

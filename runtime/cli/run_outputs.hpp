@@ -5,7 +5,7 @@
 
 #include "runtime/cli/heartbeat.hpp"
 #include "runtime/cli/run_cli.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 #include "runtime/report/run_report.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -18,12 +18,12 @@ namespace kb {
 
 /// Sets `opts.record`, `trace_hops` and `stream` from `c`; refuses
 /// --trace-stream with a split run (the other processes' nodes record there).
-void prepare_outputs(const run_cli& c, driver_options& opts);
+void prepare_outputs(const run_cli& c, machine_options& opts);
 
 /// The progress line on standard error (none with --quiet or on a worker
 /// process); `opts.progress` is set for it. `totals.commands` 0: unknown
 /// (a kernel's commands are known once it has run).
-std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, driver_options& opts,
+std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, machine_options& opts,
                                            const std::string& who, progress_totals totals);
 
 /// Fills what reproduces the run: the JSON's `kernbench` (this build's
@@ -67,6 +67,6 @@ void print_summary(const run_cli& c, report_input& rep);
 /// Writes --json, --trace, finishes --trace-stream (after the machine's
 /// teardown), appends the --csv row and, with --out, writes machine.json and
 /// summary.txt, from `rep` (index_commands done).
-void write_outputs(const run_cli& c, const report_input& rep, const driver_options& opts);
+void write_outputs(const run_cli& c, const report_input& rep, const machine_options& opts);
 
 } // namespace kb

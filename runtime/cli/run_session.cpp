@@ -94,7 +94,7 @@ std::optional<int> run_session::end(const std::string& error, wire_totals* other
   return done;
 }
 
-void run_session::describe(report_input& rep, driver_run& run, std::vector<std::string> pes) {
+void run_session::describe(report_input& rep, machine_run& run, std::vector<std::string> pes) {
   rep.topology_file = in.path;
   rep.overrides = c.set;
   rep.pes = std::move(pes);

@@ -13,7 +13,7 @@
 #include "runtime/cli/peer_protocol.hpp"
 #include "runtime/cli/run_cli.hpp"
 #include "runtime/cli/run_inputs.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 #include "runtime/engine/phase_clock.hpp"
 #include "runtime/report/run_report.hpp"
 
@@ -48,7 +48,7 @@ public:
   std::optional<int> end(const std::string& error, wire_totals* others = nullptr);
   /// The report's fields every run fills: the machine as built, `pes`, the
   /// result, names and records (moved out of `run`), how to reproduce it.
-  void describe(report_input& rep, driver_run& run, std::vector<std::string> pes);
+  void describe(report_input& rep, machine_run& run, std::vector<std::string> pes);
   /// The summary's phase ends; the outputs (--json, --csv, --trace, ...).
   void write(report_input& rep);
   /// Prints --timings; the exit status for `status` (0, or 3 for a
@@ -59,7 +59,7 @@ public:
   phase_clock phases; ///< --timings, the JSON's `timings`
   machine_input in;
   run_modes modes;
-  driver_options opts;
+  machine_options opts;
   std::unique_ptr<peer_group> peers;
 };
 

@@ -6,7 +6,7 @@
 //
 //   data_session s(request, image);       // opens the op log: a path that
 //   opts.deploy = image; opts.ops = s.sink();  // cannot be written fails here
-//   driver_run r = run_driver(...);
+//   machine_run r = run_machine(...);
 //   data_result d = s.finish(tensors, expected);   // after a clean run
 //
 // Nothing is logged or replayed unless the request wants results (verify,

@@ -171,12 +171,12 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   }
 
   // The grid, dealt to the PEs round robin; a PE runs its programs in turn.
-  std::map<std::string, std::shared_ptr<const driver_program>> programs;
+  std::map<std::string, std::shared_ptr<const pe_program>> programs;
   for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe) {
     std::vector<uint32_t> ids;
     for (uint64_t id = pe; id < programs_n; id += pes.size())
       ids.push_back(static_cast<uint32_t>(id));
-    auto prog = std::make_shared<driver_program>();
+    auto prog = std::make_shared<pe_program>();
     prog->kernel = def.name;
     if (!placement->guarded->empty())
       prog->placed = placement->guarded;
@@ -202,16 +202,16 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   }
 
   // Rank 0 (or a run in one process) keeps the op log and replays it; the
-  // other processes of a split run ship their records to it (o.driver.ops).
-  const bool replays = o.driver.cluster.rank == 0;
+  // other processes of a split run ship their records to it (o.machine.ops).
+  const bool replays = o.machine.cluster.rank == 0;
   data_session data(replays ? o.data : data_request{}, image);
-  driver_options d = o.driver;
+  machine_options d = o.machine;
   d.deploy = image;
   if (replays)
     d.ops = data.sink();
   if (d.phases)
     d.phases->mark("prepare the kernel");
-  r.run = run_driver(std::move(topo), programs, d);
+  r.run = run_machine(std::move(topo), programs, d);
   if (!r.run.error.empty() || !replays || r.run.result.stopped)
     return r; // nothing to replay: the run failed or stopped early, or rank 0 replays
   data.absorb(r.run.result.nodes);

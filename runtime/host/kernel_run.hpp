@@ -8,7 +8,7 @@
 
 #include "kernels/registry.hpp"
 #include "runtime/host/data_session.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 
 #include <map>
 #include <memory>
@@ -18,7 +18,7 @@
 namespace kb {
 
 struct kernel_run_options {
-  driver_options driver;     ///< threads, tracing, ... (deploy and ops are set here)
+  machine_options machine;   ///< threads, tracing, ... (deploy and ops are set here)
   uint64_t seed = 1;         ///< of the inputs' random values
   size_t pes = 0;            ///< PEs the grid is dealt to (0: all)
   data_request data;         ///< op log, Phase 2, verify, dumps
@@ -33,7 +33,7 @@ struct kernel_run_options {
 };
 
 struct kernel_run_result {
-  driver_run run;
+  machine_run run;
   std::string kernel;
   std::vector<std::pair<std::string, tl::ptr>> tensors; ///< where the host put them
   std::vector<std::string> where; ///< each tensor's memory, in words (same order)

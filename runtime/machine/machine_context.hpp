@@ -13,7 +13,7 @@
 
 namespace kb {
 
-struct driver_program; // runtime/machine/driver_program.hpp
+struct pe_program; // runtime/machine/pe_program.hpp
 struct topology_spec; // runtime/config/topology_spec.hpp
 class fabric_map;     // runtime/machine/fabric_map.hpp
 class memory_image;   // runtime/data/memory_image.hpp
@@ -35,7 +35,7 @@ struct machine_context {
   const kind_registry* kinds = nullptr;
   /// Program per PE prefix ("sip0.cube0.pe0"); PEs without one stay idle.
   /// Shared: the context is copied for every node built.
-  using program_map = std::map<std::string, std::shared_ptr<const driver_program>>;
+  using program_map = std::map<std::string, std::shared_ptr<const pe_program>>;
   std::shared_ptr<const program_map> programs;
   /// Routes of the memory fabric (set by build_machine before any node is
   /// made); fabric kinds keep the pointer.

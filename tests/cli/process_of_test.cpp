@@ -1,7 +1,7 @@
 // Which process runs which node of a split run (`kernbench run --procs`,
 // `--peers`, `--cut`): whole SIPs or whole cubes, in id order, balanced.
 
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 
 #include <gtest/gtest.h>
 

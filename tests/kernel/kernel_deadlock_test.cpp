@@ -5,7 +5,7 @@
 
 #include "actors/pe_cpu.hpp"
 #include "runtime/engine/simulation.hpp"
-#include "runtime/pipeline/driver_program.hpp"
+#include "runtime/pipeline/pe_program.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,7 @@ gemm_plan_args small_gemm() {
 }
 
 std::string run_stuck(std::function<void(tl::context&)> body) {
-  auto prog = std::make_shared<driver_program>();
+  auto prog = std::make_shared<pe_program>();
   prog->kernel = "stuck";
   prog->fn = std::move(body);
   pe_cpu::config c;

@@ -25,20 +25,20 @@ kernel_outcome run_kernels(const std::map<std::string, test_kernel>& kernels,
                             ("kb_kernel_run_" + std::to_string(::getpid()) + "_" +
                              std::to_string(n++) + ".oplog"))
                              .string();
-  std::map<std::string, std::shared_ptr<const driver_program>> programs;
+  std::map<std::string, std::shared_ptr<const pe_program>> programs;
   for (const auto& [pe, body] : kernels) {
-    auto p = std::make_shared<driver_program>();
+    auto p = std::make_shared<pe_program>();
     p->kernel = name;
     p->fn = body;
     programs[pe] = std::move(p);
   }
   auto log = std::make_shared<op_log>(path);
-  driver_options o;
+  machine_options o;
   o.threads = threads;
   o.deploy = deploy;
   o.ops = log;
   kernel_outcome out;
-  out.run = run_driver(config_file("topology.yaml"), programs, o);
+  out.run = run_machine(config_file("topology.yaml"), programs, o);
   if (!out.run.error.empty())
     return out;
   log->finish();
@@ -57,7 +57,7 @@ kernel_outcome run_kernel_on_pe0(test_kernel body, std::shared_ptr<const memory_
   return run_kernels({{"sip0.cube0.pe0", std::move(body)}}, std::move(deploy), name);
 }
 
-uint64_t figure(const driver_run& r, const std::string& node, const std::string& name) {
+uint64_t figure(const machine_run& r, const std::string& node, const std::string& name) {
   return figure_of(r.result, node, name);
 }
 

@@ -8,7 +8,7 @@
 #include "runtime/address.hpp"
 #include "runtime/data/memory_image.hpp"
 #include "runtime/data/op_record.hpp"
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 
 #include <cstring>
 #include <functional>
@@ -28,7 +28,7 @@ std::string config_file(const std::string& name);
 using test_kernel = std::function<void(tl::context&)>;
 
 struct kernel_outcome {
-  driver_run run;
+  machine_run run;
   std::vector<op_record> ops; ///< the op log as written (op_key order)
   bool replayed = false;
   memory_image final_image;   ///< the deployed image after the Phase 2 replay
@@ -47,7 +47,7 @@ kernel_outcome run_kernel_on_pe0(test_kernel body,
                                  const std::string& name = "k");
 
 /// Figure `name` of node `node` (throws if absent).
-uint64_t figure(const driver_run& r, const std::string& node, const std::string& name);
+uint64_t figure(const machine_run& r, const std::string& node, const std::string& name);
 
 /// A global address in sip0.cube0's HBM.
 inline uint64_t hbm(uint64_t offset) {

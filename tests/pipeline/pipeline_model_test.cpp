@@ -108,7 +108,7 @@ TEST(PipelineModel, TileZeroComputesWhileTileOneIsInDma) {
   EXPECT_LT(d1.start, g0.end);
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> dispatches(const driver_run& r) {
+std::vector<std::pair<uint64_t, uint64_t>> dispatches(const machine_run& r) {
   std::vector<std::pair<uint64_t, uint64_t>> out; // (command, tile)
   for (const auto& rec : r.records)
     if (rec.kind == trace_kind::sub_command_dispatched)
@@ -231,7 +231,7 @@ struct hop {
   bool operator==(const hop&) const = default;
 };
 
-std::vector<hop> hops(const driver_run& r) {
+std::vector<hop> hops(const machine_run& r) {
   std::vector<hop> out;
   for (const auto& rec : r.records)
     if (rec.kind == trace_kind::message_hop)

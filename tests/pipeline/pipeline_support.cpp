@@ -35,22 +35,22 @@ math_plan_args math(math_op op, uint32_t m, uint32_t n, uint32_t tile) {
   return a;
 }
 
-driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads,
+machine_run run_pe0(const std::vector<pe_command>& commands, size_t threads,
                    bool trace_hops) {
-  auto prog = std::make_shared<driver_program>();
+  auto prog = std::make_shared<pe_program>();
   prog->commands = commands;
-  return run_driver(config_file("topology.yaml"),
+  return run_machine(config_file("topology.yaml"),
                     {{"sip0.cube0.pe0", prog}}, threads, true, trace_hops);
 }
 
-driver_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands) {
-  auto prog = std::make_shared<driver_program>();
+machine_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands) {
+  auto prog = std::make_shared<pe_program>();
   prog->commands = commands;
-  return run_driver(topology_file, {{"sip0.cube0.pe0", prog}}, 1,
+  return run_machine(topology_file, {{"sip0.cube0.pe0", prog}}, 1,
                     true, false);
 }
 
-std::vector<stage_record> stages_of(const driver_run& r, stage_type type, uint64_t cmd) {
+std::vector<stage_record> stages_of(const machine_run& r, stage_type type, uint64_t cmd) {
   std::vector<stage_record> out;
   for (const auto& s : stage_records(r.records))
     if (s.type == type && s.command == cmd)
@@ -65,7 +65,7 @@ std::vector<std::pair<uint64_t, uint64_t>> spans_ns(const std::vector<stage_reco
   return out;
 }
 
-uint64_t figure(const driver_run& r, const std::string& node, const std::string& name) {
+uint64_t figure(const machine_run& r, const std::string& node, const std::string& name) {
   return figure_of(r.result, node, name);
 }
 

@@ -2,7 +2,7 @@
 // Helpers for the PE pipeline model tests: run the built-in driver on the
 // default topology and pick stage records out of the trace.
 
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 #include "runtime/report/run_report.hpp"
 
 #include <string>
@@ -17,14 +17,14 @@ gemm_plan_args gemm(uint32_t m, uint32_t k, uint32_t n, uint32_t tile = 128);
 math_plan_args math(math_op op, uint32_t m, uint32_t n, uint32_t tile = 128);
 
 /// Runs `commands` on pe0 of the default topology.
-driver_run run_pe0(const std::vector<pe_command>& commands, size_t threads = 1,
+machine_run run_pe0(const std::vector<pe_command>& commands, size_t threads = 1,
                    bool trace_hops = false);
 
 /// Runs `commands` on pe0 of the topology in `topology_file`.
-driver_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands);
+machine_run run_pe0_on(const std::string& topology_file, const std::vector<pe_command>& commands);
 
 /// Stage records of `type` for command `cmd`, in start order.
-std::vector<stage_record> stages_of(const driver_run& r, stage_type type,
+std::vector<stage_record> stages_of(const machine_run& r, stage_type type,
                                     uint64_t cmd = 1);
 /// [start, end] in ns of each record.
 std::vector<std::pair<uint64_t, uint64_t>> spans_ns(const std::vector<stage_record>& v);
@@ -43,6 +43,6 @@ after_launch(std::vector<std::pair<uint64_t, uint64_t>> spans) {
   return spans;
 }
 
-uint64_t figure(const driver_run& r, const std::string& node, const std::string& name);
+uint64_t figure(const machine_run& r, const std::string& node, const std::string& name);
 
 } // namespace kb::test

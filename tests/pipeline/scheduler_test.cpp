@@ -3,7 +3,7 @@
 #include "actors/pe_cpu.hpp"
 #include "actors/pe_scheduler.hpp"
 #include "runtime/engine/simulation.hpp"
-#include "runtime/pipeline/driver_program.hpp"
+#include "runtime/pipeline/pe_program.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ protected:
 // arrive at 3: the first completes the command, the second is an error.
 TEST(Scheduler, DuplicateTileCompletionIsAnErrorNamingTheTile) {
   const std::string pe = "sip0.cube0.pe0";
-  auto prog = std::make_shared<driver_program>();
+  auto prog = std::make_shared<pe_program>();
   stage s;
   s.type = stage_type::dma_read;
   s.unit = unit_role::dma;

@@ -1,12 +1,13 @@
 #pragma once
-// Runs the built-in driver programs on a machine built from topology and
-// component files: what `kernbench run` and the pipeline tests share.
+// One run of a machine built from topology and component files, each PE
+// running its program (the built-in driver's commands or a kernel): what
+// `kernbench run`, kernel runs and the pipeline tests share.
 
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/machine/fabric_map.hpp"
-#include "runtime/pipeline/driver_program.hpp"
+#include "runtime/pipeline/pe_program.hpp"
 #include "runtime/trace/progress_recorder.hpp"
 #include "runtime/trace/trace_filter.hpp"
 #include "runtime/trace/trace_stream.hpp"
@@ -26,7 +27,7 @@ namespace kb {
 class memory_image;
 class op_sink;
 
-struct driver_run {
+struct machine_run {
   topology_spec topology;
   run_result result;
   std::vector<std::string> names;     ///< node names by id
@@ -47,7 +48,7 @@ enum class cut_unit {
 std::optional<cut_unit> parse_cut_unit(std::string_view s);
 
 /// How to run: engine knobs that never change results.
-struct driver_options {
+struct machine_options {
   size_t threads = 1;
   delivery_mode delivery = delivery_mode::direct;
   std::string partition = "auto"; ///< auto (choose_partition), or partition_grouping(): cube, sip or pe
@@ -103,25 +104,25 @@ struct driver_options {
 /// `sips` SIPs with `cubes` cubes each: whole SIPs in id order (`cut_unit::sip`,
 /// or automatic when ranks <= sips), else whole cubes in id order,
 /// balanced; nodes outside any SIP run on rank 0. With `cut_unit::sip`
-/// ranks must not exceed sips (run_driver refuses it).
+/// ranks must not exceed sips (run_machine refuses it).
 uint32_t process_of(const node_place& place, uint32_t ranks, uint32_t sips, uint32_t cubes,
                     cut_unit unit = cut_unit::automatic);
 
-driver_run run_driver(const std::string& topology_file,
-                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
-                      const driver_options& opts);
+machine_run run_machine(const std::string& topology_file,
+                      const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
+                      const machine_options& opts);
 
 /// The same on a topology already loaded (checked against the builtin kinds).
-driver_run run_driver(topology_spec topology,
-                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
-                      const driver_options& opts);
+machine_run run_machine(topology_spec topology,
+                      const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
+                      const machine_options& opts);
 
 /// Loads the files, builds the machine, gives each PE prefix in `programs`
 /// its program, runs until the machine is quiet. `record` turns on the
 /// trace recorders (stage records, trace events); `trace_hops` also records
 /// every message hop. Off, the hooks cost a null check.
-driver_run run_driver(const std::string& topology_file,
-                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+machine_run run_machine(const std::string& topology_file,
+                      const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
                       size_t threads, bool record = true, bool trace_hops = false);
 
 /// PE prefixes ("sip0.cube0.pe0", ...) of a topology, by SIP, cube and PE

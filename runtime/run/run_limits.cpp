@@ -1,4 +1,4 @@
-#include "runtime/driver/run_limits.hpp"
+#include "runtime/run/run_limits.hpp"
 
 #include "runtime/kernel/kernel_watch.hpp"
 

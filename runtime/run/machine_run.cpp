@@ -1,8 +1,8 @@
-#include "runtime/driver/driver_run.hpp"
+#include "runtime/run/machine_run.hpp"
 
 #include "actors/builtin_kinds.hpp"
 #include "runtime/config/topology_loader.hpp"
-#include "runtime/driver/run_limits.hpp"
+#include "runtime/run/run_limits.hpp"
 #include "runtime/engine/stall_watchdog.hpp"
 #include "runtime/io/stop_request.hpp"
 #include "runtime/engine/partition.hpp"
@@ -65,27 +65,27 @@ std::vector<std::string> pe_prefixes(const topology_spec& topo) {
   return sorted;
 }
 
-driver_run run_driver(const std::string& topology_file,
-                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
+machine_run run_machine(const std::string& topology_file,
+                      const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
                       size_t threads, bool record, bool trace_hops) {
-  driver_options o;
+  machine_options o;
   o.threads = threads;
   o.record = record;
   o.trace_hops = trace_hops;
-  return run_driver(topology_file, programs, o);
+  return run_machine(topology_file, programs, o);
 }
 
-driver_run run_driver(const std::string& topology_file,
-                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
-                      const driver_options& o) {
-  return run_driver(load_topology(topology_file, builtin_kinds().catalog()), programs, o);
+machine_run run_machine(const std::string& topology_file,
+                      const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
+                      const machine_options& o) {
+  return run_machine(load_topology(topology_file, builtin_kinds().catalog()), programs, o);
 }
 
-driver_run run_driver(topology_spec topology,
-                      const std::map<std::string, std::shared_ptr<const driver_program>>& programs,
-                      const driver_options& o) {
+machine_run run_machine(topology_spec topology,
+                      const std::map<std::string, std::shared_ptr<const pe_program>>& programs,
+                      const machine_options& o) {
   const kind_registry& kinds = builtin_kinds();
-  driver_run out{std::move(topology), {}, {}, {}, {}};
+  machine_run out{std::move(topology), {}, {}, {}, {}};
   machine_context ctx = context_of(out.topology);
   const auto pe_list = pe_prefixes(out.topology);
   const std::set<std::string_view> pes(pe_list.begin(), pe_list.end());

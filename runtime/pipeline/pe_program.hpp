@@ -19,7 +19,7 @@ class context; // kernels/tl.hpp
 }
 class placed_ranges; // runtime/kernel/placed_ranges.hpp
 
-struct driver_program {
+struct pe_program {
   std::vector<pe_command> commands; ///< the built-in driver's
   std::string kernel = "driver";    ///< the kernel's name, for reports and errors
   std::function<void(tl::context&)> fn; ///< set: run this kernel instead
