@@ -85,6 +85,7 @@ struct NodeSummary {
   ops          @8 :Data;   # split runs: its op records for rank 0 (oplog.capnp)
   pending      @9 :Text;   # work still held at the end (deadlock report)
   tables       @10 :List(SummaryTable); # a kind's own rows (summary_table.hpp)
+  buildBytes   @11 :UInt64; # heap it held once built (--memory; 0: not measured)
 }
 
 # A table of a node's summary the engine carries but never reads: its bytes

@@ -89,6 +89,8 @@ VOLATILE = [
     ("a phase's wall time, share and memory (--timings)",
      # (right-aligned: a number of more digits takes the blanks before it)
      r"\d+\.\d{3}(?= s +\d+\.\d%)|(?<=\d s )\s*\d+\.\d(?=%)|(?<=%) +[\d.]+(?= MiB)"),
+    ("a node kind's heap in all and a node (--memory; right-aligned)",
+     r" +[\d.]+ (?:B|KiB|MiB)(?= +[\d.]+ (?:B|KiB|MiB)(?:\n|$))|(?<=B) +[\d.]+ (?:B|KiB|MiB)(?=\n|$)"),
     ("null batches between processes (how many depends on timing)",
      r"(?<=processes, )\d+(?= batches)|\d+(?= bytes \(Cap'n Proto\))"
      r"|(?<=per simulated us: )[\d.]+(?= batches)|(?<=events, )\d+(?= bytes$)"),

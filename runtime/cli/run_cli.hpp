@@ -36,6 +36,7 @@ struct run_cli {
   std::vector<std::string> set; ///< --set KEY=VALUE on the topology
   bool quiet = false;
   bool timings = false;     // --timings: the phases' wall time and memory at the end
+  bool memory = false;      // --memory: the heap each node kind held once built
   bool trace_hops = false;
   trace_filter_args trace_filters; ///< --trace-select, --trace-window, --trace-kinds
   uint32_t procs = 1;

@@ -62,6 +62,8 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.emplace_back("--b-pinned");
   if (c.trace_hops)
     a.emplace_back("--trace-hops");
+  if (c.memory) // each process measures its own nodes; rank 0 reports them all
+    a.emplace_back("--memory");
   for (const auto& s : c.trace_filters.select)
     add("--trace-select", s);
   add("--trace-window", c.trace_filters.window);

@@ -285,6 +285,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                 "print where the process's wall time and memory went, phase by phase (read "
                 "the machine, build the nodes, event loop, summary, outputs, teardown, ...); "
                 "the JSON's `timings` has the phases before it was written");
+  cmd->add_flag("--memory", c->memory,
+                "print the heap each node kind's nodes held once built (nodes, bytes in all, "
+                "bytes a node); the JSON's `memory` has them. The nodes are then built one "
+                "at a time, on one thread; results are the same either way");
   cmd->add_flag("--quiet", c->quiet,
                 "no progress line on standard error (a run longer than ~2 s prints one "
                 "every ~2 s; results are the same either way)");

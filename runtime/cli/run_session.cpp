@@ -65,6 +65,7 @@ run_session::run_session(const run_cli& cli) : c(cli) {
   opts.partition = c.partition;
   opts.cut = modes.cut;
   opts.shards = c.shards;
+  opts.measure_memory = c.memory;
   if (c.rank > 0 && c.ship_ops) // rank 0 replays: a part ships its op records
     opts.ops = std::make_shared<op_shipper>();
 }
@@ -104,6 +105,8 @@ void run_session::describe(report_input& rep, machine_run& run, std::vector<std:
   rep.names = run.names;
   rep.records = std::move(run.records);
   rep.per_pe = c.per_pe;
+  if (c.memory)
+    rep.memory = memory = memory_by_kind(run.topology, run.result);
   describe_reproduction(rep, in.doc, c, opts.cluster.ranks, run.result);
 }
 
@@ -116,6 +119,8 @@ void run_session::write(report_input& rep) {
 int run_session::close(int status) {
   if (c.timings)
     print_timings(std::cout, phases);
+  if (c.memory)
+    print_memory(std::cout, memory);
   return status_after_run(status);
 }
 

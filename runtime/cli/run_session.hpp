@@ -51,7 +51,7 @@ public:
   void describe(report_input& rep, machine_run& run, std::vector<std::string> pes);
   /// The summary's phase ends; the outputs (--json, --csv, --trace, ...).
   void write(report_input& rep);
-  /// Prints --timings; the exit status for `status` (0, or 3 for a
+  /// Prints --timings and --memory; the exit status for `status` (0, or 3 for a
   /// verdict that failed).
   int close(int status);
 
@@ -61,6 +61,7 @@ public:
   run_modes modes;
   machine_options opts;
   std::unique_ptr<peer_group> peers;
+  std::vector<kind_memory> memory; ///< --memory: per node kind (describe fills it)
 };
 
 } // namespace kb

@@ -117,6 +117,7 @@ std::vector<char> encode_result(const run_result& r) {
     x.setMessagesSent(n.stats.messages_sent);
     x.setActivations(n.stats.activations);
     x.setLastEventPs(n.stats.last_event_ps);
+    x.setBuildBytes(n.stats.build_bytes);
     auto figs = x.initFigures(static_cast<unsigned>(n.figures.size()));
     for (unsigned k = 0; k < n.figures.size(); ++k) {
       const figure& f = n.figures[k];
@@ -183,6 +184,7 @@ run_result decode_result(const std::vector<char>& bytes) {
     n.stats.messages_sent = x.getMessagesSent();
     n.stats.activations = x.getActivations();
     n.stats.last_event_ps = x.getLastEventPs();
+    n.stats.build_bytes = x.getBuildBytes();
     const auto figs = x.getFigures();
     n.figures.reserve(figs.size());
     for (const auto f : figs) {

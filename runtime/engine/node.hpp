@@ -168,6 +168,7 @@ protected:
 
 private:
   friend class shard_loop;
+  friend class simulation; // notes build_bytes (run_options::measure_nodes)
   /// The node's figures, counters, records and pending work at the end of
   /// the run (its answer to the hub's finish request; under direct delivery
   /// its shard loop asks it directly).

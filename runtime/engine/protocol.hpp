@@ -132,7 +132,7 @@ typename Inspector::result_type inspect(Inspector& f, node_summary& x) {
   });
   return f(caf::meta::type_name("kb.node_summary"), x.node, x.name,
            x.stats.events, x.stats.messages_sent, x.stats.activations,
-           x.stats.last_event_ps,
+           x.stats.last_event_ps, x.stats.build_bytes,
            x.figures, tags, bytes, x.records, x.ops, x.pending, load);
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/engine/simulation.hpp"
 
+#include "runtime/engine/heap_meter.hpp"
 #include "runtime/engine/hub.hpp"
 #include "runtime/engine/live_system.hpp"
 #include "runtime/engine/partition.hpp"
@@ -20,6 +21,26 @@
 #include <unordered_map>
 
 namespace kb {
+
+namespace {
+
+/// The heap a node_init's own buffers hold (by capacity): a node built from
+/// it keeps or frees them while it is measured (run_options::measure_nodes).
+uint64_t heap_bytes(const node_init& in) {
+  auto text = [](const std::string& s) -> uint64_t {
+    return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+  };
+  uint64_t b = text(in.name) + in.port_links.capacity() * sizeof(uint32_t) +
+               in.out_links.capacity() * sizeof(link_spec_rt) +
+               in.out_names.capacity() * sizeof(std::string) +
+               in.out_runs.capacity() * sizeof(link_run) +
+               in.in_links.capacity() * sizeof(in_link_info);
+  for (const std::string& s : in.out_names)
+    b += text(s);
+  return b;
+}
+
+} // namespace
 
 void simulation::add_node(std::string name, node_factory f, node_place place,
                           std::vector<std::string> ports) {
@@ -314,7 +335,8 @@ run_result simulation::run(const run_options& opts) {
   // shards, so one thread allocates a shard's nodes; a failure is reported
   // as a sequential build would, the node with the lowest id first.
   const uint32_t first_local = rank * per;
-  const size_t builders = std::clamp<size_t>(opts.threads, 1, per);
+  // Measured nodes are built one at a time: the heap is the process's.
+  const size_t builders = opts.measure_nodes ? 1 : std::clamp<size_t>(opts.threads, 1, per);
   live->first_local = first_local;
   live->nodes.resize(builders);
   if (direct)
@@ -331,7 +353,16 @@ run_result simulation::run(const run_options& opts) {
         if (recorder_factory_)
           inits[i].rec = recorder_factory_(names[i]);
         inits[i].sink = sink_;
+        // Measured: the heap it took while built, plus its init's buffers
+        // (allocated before; it keeps or frees them meanwhile).
+        const uint64_t init_bytes = opts.measure_nodes ? heap_bytes(inits[i]) : 0;
+        const uint64_t before = opts.measure_nodes ? heap_in_use() : 0;
         auto a = entries[i]->factory(sys, std::move(inits[i]));
+        if (opts.measure_nodes)
+          if (node* m = dynamic_cast<node*>(caf::actor_cast<caf::abstract_actor*>(a))) {
+            const uint64_t after = heap_in_use() + init_bytes;
+            m->stats_.build_bytes = after - std::min(after, before);
+          }
         his[owner[i]].nodes[i] = a;
         if (direct) {
           node* d = dynamic_cast<node*>(caf::actor_cast<caf::abstract_actor*>(a));

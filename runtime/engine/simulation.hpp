@@ -86,6 +86,10 @@ struct run_options {
   /// Set: the run marks its phases here (plan the shards, build the nodes,
   /// event loop, collect the results; phase_clock.hpp).
   phase_clock* phases = nullptr;
+  /// Measures the heap each node holds once built (node_stats::build_bytes,
+  /// `--memory`): the nodes are then built one at a time, on one thread.
+  /// Never changes results.
+  bool measure_nodes = false;
 };
 
 class simulation {

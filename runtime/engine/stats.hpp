@@ -12,6 +12,10 @@ struct node_stats {
   uint64_t messages_sent = 0;
   uint64_t activations = 0;
   uint64_t last_event_ps = 0; ///< time of the last event handled
+  /// Heap bytes the node held once built (its object, its actor's storage,
+  /// what its constructor allocated); 0 unless measured (run_options::
+  /// measure_nodes, `--memory`).
+  uint64_t build_bytes = 0;
 };
 
 /// Per hub (process): protocol traffic. `windows` counts lookahead windows

@@ -340,6 +340,10 @@ std::string report_json(const report_input& in) {
     .end_object();
   j.key("timings");
   write_timings_json(j, in.phases);
+  if (!in.memory.empty()) {
+    j.key("memory");
+    write_memory_json(j, in.memory);
+  }
   j.end_object();
   return j.str();
 }

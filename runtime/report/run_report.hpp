@@ -8,6 +8,7 @@
 #include "runtime/engine/protocol.hpp"
 #include "runtime/plan/pipeline_plan.hpp"
 #include "runtime/io/json_writer.hpp"
+#include "runtime/report/memory_report.hpp"
 #include "runtime/report/kernel_report.hpp"
 #include "runtime/report/pe_commands.hpp"
 #include "runtime/report/pe_groups.hpp"
@@ -25,7 +26,7 @@ namespace kb {
 /// MAJOR.MINOR: additions at the end of an object raise the minor
 /// version; renamed, removed or redefined fields the major
 /// (docs/results-schema.md, schema/results.schema.json).
-inline constexpr const char* report_schema_version = "6.0";
+inline constexpr const char* report_schema_version = "6.1";
 
 struct report_input {
   std::string topology_file;
@@ -80,6 +81,9 @@ struct report_input {
   /// figures, never compared, of the phases before the file was written);
   /// write_outputs marks its own. Null: not timed.
   phase_clock* phases = nullptr;
+  /// `--memory`: the heap each node kind held once built (the JSON's
+  /// `memory`, after `timings`, only when measured; memory_report.hpp).
+  std::vector<kind_memory> memory;
 };
 
 /// Pairs engine_start / engine_complete per node lane (stage_pairer);

@@ -152,6 +152,7 @@ machine_run run_machine(topology_spec topology,
   opts.cluster = o.cluster;
   opts.teardown = o.teardown;
   opts.phases = o.phases;
+  opts.measure_nodes = o.measure_memory;
   if (o.before_spawn)
     opts.before_build = [&o, &out] { o.before_spawn(out.topology); };
   // Events at --max-sim-time itself still run.

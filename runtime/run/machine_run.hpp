@@ -98,6 +98,9 @@ struct machine_options {
   std::chrono::milliseconds stall_timeout{0};
   /// Set: the run marks its phases here (`--timings`; phase_clock.hpp).
   phase_clock* phases = nullptr;
+  /// `--memory`: every node's heap once built is measured (node_stats::
+  /// build_bytes; the nodes are then built one at a time). Never changes results.
+  bool measure_memory = false;
 };
 
 /// The process (of `ranks`) that runs a node at `place` of a machine of

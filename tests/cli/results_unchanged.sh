@@ -35,6 +35,8 @@
 # summary) added `per_pe` and `groups`; every other value of the five files
 # was compared with the 5.1 files and is the same. remote_cube_1024pe (the
 # 1,024-PE machine, grouped) was added then: it is small enough to commit now.
+# Schema_version 6.1 (issue 31: `--memory`) added `memory` after `timings`,
+# only in a run with `--memory`; the files changed in `schema_version` alone.
 # Regenerate a file only for a change that is meant to change results, and
 # say so in the commit.
 #

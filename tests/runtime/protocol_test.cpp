@@ -72,7 +72,7 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   node_summary a;
   a.node = 7;
   a.name = "sip0.cube1.pe2.pe_dma";
-  a.stats = {100, 200, 300, 400};
+  a.stats = {100, 200, 300, 400, 5120};
   a.figures = {{"{}.busy_ps", 244000, 0x9e3779b9u, "read"}, {"requests", 3, 17u, ""}};
   a.records = {'\x01', '\0', '\x7f'};
   a.ops = {'o', 'p'};
@@ -91,6 +91,7 @@ TEST(Protocol, ARunResultRoundTripsThroughCapnp) {
   EXPECT_EQ(x.name, a.name);
   EXPECT_EQ(x.stats.events, 100u);
   EXPECT_EQ(x.stats.last_event_ps, 400u);
+  EXPECT_EQ(x.stats.build_bytes, 5120u); // --memory in a split run
   ASSERT_EQ(x.figures.size(), 2u);
   EXPECT_EQ(x.figures[0].name(), "read.busy_ps");
   EXPECT_EQ(x.figures[0].pattern, "{}.busy_ps");
