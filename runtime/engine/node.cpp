@@ -22,7 +22,8 @@ node::node(caf::actor_config& cfg, node_init init)
     name_(std::move(init.name)),
     place_(init.place),
     port_links_(std::move(init.port_links)),
-    out_names_(std::move(init.out_names)),
+    names_(std::move(init.names)),
+    named_links_(static_cast<uint32_t>(init.out_links.size())),
     in_links_(std::move(init.in_links)),
     rec_(std::move(init.rec)),
     sink_(std::move(init.sink)),
@@ -61,7 +62,7 @@ uint16_t node::latency_index(SimTime latency) {
 
 const std::string& node::link_name(uint32_t l) const {
   static const std::string unnamed;
-  return l < out_names_.size() ? out_names_[l] : unnamed;
+  return l < named_links_ && names_ ? (*names_)[routes_.at(l).dst] : unnamed;
 }
 
 node_summary node::summarize() {
@@ -80,7 +81,7 @@ node_summary node::summarize() {
     const out_link& lk = stateful_[state];
     if (lk.messages() == 0)
       continue;
-    const std::string& dst = out_names_[l];
+    const std::string& dst = link_name(l);
     s.figures.push_back({link_stats::bytes.pattern, lk.bytes(), link_stats::bytes.id, dst});
     s.figures.push_back(
       {link_stats::messages.pattern, lk.messages(), link_stats::messages.id, dst});
@@ -188,8 +189,8 @@ void node::dispatch(sim_event& ev) {
 // -- sending -----------------------------------------------------------------
 
 std::optional<uint32_t> node::find_link(std::string_view dst_name) const {
-  for (uint32_t i = 0; i < out_names_.size(); ++i)
-    if (out_names_[i] == dst_name)
+  for (uint32_t i = 0; i < named_links_; ++i)
+    if (link_name(i) == dst_name)
       return i;
   return std::nullopt;
 }

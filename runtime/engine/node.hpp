@@ -50,7 +50,9 @@ struct node_init {
   /// sends on (resolved at build; empty for a node built without ports).
   std::vector<uint32_t> port_links;
   std::vector<link_spec_rt> out_links;
-  std::vector<std::string> out_names; ///< name of each out link's dst
+  /// Every node's name by id, one table shared by the run's nodes: an out
+  /// link's end is named from it (null: the links have no names).
+  std::shared_ptr<const std::vector<std::string>> names;
   std::vector<link_run> out_runs;     ///< link classes, after out_links
   std::vector<in_link_info> in_links;
   std::shared_ptr<recorder> rec; ///< null: tracing off
@@ -205,7 +207,8 @@ private:
   std::vector<SimTime> latencies_;
   std::vector<out_link> stateful_;
   std::vector<uint32_t> stateful_link_; ///< per stateful link, its link number
-  std::vector<std::string> out_names_;
+  std::shared_ptr<const std::vector<std::string>> names_; ///< by node id (node_init::names)
+  uint32_t named_links_ = 0; ///< the links of its own (before link classes' runs)
   std::vector<in_link_info> in_links_; // sorted by (src, link)
   event_queue queue_;                  // local event queue, by key
   std::vector<sim_event> outbox_;      // sent this window, to the hub

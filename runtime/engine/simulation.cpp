@@ -27,17 +27,10 @@ namespace {
 /// The heap a node_init's own buffers hold (by capacity): a node built from
 /// it keeps or frees them while it is measured (run_options::measure_nodes).
 uint64_t heap_bytes(const node_init& in) {
-  auto text = [](const std::string& s) -> uint64_t {
-    return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
-  };
-  uint64_t b = text(in.name) + in.port_links.capacity() * sizeof(uint32_t) +
-               in.out_links.capacity() * sizeof(link_spec_rt) +
-               in.out_names.capacity() * sizeof(std::string) +
-               in.out_runs.capacity() * sizeof(link_run) +
-               in.in_links.capacity() * sizeof(in_link_info);
-  for (const std::string& s : in.out_names)
-    b += text(s);
-  return b;
+  const uint64_t name = in.name.capacity() > std::string().capacity() ? in.name.capacity() + 1 : 0;
+  return name + in.port_links.capacity() * sizeof(uint32_t) +
+         in.out_links.capacity() * sizeof(link_spec_rt) +
+         in.out_runs.capacity() * sizeof(link_run) + in.in_links.capacity() * sizeof(in_link_info);
 }
 
 } // namespace
@@ -142,7 +135,10 @@ run_result simulation::run(const run_options& opts) {
   ran_ = true;
   const uint32_t rank = opts.cluster.rank;
   const uint32_t ranks = std::max<uint32_t>(1, opts.cluster.ranks);
-  const std::vector<std::string> names = this->names();
+  // Every node's name by id, shared by the nodes (a link's end is named
+  // from it, not by a copy per link).
+  const auto all_names = std::make_shared<const std::vector<std::string>>(this->names());
+  const std::vector<std::string>& names = *all_names;
   const size_t n = names.size();
   // Each node's entry by id (the map's order is the id order), and the ids
   // by name: one hash lookup per link end, not a search of the map.
@@ -183,6 +179,7 @@ run_result simulation::run(const run_options& opts) {
     if (!mine[i])
       continue;
     inits[i].name = names[i];
+    inits[i].names = all_names;
     inits[i].place = entries[i]->place;
   }
   std::vector<hub_init> his(shards);
@@ -211,7 +208,6 @@ run_result simulation::run(const run_options& opts) {
       if (!mine[i])
         continue;
       inits[i].out_links.reserve(outs[i]);
-      inits[i].out_names.reserve(outs[i]);
       inits[i].in_links.reserve(ins[i]);
     }
   }
@@ -221,10 +217,8 @@ run_result simulation::run(const run_options& opts) {
     l.src = link_src[k];
     l.dst = link_dst[k];
     const uint32_t idx = out_count[l.src]++;
-    if (mine[l.src]) {
+    if (mine[l.src])
       inits[l.src].out_links.push_back(l);
-      inits[l.src].out_names.push_back(link_names_[k].second);
-    }
     if (mine[l.dst])
       inits[l.dst].in_links.push_back({l.src, idx, l.latency, l.depth > 0});
     hub_init& hi = his[owner[l.src]];
@@ -242,8 +236,9 @@ run_result simulation::run(const run_options& opts) {
     if (!mine[i])
       continue;
     for (const std::string& to : entries[i]->ports) {
-      const auto& outs = inits[i].out_names;
-      const auto it = std::find(outs.begin(), outs.end(), to);
+      const auto& outs = inits[i].out_links;
+      const auto it = std::find_if(outs.begin(), outs.end(),
+                                   [&](const link_spec_rt& l) { return names[l.dst] == to; });
       if (it == outs.end())
         throw std::invalid_argument(fmt::format("{}: a port has no link (to {})", names[i], to));
       inits[i].port_links.push_back(static_cast<uint32_t>(it - outs.begin()));
