@@ -39,31 +39,36 @@ op_record dma_op(bool read, uint64_t global, uint64_t stride, const tensor_view&
   return op;
 }
 
-stage math_stage(uint32_t rows, uint32_t cols, dtype in, dtype out, uint64_t elements,
-                 math_op cost) {
+namespace {
+
+/// A compute stage on a rows x cols tile of TCM, `in` read and `out` written
+/// (MATH and GEMM share it; a kernel's compute is always its last K step).
+stage compute_stage(unit_role unit, stage_type type, uint32_t rows, uint32_t cols, dtype in,
+                    dtype out) {
   stage st;
-  st.unit = unit_role::math;
-  st.type = stage_type::math;
+  st.unit = unit;
+  st.type = type;
   st.params.tm = rows;
   st.params.tn = cols;
   st.params.in_dtype = in;
   st.params.out_dtype = out;
   st.params.last_k = true;
+  return st;
+}
+
+} // namespace
+
+stage math_stage(uint32_t rows, uint32_t cols, dtype in, dtype out, uint64_t elements,
+                 math_op cost) {
+  stage st = compute_stage(unit_role::math, stage_type::math, rows, cols, in, out);
   st.params.elements = elements;
   st.params.op = cost;
   return st;
 }
 
 stage gemm_stage(uint32_t rows, uint32_t cols, uint32_t k, dtype in, dtype out) {
-  stage st;
-  st.unit = unit_role::gemm;
-  st.type = stage_type::gemm;
-  st.params.tm = rows;
-  st.params.tn = cols;
+  stage st = compute_stage(unit_role::gemm, stage_type::gemm, rows, cols, in, out);
   st.params.tk = k;
-  st.params.in_dtype = in;
-  st.params.out_dtype = out;
-  st.params.last_k = true;
   return st;
 }
 
