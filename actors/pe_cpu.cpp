@@ -18,8 +18,9 @@ namespace kb {
 
 const impl_decl<pe_cpu::config>& pe_cpu::decl() {
   static const impl_decl<config> d = impl_decl<config>{"pe_cpu",
-                                   "runs the PE's kernel (the built-in driver, or a tl:: kernel) "
-                                   "on a fiber and submits its commands to PE_SCHEDULER"}
+                                   "runs the PE's kernel (a tl:: kernel on a fiber, or the "
+                                   "built-in driver's commands) and submits its commands to "
+                                   "PE_SCHEDULER"}
       .reports(command_stats::all)
       .reports(kernel_stats::all);
   return d;
@@ -123,15 +124,10 @@ void pe_cpu::start_kernel() {
   kernel_ = std::make_unique<kernel_context>(std::move(site), static_cast<kernel_port&>(*this));
   started_ps_ = now().ps();
   hook_event(trace_kind::call_start, {0, kernel_slice, 0, 0, 0});
-  kernel_fn fn = cfg_.program->fn;
-  if (!fn) // the built-in driver: every command at once, then wait for all
-    fn = [prog = cfg_.program](tl::context& tl) {
-      auto& k = static_cast<kernel_context&>(tl);
-      for (const pe_command& c : prog->commands)
-        k.issue_command(c);
-      tl.wait_all();
-    };
-  step([&] { kernel_->start(std::move(fn)); });
+  if (cfg_.program->fn)
+    step([&] { kernel_->start(cfg_.program->fn); });
+  else // the built-in driver: every command at once, then wait for all
+    step([&] { kernel_->run_commands(cfg_.program->commands); });
 }
 
 uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload,

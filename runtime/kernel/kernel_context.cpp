@@ -37,6 +37,29 @@ void kernel_context::start(kernel_fn fn) {
   resume();
 }
 
+void kernel_context::run_commands(std::span<const pe_command> commands) {
+  watch_ = std::make_unique<kernel_watch>(site_.pe, site_.kernel);
+  watch_->running();
+  try {
+    for (const pe_command& c : commands)
+      issue_command(c);
+  } catch (...) {
+    watch_->returned();
+    throw;
+  }
+  // wait_all, with the same notices to the port as a kernel's.
+  const auto all_done = [this] { return port_.outstanding() == 0; };
+  if (all_done()) {
+    commands_done_ = true;
+    watch_->returned();
+    return;
+  }
+  ready_ = all_done;
+  why_ = all_waiting();
+  port_.blocked(wait_kind::handle, 0);
+  watch_->waiting(why_);
+}
+
 void kernel_context::resume() {
   watch_->running();
   try {
@@ -52,11 +75,19 @@ void kernel_context::resume() {
 }
 
 void kernel_context::on_done() {
-  if (!fiber_ || fiber_->finished() || fiber_->running() || !ready_ || !ready_())
+  if (!ready_ || (fiber_ && (fiber_->finished() || fiber_->running())) || !ready_())
     return;
   ready_ = nullptr;
   why_.clear();
-  resume();
+  if (fiber_) {
+    resume();
+    return;
+  }
+  // run_commands: its wait for all ends, and so does the driver.
+  watch_->running();
+  port_.resumed();
+  commands_done_ = true;
+  watch_->returned();
 }
 
 std::string kernel_context::waiting_for() const { return ready_ ? why_ : std::string(); }
@@ -65,6 +96,8 @@ void kernel_context::suspend_until(std::function<bool()> ready, std::string why,
                                    uint64_t command) {
   if (ready())
     return;
+  if (!fiber_) // run_commands issues without waiting (issue_command never waits)
+    throw std::logic_error(fmt::format("{}: the built-in driver cannot wait for {}", site_.pe, why));
   ready_ = std::move(ready);
   why_ = std::move(why);
   port_.blocked(kind, command);
@@ -170,10 +203,12 @@ void kernel_context::wait(tl::handle h) {
                 fmt::format("waits for command {}", h.command), wait_kind::handle, h.command);
 }
 
+std::string kernel_context::all_waiting() const {
+  return fmt::format("waits for all its commands ({} outstanding)", port_.outstanding());
+}
+
 void kernel_context::wait_all() {
-  suspend_until([this] { return port_.outstanding() == 0; },
-                fmt::format("waits for all its commands ({} outstanding)", port_.outstanding()),
-                wait_kind::handle, 0);
+  suspend_until([this] { return port_.outstanding() == 0; }, all_waiting(), wait_kind::handle, 0);
 }
 
 } // namespace kb

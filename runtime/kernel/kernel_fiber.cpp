@@ -8,6 +8,11 @@
 #include <boost/context/preallocated.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include <fmt/format.h>
+
+#include <atomic>
+#include <fstream>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
@@ -30,7 +35,69 @@ namespace {
 /// Thrown inside a suspended kernel whose fiber is destroyed, to unwind
 /// its stack (its locals' destructors run) before the stack goes.
 struct kernel_cancelled {};
+
+std::atomic<size_t> held_stacks{0};
+std::atomic<size_t> limit_override{0}; ///< the override + 1; 0: none
+
+/// vm.max_map_count, or Linux's default where it cannot be read.
+size_t max_map_count() {
+  static const size_t n = [] {
+    size_t v = 0;
+    std::ifstream f("/proc/sys/vm/max_map_count");
+    return f >> v && v > 0 ? v : size_t{65530};
+  }();
+  return n;
+}
+
+/// Maps left to the rest of the process (malloc's large blocks and arenas,
+/// the libraries, CAF's threads' stacks).
+constexpr size_t maps_for_the_rest = 8192;
+
+/// Boost's guarded stack, counted while held (deallocated when the kernel
+/// returns or is unwound).
+struct counted_stack {
+  ctx::protected_fixedsize_stack inner;
+  size_t bytes;
+
+  ctx::stack_context allocate() {
+    const size_t limit = kernel_fiber::stack_limit();
+    if (held_stacks.fetch_add(1) >= limit) {
+      held_stacks.fetch_sub(1);
+      throw std::runtime_error(fmt::format(
+        "no kernel stack left: this process already holds {} kernel stacks, the most its "
+        "memory-map limit leaves room for (vm.max_map_count {}, two maps a stack); split the "
+        "run over processes (--procs) so that each runs fewer kernels at once, or raise "
+        "vm.max_map_count",
+        limit, max_map_count()));
+    }
+    try {
+      return inner.allocate();
+    } catch (const std::bad_alloc&) {
+      held_stacks.fetch_sub(1);
+      throw std::runtime_error(fmt::format("cannot map a {} KiB kernel stack ({} held)",
+                                           bytes / 1024,
+                                           held_stacks.load()));
+    }
+  }
+  void deallocate(ctx::stack_context& sc) noexcept {
+    inner.deallocate(sc);
+    held_stacks.fetch_sub(1);
+  }
+};
 } // namespace
+
+size_t kernel_fiber::stack_limit() {
+  if (const size_t n = limit_override.load())
+    return n - 1;
+  const size_t maps = max_map_count();
+  return maps > 2 * maps_for_the_rest ? (maps - maps_for_the_rest) / 2 : maps / 4;
+}
+
+size_t kernel_fiber::stacks_held() { return held_stacks.load(); }
+
+void kernel_fiber::set_stack_limit(std::optional<size_t> n) {
+  limit_override.store(n ? *n + 1 : 0);
+}
 
 struct kernel_fiber::impl {
   std::function<void()> body;
@@ -84,7 +151,7 @@ kernel_fiber::kernel_fiber(std::function<void()> body, size_t stack_bytes)
   : impl_(std::make_unique<impl>()) {
   impl_->body = std::move(body);
   impl* self = impl_.get();
-  ctx::protected_fixedsize_stack alloc(stack_bytes);
+  counted_stack alloc{ctx::protected_fixedsize_stack(stack_bytes), stack_bytes};
   const ctx::stack_context sc = alloc.allocate();
   self->kernel_bottom = static_cast<const char*>(sc.sp) - sc.size;
   self->kernel_size = sc.size;

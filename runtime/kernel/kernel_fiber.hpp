@@ -6,9 +6,11 @@
 // exception that leaves the kernel is caught on the fiber and rethrown by
 // `resume`, on the actor's own stack.
 
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace kb {
 
@@ -28,6 +30,17 @@ public:
 
   bool finished() const;
   bool running() const;
+
+  /// The most kernel stacks this process holds at once. Each is two memory
+  /// maps (the stack and its guard page) and a process may hold
+  /// vm.max_map_count maps in all (65,530 by default): past the limit a
+  /// kernel fails to start, naming it, instead of leaving malloc no map to
+  /// take (every allocation of the run would then fail).
+  static size_t stack_limit();
+  /// Stacks held now (kernels started that have not returned).
+  static size_t stacks_held();
+  /// Replaces stack_limit (nullopt: the system's again); for tests.
+  static void set_stack_limit(std::optional<size_t> n);
 
 private:
   struct impl;

@@ -4,10 +4,12 @@
 // wrote, store mistakes, unknown commands and grid axes, and an exception
 // of the kernel's own.
 
+#include "runtime/kernel/kernel_fiber.hpp"
 #include "tests/kernel/kernel_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <stdexcept>
 
 namespace kb {
@@ -15,6 +17,14 @@ namespace {
 
 using test::hbm;
 using test::run_kernel_on_pe0;
+
+/// vm.max_map_count.
+size_t max_maps() {
+  std::ifstream f("/proc/sys/vm/max_map_count");
+  size_t n = 0;
+  f >> n;
+  return n;
+}
 
 /// The run error of `body` run as kernel "k" on pe0; "" if it ran cleanly.
 std::string error_of(test::test_kernel body) {
@@ -187,6 +197,31 @@ TEST(KernelErrors, TheContextNamesItsKernelPeAndGrid) {
   EXPECT_EQ(pe, "sip0.cube0.pe3");
   EXPECT_EQ(id, 0u);
   EXPECT_EQ(n, 1u);
+}
+
+TEST(KernelErrors, AKernelPastTheStackLimitFailsNamingItAndTheRunEnds) {
+  // Each kernel holds a stack of its own while it waits (here for its
+  // load); with room for one more than the process holds, the second of
+  // two kernels cannot start. (65,536 PEs of kernels in one process reach
+  // the real limit, vm.max_map_count: two memory maps a stack.)
+  struct restore {
+    ~restore() { kernel_fiber::set_stack_limit(std::nullopt); }
+  } r;
+  const size_t held = kernel_fiber::stacks_held();
+  kernel_fiber::set_stack_limit(held + 1);
+  const auto body = [](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {1, 4}); };
+  const auto out = test::run_kernels({{"sip0.cube0.pe0", body}, {"sip0.cube0.pe1", body}});
+  // pe1's 64 B launch leaves the M_CPU behind pe0's: 64 B at 256 GB/s,
+  // 0.25 ns later.
+  EXPECT_EQ(out.run.error,
+            "sip0.cube0.pe1.pe_cpu at t=" + std::to_string(test::launch_ps + 250) +
+              " ps: kernel k on sip0.cube0.pe1.pe_cpu failed: no kernel stack left: this "
+              "process already holds " + std::to_string(held + 1) +
+              " kernel stacks, the most its memory-map limit leaves room for (vm.max_map_count " +
+              std::to_string(max_maps()) +
+              ", two maps a stack); split the run over processes (--procs) so that each runs "
+              "fewer kernels at once, or raise vm.max_map_count");
+  EXPECT_EQ(kernel_fiber::stacks_held(), held); // the run's stacks are all back
 }
 
 } // namespace

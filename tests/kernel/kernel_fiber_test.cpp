@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -139,6 +140,40 @@ TEST(KernelFiber, ADeepStackFitsInTheDefaultHalfMebibyte) {
   kernel_fiber f([&] { got = deep(63); });
   f.resume();
   EXPECT_EQ(got, 63);
+}
+
+TEST(KernelFiber, TheDefaultStackLimitLeavesRoomForTheRestOfTheProcess) {
+  // Two memory maps a stack, 8,192 kept for the rest: with Linux's default
+  // vm.max_map_count of 65,530, (65,530 - 8,192) / 2 = 28,669 stacks.
+  std::ifstream f("/proc/sys/vm/max_map_count");
+  size_t maps = 0;
+  ASSERT_TRUE(f >> maps);
+  ASSERT_GT(maps, 16384u);
+  EXPECT_EQ(kernel_fiber::stack_limit(), (maps - 8192) / 2);
+}
+
+TEST(KernelFiber, PastTheStackLimitAKernelFailsToStartNamingTheLimit) {
+  struct restore {
+    ~restore() { kernel_fiber::set_stack_limit(std::nullopt); }
+  } r;
+  const size_t before = kernel_fiber::stacks_held();
+  kernel_fiber::set_stack_limit(before + 2);
+  auto a = std::make_unique<kernel_fiber>([] {});
+  auto b = std::make_unique<kernel_fiber>([] {});
+  EXPECT_EQ(kernel_fiber::stacks_held(), before + 2);
+  EXPECT_THAT([] { kernel_fiber c([] {}); },
+              ThrowsMessage<std::runtime_error>(::testing::StartsWith(
+                "no kernel stack left: this process already holds " +
+                std::to_string(before + 2) + " kernel stacks")));
+  EXPECT_EQ(kernel_fiber::stacks_held(), before + 2);
+  a->resume(); // returns: its stack goes back
+  EXPECT_EQ(kernel_fiber::stacks_held(), before + 1);
+  bool ran = false;
+  kernel_fiber c([&] { ran = true; });
+  c.resume();
+  EXPECT_TRUE(ran);
+  b.reset(); // never started: unwound and unmapped
+  EXPECT_EQ(kernel_fiber::stacks_held(), before);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 // below count from that issue, as DESIGN's worked example does (which issues
 // at 0); after_launch() and launch_ps add the launch to them.
 
+#include "runtime/kernel/kernel_fiber.hpp"
 #include "tests/pipeline/pipeline_support.hpp"
 
 #include <gtest/gtest.h>
@@ -63,6 +64,19 @@ TEST(PipelineModel, SingleTileGemmMatchesTheWorkedExample) {
   EXPECT_EQ(spans_ns(stages_of(r, stage_type::gemm)), after_launch(span{{622, 2734}}));
   EXPECT_EQ(spans_ns(stages_of(r, stage_type::store)), after_launch(span{{2735, 2801}}));
   EXPECT_EQ(spans_ns(stages_of(r, stage_type::dma_write)), after_launch(span{{2802, 3046}}));
+}
+
+TEST(PipelineModel, TheBuiltInDriverRunsWithoutAKernelStack) {
+  // It issues its commands and waits for all on PE_CPU's own stack: with no
+  // kernel stack to spare, the worked example runs as above.
+  struct restore {
+    ~restore() { kernel_fiber::set_stack_limit(std::nullopt); }
+  } restore;
+  kernel_fiber::set_stack_limit(kernel_fiber::stacks_held());
+  auto r = run_pe0({gemm(128, 128, 128)});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 3048000u);
+  EXPECT_EQ(figure(r, pe + ".pe_cpu", "kernel.finished"), 1u);
 }
 
 // A MATH tile, 128x128 f16 exp:
