@@ -10,6 +10,7 @@
 #include "runtime/engine/stall_watchdog.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -28,9 +29,15 @@ node::node(caf::actor_config& cfg, node_init init)
     rec_(std::move(init.rec)),
     sink_(std::move(init.sink)),
     trace_hops_(rec_ && rec_->wants_hops()) {
+  const auto has_state = [](const link_spec_rt& l) { return l.bw || l.depth > 0; };
+  const auto stateful =
+    static_cast<size_t>(std::count_if(init.out_links.begin(), init.out_links.end(), has_state));
+  stateful_.reserve(stateful); // exactly: a node's links are most of its heap
+  stateful_link_.reserve(stateful);
+  routes_.reserve(init.out_links.size() + init.out_runs.size());
   for (const auto& l : init.out_links) {
     uint16_t state = no_state;
-    if (l.bw || l.depth > 0) {
+    if (has_state(l)) {
       if (stateful_.size() >= no_state)
         throw std::invalid_argument(fmt::format(
           "{}: more than {} links with bandwidth or credits", name_, no_state));
@@ -71,11 +78,15 @@ node_summary node::summarize() {
   s.node = id_;
   s.name = name_;
   s.stats = stats_;
-  s.figures = std::move(figures_);
-  s.tables = std::move(tables_);
-  s.pending = pending_work();
   // Only links with bandwidth or credits count traffic (a link class
   // has none, and may hold a link per other node: not scanned).
+  const auto used = static_cast<size_t>(std::count_if(
+    stateful_.begin(), stateful_.end(), [](const out_link& lk) { return lk.messages() > 0; }));
+  s.figures.reserve(figures_.size() + 3 * used); // exactly: a million figures at 16,384 PEs
+  std::move(figures_.begin(), figures_.end(), std::back_inserter(s.figures));
+  std::vector<figure>().swap(figures_);
+  s.tables = std::move(tables_);
+  s.pending = pending_work();
   for (size_t state = 0; state < stateful_.size(); ++state) {
     const uint32_t l = stateful_link_[state];
     const out_link& lk = stateful_[state];

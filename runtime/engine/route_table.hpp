@@ -35,6 +35,8 @@ public:
   /// link object per pair).
   void add_run(node_id first_dst, uint32_t count, uint16_t latency);
   uint32_t size() const { return count_; }
+  /// Room for `runs` entries (a node built from its link list: one a link).
+  void reserve(size_t runs) { runs_.reserve(runs); }
 
   /// Link `l` (< size()).
   route at(uint32_t l) const {
