@@ -170,10 +170,10 @@ run_result decode_result(const std::vector<char>& bytes) {
   // The tables first: a figure's index out of them is damage, named.
   std::vector<std::pair<uint32_t, std::string_view>> stats;
   for (const auto x : w.getStats())
-    stats.emplace_back(x.getId(), intern_pattern(as_view(x.getPattern())));
-  std::vector<std::string> qualifiers;
+    stats.emplace_back(x.getId(), intern_text(as_view(x.getPattern())));
+  std::vector<std::string_view> qualifiers;
   for (const auto q : w.getQualifiers())
-    qualifiers.emplace_back(as_view(q));
+    qualifiers.push_back(intern_text(as_view(q)));
   const auto nodes = w.getNodes();
   r.nodes.reserve(nodes.size());
   for (const auto x : nodes) {

@@ -92,7 +92,7 @@ node_summary node::summarize() {
     const out_link& lk = stateful_[state];
     if (lk.messages() == 0)
       continue;
-    const std::string& dst = link_name(l);
+    const std::string_view dst = intern_text(link_name(l));
     s.figures.push_back({link_stats::bytes.pattern, lk.bytes(), link_stats::bytes.id, dst});
     s.figures.push_back(
       {link_stats::messages.pattern, lk.messages(), link_stats::messages.id, dst});
@@ -410,7 +410,7 @@ void node::add_figure(const stat_decl& s, std::string_view q, uint64_t value) {
   if (!s.qualified())
     throw std::logic_error(
       fmt::format("{}: statistic '{}' takes no qualifier ('{}')", name_, s.pattern, q));
-  figures_.push_back({s.pattern, value, s.id, std::string(q)});
+  figures_.push_back({s.pattern, value, s.id, intern_text(q)});
 }
 
 void node::add_table(std::shared_ptr<const summary_table> t) {

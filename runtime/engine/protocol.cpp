@@ -18,17 +18,6 @@
 
 namespace kb {
 
-std::string_view intern_pattern(std::string_view pattern) {
-  static std::mutex mutex;
-  // Never freed: the views may be read by a thread that outlives main.
-  static auto& texts = *new std::set<std::string, std::less<>>;
-  std::lock_guard lock(mutex);
-  auto it = texts.find(pattern);
-  if (it == texts.end())
-    it = texts.emplace(pattern).first;
-  return *it;
-}
-
 namespace {
 
 wire::BatchKind to_wire(batch_kind k) {

@@ -12,6 +12,7 @@
 #include "runtime/engine/control_wire.hpp"
 #include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/event.hpp"
+#include "runtime/engine/interned_text.hpp"
 #include "runtime/engine/lbts_rounds.hpp"
 #include "runtime/engine/stats.hpp"
 
@@ -69,33 +70,35 @@ typename Inspector::result_type inspect(Inspector& f, event_batch& x) {
 /// A figure a node reports at the end of a run: a value of a declared
 /// statistic (stat_decl.hpp, ADR-0038) with its qualifier. Its name is the
 /// statistic's pattern with the qualifier ("read.busy_ps"), made when asked:
-/// a machine of 16,384 PEs holds about a million figures (issue 31).
+/// a machine of 16,384 PEs holds about a million figures (issue 31), 48
+/// bytes each.
 struct figure {
   /// The statistic's pattern: a declaration's own text, or one from
-  /// intern_pattern (a figure that came from another process).
+  /// intern_text (a figure that came from another process).
   std::string_view pattern;
   uint64_t value = 0;
   uint32_t stat = 0;     ///< the statistic's id (stat_decl::id)
-  std::string qualifier = {}; ///< the lane, command, channel or link; empty if none
+  /// The lane, command, channel or link (its far end's name), from
+  /// intern_text; empty if none.
+  std::string_view qualifier = {};
 
   bool is(const stat_decl& s) const { return stat == s.id; }
   std::string name() const { return stat_name(pattern, qualifier); }
 };
 
-/// A pattern's text kept for the life of the process (one copy per
-/// distinct text): the pattern of a figure decoded from another process.
-std::string_view intern_pattern(std::string_view pattern);
-
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, figure& x) {
-  std::string pattern;
-  if constexpr (Inspector::reads_state)
+  std::string pattern, qualifier;
+  if constexpr (Inspector::reads_state) {
     pattern = std::string(x.pattern);
+    qualifier = std::string(x.qualifier);
+  }
   auto load = caf::meta::load_callback([&]() -> caf::error {
-    x.pattern = intern_pattern(pattern);
+    x.pattern = intern_text(pattern);
+    x.qualifier = intern_text(qualifier);
     return caf::none;
   });
-  return f(caf::meta::type_name("kb.figure"), pattern, x.value, x.stat, x.qualifier, load);
+  return f(caf::meta::type_name("kb.figure"), pattern, x.value, x.stat, qualifier, load);
 }
 
 /// What a node hands back when the run ends.

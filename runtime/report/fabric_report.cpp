@@ -59,7 +59,7 @@ fabric_use fabric_use_of(const run_result& r) {
     for (const auto& fig : n.figures) {
       if (!fig.is(link_stats::bytes))
         continue;
-      const std::string& dst = fig.qualifier;
+      const std::string dst(fig.qualifier);
       const auto [dsip, dcube] = area_of(dst);
       if (dcube.empty() || dcube == c)
         continue;

@@ -45,19 +45,20 @@ double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole 
 std::map<std::string, lane_figures> lanes_of(const node_summary& n) {
   std::map<std::string, lane_figures> out;
   for (const auto& f : n.figures) {
+    const std::string q(f.qualifier);
     if (f.is(lane_stats::busy_ps)) {
-      out[f.qualifier].busy = f.value;
-      out[f.qualifier].has_busy = true;
+      out[q].busy = f.value;
+      out[q].has_busy = true;
     } else if (f.is(lane_stats::stall_ps)) {
-      out[f.qualifier].stall = f.value;
+      out[q].stall = f.value;
     } else if (f.is(lane_stats::wait_ps)) {
-      out[f.qualifier].wait = f.value;
+      out[q].wait = f.value;
     } else if (f.is(lane_stats::stages)) {
-      out[f.qualifier].stages = f.value;
+      out[q].stages = f.value;
     } else if (f.is(lane_stats::bytes)) {
-      out[f.qualifier].bytes = f.value;
+      out[q].bytes = f.value;
     } else if (f.is(hbm_channel_busy_ps)) {
-      lane_figures& l = out["ch" + f.qualifier];
+      lane_figures& l = out["ch" + q];
       l.busy = f.value;
       l.has_busy = true;
     }

@@ -70,7 +70,7 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
       const bool unit_lane = f.is(lane_stats::busy_ps);
       if ((!unit_lane && !f.is(hbm_channel_busy_ps)) || f.value == 0)
         continue;
-      const std::string lane = unit_lane ? f.qualifier : "ch" + f.qualifier;
+      const std::string lane = (unit_lane ? "" : "ch") + std::string(f.qualifier);
       m.busiest.push_back({n.name + "/" + lane, f.value,
                            m.end_ps ? static_cast<double>(f.value) / m.end_ps : 0.0});
     }

@@ -158,7 +158,7 @@ void write_summary(std::ostream& out, const report_input& in) {
     for (const auto& f : n.figures) {
       if (!f.is(link_stats::bytes))
         continue;
-      const std::string& dst = f.qualifier;
+      const std::string_view dst = f.qualifier;
       const uint64_t busy = figure_or_zero(n, link_stats::busy_ps, dst);
       fmt::print(out, "  {:<28} -> {:<28} {:>14} B  busy {:>5.1f}%\n", n.name, dst,
                  f.value, end ? 100.0 * busy / end : 0.0);

@@ -41,16 +41,17 @@ std::vector<std::string> undeclared(const node_summary& n, const impl_doc& impl)
   std::vector<std::string> out;
   for (const figure& f : n.figures) {
     const std::string name = f.name();
+    const std::string q(f.qualifier);
     if (is_link_stat(f)) {
-      if (name != "link:" + f.qualifier + name.substr(name.rfind('.')))
-        out.push_back(n.name + ": link figure " + name + " of " + f.qualifier);
+      if (name != "link:" + q + name.substr(name.rfind('.')))
+        out.push_back(n.name + ": link figure " + name + " of " + q);
       continue;
     }
     const auto it = std::find_if(impl.stats.begin(), impl.stats.end(),
                                  [&](const stat_doc& s) { return s.id == f.stat; });
     if (it == impl.stats.end())
       out.push_back(n.name + ": " + name + " is not a statistic of " + impl.impl);
-    else if (named(it->name, f.qualifier) != name)
+    else if (named(it->name, q) != name)
       out.push_back(n.name + ": " + name + " is not named as " + it->name);
   }
   return out;
