@@ -47,4 +47,16 @@ private:
   std::unique_ptr<impl> impl_;
 };
 
+/// For its lifetime, room for `more` kernel stacks beyond those held now;
+/// then the system's limit again (tests).
+class scoped_stack_limit {
+public:
+  explicit scoped_stack_limit(size_t more) {
+    kernel_fiber::set_stack_limit(kernel_fiber::stacks_held() + more);
+  }
+  ~scoped_stack_limit() { kernel_fiber::set_stack_limit(std::nullopt); }
+  scoped_stack_limit(const scoped_stack_limit&) = delete;
+  scoped_stack_limit& operator=(const scoped_stack_limit&) = delete;
+};
+
 } // namespace kb

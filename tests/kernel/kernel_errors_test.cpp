@@ -204,11 +204,8 @@ TEST(KernelErrors, AKernelPastTheStackLimitFailsNamingItAndTheRunEnds) {
   // load); with room for one more than the process holds, the second of
   // two kernels cannot start. (65,536 PEs of kernels in one process reach
   // the real limit, vm.max_map_count: two memory maps a stack.)
-  struct restore {
-    ~restore() { kernel_fiber::set_stack_limit(std::nullopt); }
-  } r;
   const size_t held = kernel_fiber::stacks_held();
-  kernel_fiber::set_stack_limit(held + 1);
+  const scoped_stack_limit limit(1);
   const auto body = [](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {1, 4}); };
   const auto out = test::run_kernels({{"sip0.cube0.pe0", body}, {"sip0.cube0.pe1", body}});
   // pe1's 64 B launch leaves the M_CPU behind pe0's: 64 B at 256 GB/s,

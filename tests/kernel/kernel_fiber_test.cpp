@@ -153,11 +153,8 @@ TEST(KernelFiber, TheDefaultStackLimitLeavesRoomForTheRestOfTheProcess) {
 }
 
 TEST(KernelFiber, PastTheStackLimitAKernelFailsToStartNamingTheLimit) {
-  struct restore {
-    ~restore() { kernel_fiber::set_stack_limit(std::nullopt); }
-  } r;
   const size_t before = kernel_fiber::stacks_held();
-  kernel_fiber::set_stack_limit(before + 2);
+  const scoped_stack_limit limit(2);
   auto a = std::make_unique<kernel_fiber>([] {});
   auto b = std::make_unique<kernel_fiber>([] {});
   EXPECT_EQ(kernel_fiber::stacks_held(), before + 2);

@@ -69,10 +69,7 @@ TEST(PipelineModel, SingleTileGemmMatchesTheWorkedExample) {
 TEST(PipelineModel, TheBuiltInDriverRunsWithoutAKernelStack) {
   // It issues its commands and waits for all on PE_CPU's own stack: with no
   // kernel stack to spare, the worked example runs as above.
-  struct restore {
-    ~restore() { kernel_fiber::set_stack_limit(std::nullopt); }
-  } restore;
-  kernel_fiber::set_stack_limit(kernel_fiber::stacks_held());
+  const scoped_stack_limit limit(0);
   auto r = run_pe0({gemm(128, 128, 128)});
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(figure(r, pe + ".pe_cpu", "cmd1.done_ps"), launch_ps + 3048000u);
