@@ -4,6 +4,7 @@
 #include "runtime/cli/host_port.hpp"
 #include "runtime/cli/memory_budget.hpp"
 #include "runtime/cli/process_group.hpp"
+#include "runtime/engine/cross_process.hpp"
 #include "runtime/engine/partition.hpp"
 #include "runtime/engine/thread_probe.hpp"
 #include "runtime/phold/phold_run.hpp"
@@ -41,6 +42,7 @@ struct phold_cli {
   std::string connect; // host:port of rank 0 (workers)
   uint16_t listen_port = 0;
   bool spawn_workers = true;
+  bool one_host = false; // workers rank 0 started: every rank on this host
   bool sequential = false;
   // PHOLD's windows are wide (lookahead = mean gap): per-LP heaps of a few
   // events beat one shard-wide heap there (ADR-0009, measured).
@@ -71,6 +73,13 @@ void print(const phold::outcome& o, const phold_cli& c, double total_seconds) {
                o.hub.peer_null_msgs, o.hub.lbts_msgs, o.hub.yield_msgs, o.hub.peer_msgs,
                o.hub.lbts_jumps);
     fmt::print("sync msgs/event    {:.4f}\n", sync_per_event);
+    if (c.procs > 1) {
+      // Rank 0's own batches to the other processes, and how they went:
+      // through shared memory on one host (ADR-0041), else the network.
+      const auto& x = cross_process();
+      fmt::print("cross-process      {} batches from rank 0, {} through shared memory\n",
+                 x.batches.load(), x.ring_batches.load());
+    }
   }
   fmt::print("digest             {:016x}\n", o.digest);
 }
@@ -109,6 +118,8 @@ int run(const phold_cli& c) {
   cluster_options cl;
   cl.ranks = c.procs;
   cl.rank = c.rank;
+  // Workers started here share this host's cores with rank 0 (shard_lanes).
+  cl.one_host = c.rank > 0 ? c.one_host : c.procs > 1 && c.spawn_workers;
   std::unique_ptr<process_group> workers;
   if (c.rank > 0) {
     watch_lifeline(fmt::format("kernbench phold (rank {})", c.rank));
@@ -138,13 +149,14 @@ int run(const phold_cli& c) {
                            "--delivery", c.delivery,
                            "--procs", std::to_string(c.procs),
                            "--rank", std::to_string(r),
-                           "--connect", fmt::format("127.0.0.1:{}", port)});
+                           "--connect", fmt::format("127.0.0.1:{}", port),
+                           "--one-host"});
     };
   }
   const auto delivery = parse_delivery(c.delivery);
   if (!delivery)
     throw std::invalid_argument("--delivery " + c.delivery + ": expected direct or mailbox");
-  if (const std::string note = shards_note(c.shards, c.threads, c.procs);
+  if (const std::string note = shards_note(c.shards, c.threads, c.procs, cl.one_host);
       !note.empty() && c.rank == 0)
     fmt::print(stderr, "{}\n", note);
   phold::outcome o = phold::run_actors(c.p, c.threads, cl, c.shards, *delivery);
@@ -199,6 +211,9 @@ CLI::App* add_phold_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rank", c->rank, "this process's rank (workers)");
   cmd->add_option("--connect", c->connect, "HOST:PORT of rank 0 (workers)");
   cmd->add_option("--listen-port", c->listen_port, "rank 0's port (0: any)");
+  cmd->add_flag("--one-host", c->one_host, "every rank runs on this host (workers that rank 0 "
+                                           "started)")
+    ->group("");
   cmd->add_flag("!--no-spawn", c->spawn_workers,
                 "rank 0 waits for workers started by hand instead of "
                 "starting them");

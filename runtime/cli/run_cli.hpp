@@ -48,6 +48,7 @@ struct run_cli {
   bool record = false;      // workers: record because rank 0 writes --trace
   bool record_stages = false; // workers: tally stages, rank 0 writes --json
   bool ship_ops = false;    // workers: ship the op log's records to rank 0
+  bool one_host = false;    // workers: every rank runs on this host (--procs)
   std::string max_sim_time; ///< --max-sim-time: stop there, failing if work is pending
   double stall_timeout = 60; ///< --stall-timeout seconds without an event (0: off)
   // -- kernels (runtime/cli/kernel_cli.cpp) --

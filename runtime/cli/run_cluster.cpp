@@ -76,6 +76,8 @@ std::vector<std::string> part_args(const run_cli& c) {
     a.emplace_back("--ship-ops");
   a.emplace_back("--seed");
   a.push_back(std::to_string(c.seed));
+  if (c.procs > 1) // local peers: the processes share this host's cores
+    a.emplace_back("--one-host");
   if (!c.kernel.empty()) {
     // A kernel's grid covers every PE unless --pes was given.
     a[std::find(a.begin(), a.end(), "--pes") - a.begin() + 1] = c.pes_given ? c.pes : "all";
@@ -100,6 +102,7 @@ std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& 
   std::unique_ptr<peer_group> peers;
   opts.cluster.ranks = c.procs;
   opts.cluster.rank = c.rank;
+  opts.cluster.one_host = c.rank > 0 ? c.one_host : c.procs > 1;
   if (c.rank > 0) {
     if (c.rank >= c.procs)
       throw std::invalid_argument(

@@ -341,6 +341,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                 "tally stages per command (worker processes of a --json run)")
     ->group("");
   cmd->add_flag("--ship-ops", c->ship_ops, "ship op records to rank 0 (worker processes)")->group("");
+  cmd->add_flag("--one-host", c->one_host,
+                "every rank runs on this host (worker processes of --procs)")
+    ->group("");
   cmd->add_option("--kernel", c->kernel,
                   "run a kernel by name instead of --op: shipped (gemm, softmax, ...) or "
                   "from a --kernel-lib (`kernbench list-kernels` lists them); see --arg")

@@ -75,8 +75,9 @@ void run_session::join() {
   peers = join_cluster(c, in.topo, modes.cut, in.path, opts);
   if (peers)
     phases.mark("start the other processes");
-  const uint32_t ranks = c.procs > 1 || !c.peers.empty() ? 2 : 1; // one or several
-  if (const std::string note = shards_note(c.shards, c.threads, ranks); !note.empty() && c.rank == 0)
+  const uint32_t ranks = opts.cluster.ranks;
+  if (const std::string note = shards_note(c.shards, c.threads, ranks, opts.cluster.one_host);
+      !note.empty() && c.rank == 0)
     fmt::print(stderr, "{}\n", note);
   // Its actors are dropped while the summary is written (a part's, while it
   // ends: end_part_process).

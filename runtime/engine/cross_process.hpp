@@ -16,6 +16,7 @@ struct cross_process_counters {
   std::atomic<uint64_t> batches{0}; ///< event batches sent to another process
   std::atomic<uint64_t> events{0};  ///< events in them
   std::atomic<uint64_t> bytes{0};   ///< their Cap'n Proto bytes
+  std::atomic<uint64_t> ring_batches{0}; ///< of them, through shared memory (peer_rings)
   std::atomic<uint64_t> reached_ps{0}; ///< safe time reached by this process's shards
 };
 

@@ -131,6 +131,13 @@ caf::behavior hub::make_behavior() {
         deliver();
     },
     [this](release_atom) { finish_part(); },
+    [this](ring_poll_atom) { on_ring_poll(); },
+    [this](doorbell_atom) { on_doorbell(); },
+    [this](rings_atom) -> std::string {
+      // Rank 0's segment, for another process to map (peer_rings.hpp).
+      const auto& slot = init_.rings;
+      return slot && slot->rings ? slot->rings->advert() : std::string{};
+    },
   };
 }
 
@@ -175,6 +182,7 @@ bool hub::peers_known() const {
 
 void hub::start() {
   running_ = true;
+  open_rings();
   started_at_ = std::chrono::steady_clock::now();
   stats_.start_wait_ns = static_cast<uint64_t>(
     std::chrono::duration_cast<std::chrono::nanoseconds>(started_at_ - requested_at_).count());
@@ -217,9 +225,7 @@ void hub::on_report(event_batch& b) {
     after_window();
 }
 
-void hub::on_peer(event_batch& b) {
-  if (b.from >= init_.shards)
-    return;
+void hub::take_in(event_batch& b) {
   book_.received(b.from, b.time, b.acked, b.need, b.events.size());
   if (!b.events.empty())
     ++batches_recv_;
@@ -231,6 +237,12 @@ void hub::on_peer(event_batch& b) {
                            last_window_.ps());
   route(b.events);
   recycle(b.events);
+}
+
+void hub::on_peer(event_batch& b) {
+  if (b.from >= init_.shards)
+    return;
+  take_in(b);
   if (running_ && done_ && b.need && peers_[b.from]) {
     // Done: its last promise (at least the end plus a lookahead) went out
     // with the step that finished it, so nobody should still ask; if one
@@ -299,6 +311,8 @@ void hub::after_window() {
       step_direct();
     return;
   }
+  if (rings_)
+    take_rings();
   const SimTime local = local_min();
   send_promises(local);
   try_advance(local);
@@ -314,6 +328,8 @@ void hub::step_direct() {
     stop();
     return;
   }
+  if (rings_)
+    take_rings(); // the latest promises and events before the safe time
   // Events handled between two looks into the mailbox (peer batches, down
   // messages, a stop request): large enough that the yield costs nothing
   // per event.

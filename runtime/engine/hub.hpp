@@ -27,6 +27,7 @@
 // (result_gather) and the LBTS counting (lbts_rounds); direct delivery's
 // event loop is a shard_loop.
 
+#include "runtime/engine/peer_rings.hpp"
 #include "runtime/engine/promise_book.hpp"
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/result_gather.hpp"
@@ -54,6 +55,9 @@ struct hub_init {
   /// Direct delivery: the shard's loop calls its nodes' handlers (pointers
   /// by node id, null elsewhere); empty: mailbox delivery (windows).
   std::vector<node*> direct;
+  /// Split runs on one host: the shared-memory rings to other processes'
+  /// shards (peer_rings.hpp); null or empty: CAF carries every batch.
+  std::shared_ptr<peer_rings_slot> rings;
 };
 
 class hub : public caf::event_based_actor {
@@ -76,6 +80,25 @@ private:
   void start();
   void on_report(event_batch& b);
   void on_peer(event_batch& b);
+  /// A peer batch's promise, acknowledgements and events, taken in.
+  void take_in(event_batch& b);
+  // -- peer rings (hub_rings.cpp, docs/adr/0041-peer-rings.md) --
+  void open_rings();
+  /// Sends a peer batch through the ring to shard `to`.
+  void ring_send(uint32_t to, event_batch& b);
+  /// Takes in every whole batch the rings hold; how many. `asked`: one of
+  /// them asked for an answer (need).
+  size_t take_rings(bool* asked = nullptr);
+  /// Moves the rings' bytes into the readers (a writer waiting for room).
+  void drain_rings();
+  /// Blocked: polls the rings for a while, then sleeps until a doorbell.
+  void wait_on_rings();
+  void on_ring_poll();
+  void on_doorbell();
+  /// Stops polling: idle, then a last look (the writers ring from now on).
+  void rings_idle();
+  /// After batches came through the rings: what on_peer does after one.
+  void rings_proceed(bool asked);
   void route(std::vector<sim_event>& evs);
   /// Event storage for a batch: a recycled vector if there is one.
   std::vector<sim_event> spare();
@@ -157,6 +180,13 @@ private:
   std::chrono::milliseconds watch_delay_ = first_watch;
   uint64_t batches_sent_ = 0;     // event-carrying peer batches
   uint64_t batches_recv_ = 0;
+  peer_rings* rings_ = nullptr;          // set when some peer is on a ring
+  std::vector<char> ring_to_;           // per shard: its batches go by ring
+  std::vector<std::pair<uint32_t, frame_reader>> ring_in_; // from each ring peer
+  std::vector<char> frame_;             // a frame being decoded
+  bool polling_ = false;                // a ring poll is on its way
+  std::chrono::microseconds poll_for_{0}; // how long a blocked hub polls
+  std::chrono::steady_clock::time_point poll_since_;
   std::unique_ptr<lbts_rounds> rounds_; // shard 0 only
   bool notice_in_round_ = false;        // a stuck notice came during a round
   caf::response_promise run_rp_;

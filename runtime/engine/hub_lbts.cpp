@@ -23,6 +23,8 @@ hub_snapshot hub::snapshot(uint64_t round) const {
 }
 
 void hub::note_stuck(SimTime safe) {
+  if (rings_)
+    wait_on_rings(); // a batch through a ring wakes nobody: look for it
   // Blocked once is normal CMB operation; blocked again after the safe time
   // rose twice without letting a window start means the promises are
   // climbing: ask shard 0 for an LBTS (again whenever the snapshot has

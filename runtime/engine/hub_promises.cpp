@@ -21,7 +21,10 @@ void hub::send_promises(SimTime local) {
       ++stats_.peer_msgs;
       ++batches_sent_;
     }
-    send(peers_[p.to], std::move(b));
+    if (rings_ && ring_to_[p.to])
+      ring_send(p.to, b);
+    else
+      send(peers_[p.to], std::move(b));
   }
 }
 

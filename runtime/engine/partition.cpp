@@ -9,19 +9,20 @@
 
 namespace kb {
 
-size_t shard_lanes(size_t threads, uint32_t ranks) {
+size_t shard_lanes(size_t threads, uint32_t ranks, bool one_host) {
   const size_t t = std::max<size_t>(1, threads);
-  if (ranks > 1)
+  if (ranks > 1 && !one_host)
     return t;
-  return std::min<size_t>(t, std::max(1u, std::thread::hardware_concurrency()));
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::min<size_t>(t, std::max<size_t>(1, cores / std::max(1u, ranks)));
 }
 
 uint32_t shards_to_run(uint32_t asked, size_t lanes) {
   return static_cast<uint32_t>(std::min<size_t>(asked, std::max<size_t>(1, lanes)));
 }
 
-std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks) {
-  const size_t lanes = shard_lanes(threads, ranks);
+std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks, bool one_host) {
+  const size_t lanes = shard_lanes(threads, ranks, one_host);
   const uint32_t run = shards_to_run(asked, lanes);
   if (run == asked)
     return {};
@@ -29,8 +30,11 @@ std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks) {
                      "(shards that share a thread or a core only add synchronisation; results "
                      "never depend on it)",
                      asked, threads,
-                     lanes < std::max<size_t>(1, threads) ? fmt::format(" and {} core(s)", lanes)
-                                                           : std::string{},
+                     lanes >= std::max<size_t>(1, threads) ? std::string{}
+                     : ranks > 1 ? fmt::format(" and {} core(s) shared by {} processes",
+                                               std::max(1u, std::thread::hardware_concurrency()),
+                                               ranks)
+                                 : fmt::format(" and {} core(s)", lanes),
                      run);
 }
 

@@ -22,9 +22,11 @@ struct shard_plan {
 /// the run has no end time. Throws std::invalid_argument naming two nodes of
 /// one group placed in different processes.
 /// How many shards a process may run at once: one per thread, and in a run
-/// of one process also one per core of this host (a split run's processes
-/// must agree on it, and another host's cores are not known here).
-size_t shard_lanes(size_t threads, uint32_t ranks);
+/// of one process also one per core of this host; in a split run whose
+/// processes all run on this host (`one_host`: started here, --procs) one
+/// per core shared out among them. Else a split run's processes must agree
+/// on it, and another host's cores are not known here: threads only.
+size_t shard_lanes(size_t threads, uint32_t ranks, bool one_host = false);
 
 /// The shards a process runs when `asked` (0: the default) are asked for
 /// with `lanes` (shard_lanes): at most one per lane. Shards that share a
@@ -34,7 +36,7 @@ uint32_t shards_to_run(uint32_t asked, size_t lanes);
 
 /// What a run says when it runs fewer shards than asked ("" when it does
 /// not): the option, what was asked and what runs.
-std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks);
+std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks, bool one_host = false);
 
 shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<uint32_t>& proc,
                        uint32_t ranks,

@@ -158,7 +158,7 @@ run_result simulation::run(const run_options& opts) {
   if (partition_)
     for (node_id i = 0; i < n; ++i)
       proc[i] = std::min(partition_(names[i], ranks), ranks - 1);
-  const size_t lanes = opts.exact_shards ? opts.threads : shard_lanes(opts.threads, ranks);
+  const size_t lanes = opts.exact_shards ? opts.threads : shard_lanes(opts.threads, ranks, opts.cluster.one_host);
   const shard_plan plan =
     plan_shards(names, proc, ranks, grouping_,
                 opts.exact_shards ? opts.shards : shards_to_run(opts.shards, lanes), lanes,
@@ -182,9 +182,18 @@ run_result simulation::run(const run_options& opts) {
     inits[i].names = all_names;
     inits[i].place = entries[i]->place;
   }
+  // Split runs on one host: peer batches through shared memory (rank 0
+  // makes the segment, the others map it before they say hello).
+  auto ring_slot = std::make_shared<peer_rings_slot>();
+  ring_slot->rank = rank;
+  ring_slot->per_process = per;
+  if (ranks > 1 && rank == 0 && peer_rings_enabled())
+    if ((ring_slot->rings = peer_rings::create(shards)))
+      ring_slot->rings->join(0);
   std::vector<hub_init> his(shards);
   for (uint32_t s = 0; s < shards; ++s) {
     his[s].shard = s;
+    his[s].rings = ring_slot;
     his[s].shards = shards;
     his[s].lookahead = SimTime::infinity();
     his[s].cut_lookahead.assign(shards, SimTime::infinity());
@@ -445,6 +454,14 @@ run_result simulation::run(const run_options& opts) {
         sys.render(r.error())));
     }
     root = *r;
+    if (peer_rings_enabled()) {
+      std::string advert;
+      self->request(root, std::chrono::seconds(30), rings_atom_v)
+        .receive([&](std::string& a) { advert = std::move(a); }, [](caf::error&) {});
+      // Another host or no segment: CAF carries this process's batches.
+      if ((ring_slot->rings = peer_rings::attach(advert, shards)))
+        ring_slot->rings->join(rank);
+    }
   }
   for (auto& [s, h] : hubs)
     if (s != 0)

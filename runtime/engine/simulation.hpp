@@ -45,6 +45,9 @@ struct cluster_options {
   /// it never comes) when this rank has built its nodes and connects, so
   /// that it builds while rank 0 does (`port` is then unused).
   std::function<uint16_t()> await_port;
+  /// Every rank runs on this host (rank 0 started them: --procs): the
+  /// processes share its cores (shard_lanes). All ranks must agree.
+  bool one_host = false;
 };
 
 /// How the nodes of a shard get their events (docs/adr/0009-shard-loop.md).

@@ -109,7 +109,7 @@ machine_run run_machine(topology_spec topology,
     const uint32_t ranks = std::max<uint32_t>(o.cluster.ranks, 1);
     const bool whole_sips =
       ranks == 1 || (o.cut != cut_unit::cube && ranks <= out.topology.sips);
-    partition = choose_partition(out.topology, shard_lanes(o.threads, ranks), ranks, whole_sips)
+    partition = choose_partition(out.topology, shard_lanes(o.threads, ranks, o.cluster.one_host), ranks, whole_sips)
                   .grouping;
   }
   sim.set_grouping(partition_grouping(partition));

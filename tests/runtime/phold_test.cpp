@@ -5,12 +5,15 @@
 #include "runtime/engine/partition.hpp"
 #include "runtime/phold/phold_run.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -70,6 +73,19 @@ TEST(Phold, ShardsBeyondTheThreadsRunOnePerThread) {
             "note: --shards 16 on 2 thread(s): each process runs 2 shard(s) (shards that "
             "share a thread or a core only add synchronisation; results never depend on it)");
   EXPECT_EQ(shards_note(2, 2, 2), "");
+  // Split over processes of this host (--procs): they share its cores.
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(shard_lanes(64, 2, true), std::max<size_t>(1, cores / 2));
+  EXPECT_EQ(shard_lanes(64, 1, true), cores);
+  EXPECT_EQ(shard_lanes(1, 2, true), 1u);
+  EXPECT_EQ(shard_lanes(2, 2 * 1024, true), 1u); // more processes than cores: one each
+  if (cores / 2 < 64) {
+    EXPECT_EQ(shards_note(64, 64, 2, true),
+              fmt::format("note: --shards 64 on 64 thread(s) and {} core(s) shared by 2 "
+                          "processes: each process runs {} shard(s) (shards that share a thread "
+                          "or a core only add synchronisation; results never depend on it)",
+                          cores, std::max<size_t>(1, cores / 2)));
+  }
 }
 
 TEST(Phold, SyncMessagesStayBelowOnePerEvent) {
