@@ -311,8 +311,8 @@ void hub::after_window() {
       step_direct();
     return;
   }
-  if (rings_)
-    take_rings();
+  if (rings_ && (take_rings(), done_))
+    return; // a malformed batch failed the run
   const SimTime local = local_min();
   send_promises(local);
   try_advance(local);
@@ -328,8 +328,11 @@ void hub::step_direct() {
     stop();
     return;
   }
-  if (rings_)
+  if (rings_) {
     take_rings(); // the latest promises and events before the safe time
+    if (done_)
+      return; // a malformed batch failed the run
+  }
   // Events handled between two looks into the mailbox (peer batches, down
   // messages, a stop request): large enough that the yield costs nothing
   // per event.
