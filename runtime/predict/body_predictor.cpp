@@ -2,6 +2,7 @@
 
 #include "runtime/predict/background_jobs.hpp"
 #include "runtime/predict/periodic_body.hpp"
+#include "runtime/predict/schedule_memo.hpp"
 #include "runtime/predict/tcm_bound.hpp"
 
 #include <fmt/format.h>
@@ -17,24 +18,17 @@ void append_bytes(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof value);
 }
 
-/// The body's ops (names carry stage kinds, latencies the timing) and edges,
-/// as bytes: equal bodies have equal signatures and are scheduled once. A
-/// periodic body's key is its sample's signature and the tiles left out,
-/// which no body scheduled op by op can have (its sample is shorter than it).
-std::string signature(const sched::problem& body) {
+/// What a body's schedule is a function of, as bytes (schedule_memo.hpp):
+/// how it is scheduled (op by op, or periodic by its sample), the whole
+/// problem, the tiles and the clock. Equal keys, equal schedules.
+std::string key_of(char how, const sched::problem& problem, uint32_t body_tiles,
+                   const sim_clock& clock) {
   std::string out;
-  out.reserve(body.ops.size() * 24 + body.edges.size() * 24);
-  for (const auto& op : body.ops) {
-    append_bytes(out, static_cast<uint32_t>(op.name.size()));
-    out += op.name;
-    append_bytes(out, op.latency);
-  }
-  for (const auto& e : body.edges) {
-    append_bytes(out, e.from);
-    append_bytes(out, e.to);
-    append_bytes(out, e.latency);
-    append_bytes(out, e.distance);
-  }
+  out.reserve(64 + problem.ops.size() * 48 + problem.edges.size() * 32);
+  out += how;
+  sched::append_key(out, problem);
+  append_bytes(out, body_tiles);
+  append_bytes(out, clock.period_ps());
   return out;
 }
 
@@ -53,24 +47,26 @@ body_predictor::~body_predictor() {
       s.running.wait(); // the job reads the machine the model refers to
 }
 
-std::shared_ptr<const tile_schedule> body_predictor::with_tcm_bound(shared& s,
-                                                                   tile_schedule units,
-                                                                   const tile_source& tiles,
-                                                                   uint32_t body_tiles) {
+std::shared_ptr<const tile_schedule>
+body_predictor::with_tcm_bound(shared& s, std::shared_ptr<const tile_schedule> units,
+                               const tile_source& tiles, uint32_t body_tiles) {
   // The units' II, unless the reserved TCM allows fewer bodies in flight
-  // (ADR-0031). Computed with the schedule, once per distinct body.
+  // (ADR-0031). Computed with the schedule, once per distinct body of the
+  // PE (the units' schedule may be another PE's: schedule_memo).
   if (s.tcm_reserve) {
     const uint64_t bound = tcm_bound_cycles(tiles, body_tiles, *s.model, *s.tcm_reserve);
     if (bound > UINT32_MAX)
       throw std::domain_error(fmt::format(
         "the reserved TCM's bound on the II, {} cycles, is over 2^32 cycles", bound));
-    if (bound > units.ii_cycles) {
-      units.ii_cycles = static_cast<uint32_t>(bound);
-      units.ii = s.model->clock().to_time(Cycles{bound});
-      units.tcm_bound = true;
+    if (bound > units->ii_cycles) {
+      tile_schedule raised = *units;
+      raised.ii_cycles = static_cast<uint32_t>(bound);
+      raised.ii = s.model->clock().to_time(Cycles{bound});
+      raised.tcm_bound = true;
+      return std::make_shared<const tile_schedule>(std::move(raised));
     }
   }
-  return std::make_shared<const tile_schedule>(std::move(units));
+  return units;
 }
 
 body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
@@ -81,19 +77,28 @@ body_prediction body_predictor::predict(shared& s, const tile_source& tiles,
     if (!s.model)
       s.model = s.make_model();
     // A deep body by its periodic sample (ADR-0022), any other op by op.
+    const sim_clock& clock = s.model->clock();
     if (auto sample = sample_periodic_body(tiles, body_tiles, *s.model)) {
-      std::string key = signature(sample->problem);
+      std::string key = key_of('p', sample->problem, sample->body_tiles, clock);
+      append_bytes(key, sample->body_ops);
       append_bytes(key, sample->inserted);
-      auto& cached = s.by_body[std::move(key)];
+      append_bytes(key, sample->tile_ops);
+      append_bytes(key, sample->cut_op);
+      append_bytes(key, sample->frontier_ops);
+      auto& cached = s.by_body[key];
       if (!cached)
-        cached = with_tcm_bound(s, schedule_periodic_body(*sample, s.model->clock()), tiles,
-                                body_tiles);
+        cached = with_tcm_bound(
+          s, memo_schedule(key, [&] { return schedule_periodic_body(*sample, clock); }), tiles,
+          body_tiles);
       out.schedule = cached;
     } else {
       auto body = body_problem(tiles, body_tiles, *s.model);
-      auto& cached = s.by_body[signature(body)];
+      std::string key = key_of('b', body, body_tiles, clock);
+      auto& cached = s.by_body[key];
       if (!cached)
-        cached = with_tcm_bound(s, schedule_body(std::move(body), body_tiles, s.model->clock()),
+        cached = with_tcm_bound(s, memo_schedule(key, [&] {
+                                  return schedule_body(std::move(body), body_tiles, clock);
+                                }),
                                 tiles, body_tiles);
       out.schedule = cached;
     }

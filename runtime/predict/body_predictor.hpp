@@ -5,7 +5,8 @@
 // is predicted when the results are collected, on the caller's thread. Equal
 // bodies (same ops, latencies and edges) are scheduled once. Results come out
 // in the order the commands were started, whatever the threads, so the
-// figures a run reports do not depend on timing.
+// figures a run reports do not depend on timing. Equal bodies of different
+// PEs share one schedule too (schedule_memo).
 
 #include "runtime/plan/tile_source.hpp"
 #include "runtime/predict/service_model.hpp"
@@ -73,9 +74,9 @@ private:
   static body_prediction predict(shared& s, const tile_source& tiles, uint32_t body_tiles);
   /// `units` (the units' schedule) with its II raised to the reserved
   /// TCM's bound where that is larger (tcm_bound.hpp).
-  static std::shared_ptr<const tile_schedule> with_tcm_bound(shared& s, tile_schedule units,
-                                                             const tile_source& tiles,
-                                                             uint32_t body_tiles);
+  static std::shared_ptr<const tile_schedule>
+  with_tcm_bound(shared& s, std::shared_ptr<const tile_schedule> units, const tile_source& tiles,
+                 uint32_t body_tiles);
 
   std::shared_ptr<shared> shared_;
   std::vector<started> started_;

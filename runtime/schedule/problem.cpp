@@ -1,5 +1,7 @@
 #include "runtime/schedule/problem.hpp"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,6 +53,70 @@ std::optional<uint32_t> problem::find_pool(std::string_view name) const {
     if (pools[i].name == name)
       return i;
   return std::nullopt;
+}
+
+namespace {
+
+template <class T>
+void put(std::string& out, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void put_text(std::string& out, const std::string& s) {
+  put(out, static_cast<uint64_t>(s.size()));
+  out += s;
+}
+
+template <class T>
+void put_opt(std::string& out, const std::optional<T>& v) {
+  put(out, static_cast<uint8_t>(v.has_value()));
+  if (v)
+    put(out, *v);
+}
+
+} // namespace
+
+void append_key(std::string& out, const problem& p) {
+  put_text(out, p.source);
+  put(out, static_cast<uint64_t>(p.pools.size()));
+  for (const pool_spec& pool : p.pools) {
+    put_text(out, pool.name);
+    put(out, pool.capacity);
+  }
+  put(out, static_cast<uint64_t>(p.ops.size()));
+  for (const op_spec& op : p.ops) {
+    put_text(out, op.name);
+    put(out, op.latency);
+    put(out, static_cast<uint64_t>(op.reservation.size()));
+    for (const auto& cycle : op.reservation) {
+      put(out, static_cast<uint64_t>(cycle.size()));
+      for (const pool_use& u : cycle) {
+        put(out, u.pool);
+        put(out, u.count);
+      }
+    }
+    put(out, static_cast<uint64_t>(op.holds.size()));
+    for (const pool_hold& h : op.holds) {
+      put(out, h.pool);
+      put(out, h.count);
+      put(out, h.cycles);
+    }
+    put_opt(out, op.max_depth);
+    put_opt(out, op.gid);
+    put_opt(out, op.leader_gid);
+    put(out, static_cast<uint64_t>(op.line));
+  }
+  put(out, static_cast<uint64_t>(p.edges.size()));
+  for (const edge_spec& e : p.edges) {
+    put(out, e.from);
+    put(out, e.to);
+    put(out, e.latency);
+    put(out, e.distance);
+    put(out, static_cast<uint64_t>(e.line));
+  }
+  put(out, static_cast<uint8_t>(p.force_serial_execution));
+  put(out, p.serial_threshold);
 }
 
 std::string problem::describe(const edge_spec& e) const {

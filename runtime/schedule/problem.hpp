@@ -82,6 +82,11 @@ struct problem {
   std::string describe(const edge_spec& e) const;
 };
 
+/// Appends every field of `p` to `out` as bytes: two problems have the same
+/// key exactly when they are the same problem (so a schedule generated for
+/// one is the other's; runtime/predict/schedule_memo).
+void append_key(std::string& out, const problem& p);
+
 /// A problem that no schedule can satisfy or that is malformed; the message
 /// names the op or edge (and the source line when known).
 class problem_error : public std::runtime_error {

@@ -9,9 +9,12 @@
 #include "runtime/plan/gemm_plan.hpp"
 #include "runtime/predict/background_jobs.hpp"
 #include "runtime/predict/body_predictor.hpp"
+#include "runtime/predict/schedule_memo.hpp"
+#include "runtime/schedule/problem.hpp"
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -101,6 +104,107 @@ TEST(BodyPredictor, AMachineTheModelCannotCoverGivesTheReasonOnEveryPath) {
     EXPECT_FALSE(got.schedule) << id;
     EXPECT_EQ(got.unpredicted_because, "no topology to model") << id;
   }
+}
+
+TEST(BodyPredictor, EqualBodiesOfTwoPesShareOneScheduleMadeOnce) {
+  // Two PEs of the default machine: the same GEMM body has the same
+  // problem, so the second PE's prediction is the first's schedule
+  // (schedule_memo), not a second modulo scheduling.
+  const auto tiles = gemm_tiles(test::gemm(128, 2048, 256)); // a fresh body for this test
+  auto pe0 = pe0_predictor();
+  auto pe1 = body_predictor([] {
+    return std::make_unique<service_model>(default_topology(), builtin_kinds(), "sip0.cube0.pe1");
+  });
+  const size_t made = schedule_memo_made();
+  const auto a = pe0.predict_now(*tiles, tiles->body_tiles());
+  const size_t after_first = schedule_memo_made();
+  const auto b = pe1.predict_now(*tiles, tiles->body_tiles());
+  ASSERT_TRUE(a.schedule && b.schedule);
+  EXPECT_LE(after_first - made, 1u); // made here, or by an earlier test
+  EXPECT_EQ(schedule_memo_made(), after_first); // the second PE made none
+  EXPECT_EQ(a.schedule, b.schedule);
+  EXPECT_EQ(a.mii_ps, b.mii_ps);
+  EXPECT_LE(schedule_memo_size(), schedule_memo_capacity);
+}
+
+TEST(ScheduleMemo, EveryFieldOfAProblemIsInItsKey) {
+  // A schedule is kept by its problem's key: two problems that differ in
+  // any field must have different keys, or one would get the other's II.
+  sched::problem p;
+  p.pools = {{"gemm", 1}, {"dma", 2}};
+  sched::op_spec op;
+  op.name = "k0.gemm";
+  op.latency = 4;
+  op.reservation = {{{0, 1}}, {{1, 2}}};
+  op.holds = {{1, 1, 3}};
+  p.ops = {op, op};
+  p.ops[1].name = "k1.gemm";
+  p.edges = {{0, 1, 4, 0, 0}};
+  auto key = [](const sched::problem& q) {
+    std::string k;
+    sched::append_key(k, q);
+    return k;
+  };
+  const std::string base = key(p);
+  EXPECT_EQ(key(p), base);
+  std::vector<std::function<void(sched::problem&)>> changes = {
+    [](auto& q) { q.source = "x"; },
+    [](auto& q) { q.pools[1].capacity = 3; },
+    [](auto& q) { q.pools[0].name = "math"; },
+    [](auto& q) { q.ops[0].name = "k0.math"; },
+    [](auto& q) { q.ops[0].latency = 5; },
+    [](auto& q) { q.ops[0].reservation[1][0].count = 1; },
+    [](auto& q) { q.ops[0].reservation[1][0].pool = 0; },
+    [](auto& q) { q.ops[0].reservation.push_back({}); },
+    [](auto& q) { q.ops[0].holds[0].cycles = 4; },
+    [](auto& q) { q.ops[0].max_depth = 2; },
+    [](auto& q) { q.ops[0].gid = 1; },
+    [](auto& q) { q.ops[0].leader_gid = 1; },
+    [](auto& q) { q.ops[0].line = 7; },
+    [](auto& q) { q.edges[0].latency = 5; },
+    [](auto& q) { q.edges[0].distance = 1; },
+    [](auto& q) { q.edges[0].from = 1; },
+    [](auto& q) { q.edges[0].line = 3; },
+    [](auto& q) { q.force_serial_execution = true; },
+    [](auto& q) { q.serial_threshold = 9; },
+    // Moving a pool use from one cycle to the next, or an op's name into
+    // the next op's: the lengths are in the key.
+    [](auto& q) { q.ops[0].reservation = {{{0, 1}, {1, 2}}}; },
+    [](auto& q) {
+      q.ops[0].name = "k0.gemmk";
+      q.ops[1].name = "1.gemm";
+    },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    sched::problem q = p;
+    changes[i](q);
+    EXPECT_NE(key(q), base) << "change " << i;
+  }
+}
+
+TEST(ScheduleMemo, KeepsOneScheduleAKeyAndRethrowsWhatMakingThrows) {
+  const std::string key = "memo-test-key";
+  int calls = 0;
+  auto make = [&] {
+    ++calls;
+    tile_schedule t;
+    t.ii_cycles = 42;
+    return t;
+  };
+  const auto a = memo_schedule(key, make);
+  const auto b = memo_schedule(key, make);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(a->ii_cycles, 42u);
+  EXPECT_THROW(memo_schedule("memo-test-throws",
+                             []() -> tile_schedule { throw std::domain_error("no"); }),
+               std::domain_error);
+  int later = 0;
+  memo_schedule("memo-test-throws", [&] {
+    ++later;
+    return tile_schedule{};
+  });
+  EXPECT_EQ(later, 1); // nothing was kept for the key that threw
 }
 
 TEST(BackgroundJobs, RunInSubmissionOrderAndHandBackTheirExceptions) {
