@@ -104,6 +104,8 @@ int run(const phold_cli& c) {
   if (c.rank >= c.procs)
     throw std::invalid_argument(
       fmt::format("--rank {}: must be below --procs {}", c.rank, c.procs));
+  if (c.one_host && c.rank == 0)
+    throw std::invalid_argument("--one-host: only for the worker processes rank 0 starts (--rank R, R > 0); rank 0 knows it from --procs");
   if (c.procs > c.p.lps)
     throw std::invalid_argument(
       fmt::format("--procs {}: more processes than LPs (--lps {})", c.procs, c.p.lps));

@@ -102,6 +102,8 @@ std::unique_ptr<peer_group> join_cluster(const run_cli& c, const topology_spec& 
   std::unique_ptr<peer_group> peers;
   opts.cluster.ranks = c.procs;
   opts.cluster.rank = c.rank;
+  if (c.one_host && c.rank == 0)
+    throw std::invalid_argument("--one-host: only for the worker processes rank 0 starts (--rank R, R > 0); rank 0 knows it from --procs");
   opts.cluster.one_host = c.rank > 0 ? c.one_host : c.procs > 1;
   if (c.rank > 0) {
     if (c.rank >= c.procs)

@@ -145,6 +145,20 @@ TEST(messages, a_rank_outside_the_run_is_refused) {
   EXPECT_EQ(r.err, "kernbench: error: --rank 2: must be below --procs 2\n");
 }
 
+TEST(messages, one_host_is_a_workers_option_only) {
+  // Rank 0 knows its processes share the host because it starts them
+  // (--procs); a worker is told so. Given to rank 0, it is refused by name.
+  const std::string why = "kernbench: error: --one-host: only for the worker processes rank 0 "
+                          "starts (--rank R, R > 0); rank 0 knows it from --procs\n";
+  const auto phold = run_kernbench("phold --lps 4 --procs 2 --one-host");
+  EXPECT_EQ(phold.exit_code, 2);
+  EXPECT_EQ(phold.err, why);
+  const auto run = run_kernbench("run --topology " + test::source_dir() +
+                                 "/config/scale/2sip_2cube_4pe.yaml --procs 2 --one-host");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, why);
+}
+
 TEST(messages, an_overflowing_latency_is_named_not_reported_as_a_deadlock) {
   const std::string path = test::temp_dir("huge_link") + "/t.yaml";
   std::ofstream(path) << "cube:\n"
