@@ -19,10 +19,11 @@
 // Shard 0 is the registrar: the other hubs say hello to it, it tells every
 // hub about all the others, and at the end it collects all node summaries.
 //
-// The hub's code is in four files: hub.cpp (start, windows),
+// The hub's code is in five files: hub.cpp (start, windows),
 // hub_collect.cpp (a failure or stop, collection), hub_promises.cpp
-// (sending promises) and hub_lbts.cpp (LBTS rounds when every shard is
-// stuck). What it knows is in parts without CAF: the protocol's bounds
+// (sending promises), hub_lbts.cpp (LBTS rounds when every shard is
+// stuck) and hub_rings.cpp (peer batches through shared memory between
+// processes of one host, ADR-0041). What it knows is in parts without CAF: the protocol's bounds
 // (promise_book), mailbox windows (window_book), the results
 // (result_gather) and the LBTS counting (lbts_rounds); direct delivery's
 // event loop is a shard_loop.
