@@ -86,7 +86,7 @@ TEST(sync_cost, phold_split_over_shared_memory_or_the_network_gives_the_same_dig
 }
 
 struct engine_figures {
-  uint64_t events = 0, sync = 0, shards = 0;
+  uint64_t events = 0, sync = 0, shards = 0, windows = 0;
 };
 
 engine_figures engine_of(const std::string& out) {
@@ -94,7 +94,9 @@ engine_figures engine_of(const std::string& out) {
   std::smatch m;
   if (std::regex_search(out, m,
                         std::regex(R"(\nengine: ([0-9]+) events .* sync messages per event \(([0-9]+):.*, ([0-9]+) shard\(s\)\n)")))
-    f = {std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3])};
+    f = {std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3]), 0};
+  if (std::regex_search(out, m, std::regex(R"(\nengine: [0-9]+ events in .*\), ([0-9]+) windows,)")))
+    f.windows = std::stoull(m[1]);
   return f;
 }
 
@@ -117,6 +119,9 @@ TEST(sync_cost, machine_with_more_shards_than_threads) {
   EXPECT_GE(f.shards, 1u);
   EXPECT_LE(f.shards, 2u);
   EXPECT_LE(static_cast<double>(f.sync) / f.events, 0.05) << many.out;
+  // Issue 31's check: windows stay large (718 events a window here).
+  ASSERT_GT(f.windows, 0u) << many.out;
+  EXPECT_GE(f.events / f.windows, 100u) << many.out;
   EXPECT_EQ(engine_of(one.out).events, f.events);
   EXPECT_EQ(test::json_results(slurp(dir + "/many.json")),
             test::json_results(slurp(dir + "/one.json")));
