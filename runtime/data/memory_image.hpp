@@ -18,7 +18,13 @@ namespace kb {
 
 class memory_image {
 public:
-  static constexpr uint64_t page_bytes = uint64_t{1} << 16;
+  /// 16 KiB. A kernel's programs each write a few hundred bytes into their
+  /// own memory's region, so an image holds a page per program: at 64 KiB
+  /// pages, 256 MiB of a 4,096-PE kernel run's 609 MB (heaptrack; issue 31),
+  /// 412 MB in all at 16 KiB. 4 KiB pages took it to 366 MB but slowed
+  /// Phase 2 on dense tensors by 10-20% (deeper page map, bench/phase2_speed
+  /// at 2048^3: 0.64-0.74x Eigen against 0.79-0.82x); 16 KiB: 0.77-0.81x.
+  static constexpr uint64_t page_bytes = uint64_t{1} << 14;
 
   memory_image() = default;
   memory_image(memory_image&&) noexcept = default;
