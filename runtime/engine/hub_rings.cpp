@@ -58,7 +58,7 @@ void hub::ring_send(uint32_t to, event_batch& b) {
   rings_->send_frame(init_.shard, to, bytes, [&] {
     // Full: the reader is behind. Take in what waits for this hub (so two
     // full rings never wait for each other), wake the reader if it sleeps.
-    drain_rings(); 
+    drain_rings();
     if (rings_->claim_doorbell(to)) {
       ++stats_.peer_null_msgs;
       send(peers_[to], doorbell_atom_v);
