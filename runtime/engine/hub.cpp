@@ -243,28 +243,35 @@ void hub::on_peer(event_batch& b) {
   if (b.from >= init_.shards)
     return;
   take_in(b);
-  if (running_ && done_ && b.need && peers_[b.from]) {
+  after_peers(b.need && peers_[b.from]);
+}
+
+void hub::after_peers(bool asked) {
+  if (!running_)
+    return;
+  if (done_) {
     // Done: its last promise (at least the end plus a lookahead) went out
     // with the step that finished it, so nobody should still ask; if one
     // does, it is answered, not left to the watch.
-    send_promises(local_min());
+    if (asked)
+      send_promises(local_min());
     return;
   }
-  if (running_ && outstanding_ == 0 && !done_) {
-    // More messages are waiting (peer batches of other shards, often):
-    // take them all in before running and promising, so that one step
-    // answers them together. Each peer batch used to start a step of its
-    // own, whose promises woke the other shards in turn (issue 36).
-    if (loop_ && !mailbox().empty()) {
-      if (!continuing_) {
-        continuing_ = true;
-        ++stats_.yield_msgs;
-        send(this, continue_atom_v);
-      }
-      return;
+  if (outstanding_ != 0)
+    return;
+  // More messages are waiting (peer batches of other shards, often): take
+  // them all in before running and promising, so that one step answers
+  // them together. Each peer batch used to start a step of its own, whose
+  // promises woke the other shards in turn (issue 36).
+  if (loop_ && !mailbox().empty()) {
+    if (!continuing_) {
+      continuing_ = true;
+      ++stats_.yield_msgs;
+      send(this, continue_atom_v);
     }
-    after_window();
+    return;
   }
+  after_window();
 }
 
 std::vector<sim_event> hub::spare() {

@@ -83,6 +83,9 @@ private:
   void on_peer(event_batch& b);
   /// A peer batch's promise, acknowledgements and events, taken in.
   void take_in(event_batch& b);
+  /// After peer batches were taken in (from the mailbox or the rings):
+  /// steps, or answers a question (`asked`) when done.
+  void after_peers(bool asked);
   // -- peer rings (hub_rings.cpp, docs/adr/0041-peer-rings.md) --
   void open_rings();
   /// Sends a peer batch through the ring to shard `to`.
@@ -98,8 +101,6 @@ private:
   void on_doorbell();
   /// Stops polling: idle, then a last look (the writers ring from now on).
   void rings_idle();
-  /// After batches came through the rings: what on_peer does after one.
-  void rings_proceed(bool asked);
   void route(std::vector<sim_event>& evs);
   /// Event storage for a batch: a recycled vector if there is one.
   std::vector<sim_event> spare();

@@ -96,29 +96,6 @@ size_t hub::take_rings(bool* asked) {
   return taken;
 }
 
-void hub::rings_proceed(bool asked) {
-  if (!running_)
-    return;
-  if (done_) {
-    // Done: its last promise is out; a question is answered all the same
-    // (as on_peer does).
-    if (asked && error_.empty())
-      send_promises(local_min());
-    return;
-  }
-  if (outstanding_ != 0)
-    return;
-  if (loop_ && !mailbox().empty()) {
-    if (!continuing_) {
-      continuing_ = true;
-      ++stats_.yield_msgs;
-      send(this, continue_atom_v);
-    }
-    return;
-  }
-  after_window();
-}
-
 void hub::wait_on_rings() {
   if (polling_ || done_ || !running_)
     return;
@@ -134,7 +111,7 @@ void hub::on_ring_poll() {
     return;
   bool asked = false;
   if (take_rings(&asked) > 0) {
-    rings_proceed(asked);
+    after_peers(asked);
     return;
   }
   if (continuing_ || outstanding_ > 0)
@@ -153,7 +130,7 @@ void hub::on_doorbell() {
     return; // the poll that is on its way looks
   bool asked = false;
   if (take_rings(&asked) > 0)
-    rings_proceed(asked);
+    after_peers(asked);
   if (polling_ || continuing_ || outstanding_ > 0)
     return; // busy or polling: it looks again before it waits
   rings_idle(); // the writer cleared the flag when it rang: set it again
@@ -166,7 +143,7 @@ void hub::rings_idle() {
     return;
   // Came between the last poll and going idle: nobody rings for it.
   rings_->set_idle(init_.shard, false);
-  rings_proceed(asked);
+  after_peers(asked);
   if (!polling_ && (done_ || !running_))
     rings_->set_idle(init_.shard, true);
 }
