@@ -68,6 +68,14 @@ void put_text(std::string& out, const std::string& s) {
   out += s;
 }
 
+/// A list: its length, then `f(out, item)` for each item.
+template <class List, class F>
+void put_each(std::string& out, const List& list, F&& f) {
+  put(out, static_cast<uint64_t>(list.size()));
+  for (const auto& x : list)
+    f(out, x);
+}
+
 template <class T>
 void put_opt(std::string& out, const std::optional<T>& v) {
   put(out, static_cast<uint8_t>(v.has_value()));
@@ -79,42 +87,36 @@ void put_opt(std::string& out, const std::optional<T>& v) {
 
 void append_key(std::string& out, const problem& p) {
   put_text(out, p.source);
-  put(out, static_cast<uint64_t>(p.pools.size()));
-  for (const pool_spec& pool : p.pools) {
-    put_text(out, pool.name);
-    put(out, pool.capacity);
-  }
-  put(out, static_cast<uint64_t>(p.ops.size()));
-  for (const op_spec& op : p.ops) {
-    put_text(out, op.name);
-    put(out, op.latency);
-    put(out, static_cast<uint64_t>(op.reservation.size()));
-    for (const auto& cycle : op.reservation) {
-      put(out, static_cast<uint64_t>(cycle.size()));
-      for (const pool_use& u : cycle) {
-        put(out, u.pool);
-        put(out, u.count);
-      }
-    }
-    put(out, static_cast<uint64_t>(op.holds.size()));
-    for (const pool_hold& h : op.holds) {
-      put(out, h.pool);
-      put(out, h.count);
-      put(out, h.cycles);
-    }
-    put_opt(out, op.max_depth);
-    put_opt(out, op.gid);
-    put_opt(out, op.leader_gid);
-    put(out, static_cast<uint64_t>(op.line));
-  }
-  put(out, static_cast<uint64_t>(p.edges.size()));
-  for (const edge_spec& e : p.edges) {
-    put(out, e.from);
-    put(out, e.to);
-    put(out, e.latency);
-    put(out, e.distance);
-    put(out, static_cast<uint64_t>(e.line));
-  }
+  put_each(out, p.pools, [](std::string& o, const pool_spec& pool) {
+    put_text(o, pool.name);
+    put(o, pool.capacity);
+  });
+  put_each(out, p.ops, [](std::string& o, const op_spec& op) {
+    put_text(o, op.name);
+    put(o, op.latency);
+    put_each(o, op.reservation, [](std::string& o2, const std::vector<pool_use>& cycle) {
+      put_each(o2, cycle, [](std::string& o3, const pool_use& u) {
+        put(o3, u.pool);
+        put(o3, u.count);
+      });
+    });
+    put_each(o, op.holds, [](std::string& o2, const pool_hold& h) {
+      put(o2, h.pool);
+      put(o2, h.count);
+      put(o2, h.cycles);
+    });
+    put_opt(o, op.max_depth);
+    put_opt(o, op.gid);
+    put_opt(o, op.leader_gid);
+    put(o, static_cast<uint64_t>(op.line));
+  });
+  put_each(out, p.edges, [](std::string& o, const edge_spec& e) {
+    put(o, e.from);
+    put(o, e.to);
+    put(o, e.latency);
+    put(o, e.distance);
+    put(o, static_cast<uint64_t>(e.line));
+  });
   put(out, static_cast<uint8_t>(p.force_serial_execution));
   put(out, p.serial_threshold);
 }
