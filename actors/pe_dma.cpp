@@ -77,7 +77,7 @@ uint32_t pe_dma::route_for(uint64_t address, lane_id lane) {
                                          t.getTile(), t.getCommand(),
                                          detail::describe_address(address), why));
   };
-  const std::optional<node_id> memory = port_.map().memory_of(address);
+  const std::optional<node_id> memory = port_.find_memory(address);
   if (!memory)
     fail("the machine has no such memory");
   try {

@@ -5,8 +5,18 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <utility>
 
 namespace kb::detail {
+
+fabric_port::fabric_port(std::shared_ptr<const fabric_map> f, uint32_t hop_slots)
+  : fabric_(std::move(f)) {
+  if (hop_slots == 0 || (hop_slots & (hop_slots - 1)) != 0)
+    throw std::logic_error(fmt::format("fabric_port: {} hop slots is not a power of two", hop_slots));
+  while ((uint32_t{1} << hop_bits_) < hop_slots)
+    ++hop_bits_;
+  hops_.assign(hop_slots, cached_hop{});
+}
 
 const fabric_map& fabric_port::map() const {
   if (!fabric_)
@@ -15,8 +25,19 @@ const fabric_map& fabric_port::map() const {
   return *fabric_;
 }
 
+std::optional<node_id> fabric_port::find_memory(uint64_t address) const {
+  const uint64_t high = address / (global_address::max_offset + 1);
+  cached_memory& c = memories_[slot(high, memory_bits)];
+  if (c.high == high)
+    return c.memory;
+  const std::optional<node_id> m = map().memory_of(address);
+  if (m)
+    c = {high, *m};
+  return m;
+}
+
 node_id fabric_port::memory_of(uint64_t address, const std::string& who) const {
-  if (auto m = map().memory_of(address))
+  if (auto m = find_memory(address))
     return *m;
   throw std::runtime_error(fmt::format("{}: the machine has no memory for address {}", who,
                                        describe_address(address)));

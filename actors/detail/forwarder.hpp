@@ -79,6 +79,9 @@ private:
   /// Forwards the messages of input queue `q` until one is held.
   void drain(queue_id q);
 
+  /// Next hops it keeps (fabric_port): a cube's forwarder routes replies
+  /// toward every requester of its cube and of the cubes that read from it.
+  static constexpr uint32_t hop_slots = 256;
   SimTime latency_;
   fabric_port port_;
   bool credits_;

@@ -36,7 +36,7 @@ void memory_server_node::serve_atomic_request(const sim_event& ev, uint32_t back
                      stride, length));
   const uint64_t span = rows == 0 ? 0 : (rows - 1) * stride + row_bytes;
   const uint64_t last = span == 0 ? ev.arg0 : ev.arg0 + (span - 1);
-  if (last < ev.arg0 || port_.map().memory_of(last) != id())
+  if (last < ev.arg0 || port_.find_memory(last) != id())
     fail(fmt::format("its {} B run past the end of this memory", span));
   const tensor_view block = pending_writes::bytes_block(ev.arg0, rows, row_bytes, stride);
   if (a.getPending() || pending_.find(block)) {

@@ -149,7 +149,7 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
       describe_address(ev.arg0), who, length));
   const uint64_t span = rows == 0 ? 0 : (rows - 1) * stride + row_bytes;
   const uint64_t last = span == 0 ? ev.arg0 : ev.arg0 + (span - 1);
-  if (last < ev.arg0 || port_.map().memory_of(last) != id())
+  if (last < ev.arg0 || port_.find_memory(last) != id())
     throw std::runtime_error(fmt::format(
       "{}: a {} of {} B from {}{} runs past the end of this memory", node_name(),
       is_read ? "load" : "store", span, describe_address(ev.arg0), who));
@@ -220,7 +220,7 @@ memory_rmw memory_server_node::serve_atomic(SimTime head, SimTime tail, uint64_t
 }
 
 void memory_server_node::trace_span(const memory_server& s, uint16_t channel, uint64_t bytes) {
-  if (!rec())
+  if (!traces_services())
     return;
   service_tag t = serving_;
   t.lane = channel;

@@ -20,15 +20,16 @@ namespace kb {
 node::node(caf::actor_config& cfg, node_init init)
   : caf::event_based_actor(cfg),
     id_(init.id),
+    trace_hops_(init.rec && init.rec->wants_hops()),
+    trace_services_(init.rec && init.rec->wants_services()),
+    rec_(std::move(init.rec)),
     name_(std::move(init.name)),
     place_(init.place),
     port_links_(std::move(init.port_links)),
     names_(std::move(init.names)),
     named_links_(static_cast<uint32_t>(init.out_links.size())),
     in_links_(std::move(init.in_links)),
-    rec_(std::move(init.rec)),
-    sink_(std::move(init.sink)),
-    trace_hops_(rec_ && rec_->wants_hops()) {
+    sink_(std::move(init.sink)) {
   const auto has_state = [](const link_spec_rt& l) { return l.bw || l.depth > 0; };
   const auto stateful =
     static_cast<size_t>(std::count_if(init.out_links.begin(), init.out_links.end(), has_state));
@@ -381,12 +382,12 @@ sim_event node::take(queue_id q) {
 // -- hooks -------------------------------------------------------------------
 
 void node::hook_service_start(const service_tag& tag) {
-  if (rec_)
+  if (trace_services_)
     rec_->record(trace_kind::engine_start, now_, id_, tag);
 }
 
 void node::hook_service_end(const service_tag& tag) {
-  if (rec_)
+  if (trace_services_)
     rec_->record(trace_kind::engine_complete, now_, id_, tag);
 }
 
@@ -396,7 +397,7 @@ void node::hook_event(trace_kind kind, const service_tag& tag) {
 }
 
 void node::hook_service_span(SimTime begin, SimTime end, const service_tag& tag) {
-  if (rec_)
+  if (trace_services_)
     rec_->service(now_, id_, std::max(begin, now_), std::max(end, std::max(begin, now_)), tag);
 }
 

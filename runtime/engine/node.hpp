@@ -138,6 +138,9 @@ protected:
   /// channel; the slices of one lane must not overlap).
   void hook_service_span(SimTime begin, SimTime end, const service_tag& tag);
   recorder* rec() const { return rec_.get(); }
+  /// Whether its recorder wants services (recorder::wants_services): the
+  /// hook_service_* calls, and what a kind builds for them, can be skipped.
+  bool traces_services() const { return trace_services_; }
   /// The sink of the layer above (the op log; null: off) and the id of this
   /// node's next record for it (the node id in the top 24 bits, a count
   /// below: stable across runs).
@@ -193,32 +196,37 @@ private:
   const in_link_info* in_link(node_id src, uint32_t l) const;
   uint16_t latency_index(SimTime latency);
 
+  // What every event reads or writes comes first, together: a node's
+  // object is over 1.5 KB with its actor base, and an event should touch
+  // as few of its cache lines as it can (a machine run is memory-bound).
   node_id id_;
-  std::string name_;
-  node_place place_;
-  std::vector<uint32_t> port_links_;
+  bool started_ = false;
+  bool trace_hops_ = false;
+  bool trace_services_ = false;
   SimTime now_;
   SimTime window_end_;
   uint64_t seq_ = 0;
-  bool started_ = false;
-  caf::actor hub_;
+  shard_loop* loop_ = nullptr; ///< set: direct delivery, no outbox
+  std::shared_ptr<recorder> rec_;
+  node_stats stats_;
   static constexpr uint16_t no_state = route_table::no_state;
   route_table routes_;
   std::vector<SimTime> latencies_;
   std::vector<out_link> stateful_;
+  std::vector<event_fifo> queues_;
+  // The rest: set-up, mailbox delivery, reports.
+  std::string name_;
+  node_place place_;
+  std::vector<uint32_t> port_links_;
+  caf::actor hub_;
   std::vector<uint32_t> stateful_link_; ///< per stateful link, its link number
   std::shared_ptr<const std::vector<std::string>> names_; ///< by node id (node_init::names)
   uint32_t named_links_ = 0; ///< the links of its own (before link classes' runs)
   std::vector<in_link_info> in_links_; // sorted by (src, link)
   event_queue queue_;                  // local event queue, by key
   std::vector<sim_event> outbox_;      // sent this window, to the hub
-  std::vector<event_fifo> queues_;
-  std::shared_ptr<recorder> rec_;
   std::shared_ptr<node_sink> sink_;
   uint64_t op_seq_ = 0;
-  shard_loop* loop_ = nullptr; ///< set: direct delivery, no outbox
-  bool trace_hops_ = false;
-  node_stats stats_;
   std::vector<figure> figures_;
   summary_tables tables_;
 };

@@ -86,6 +86,10 @@ public:
   static constexpr uint64_t progress_batch = 4096;
   /// Whether this recorder wants every message hop.
   virtual bool wants_hops() const { return false; }
+  /// Whether it wants the services of units (engine_start, engine_complete
+  /// and service spans). A node asks once: without them a stage's start and
+  /// end cost nothing (the progress counters alone do not).
+  virtual bool wants_services() const { return true; }
   /// The records so far, serialised; called once at the end.
   virtual std::vector<char> take_records() = 0;
   /// A table for the node's summary (the stage_tally_recorder's stage

@@ -3,15 +3,8 @@
 namespace kb {
 
 void route_table::add(route r) {
-  if (!runs_.empty()) {
-    run& last = runs_.back();
-    if (r.state == no_state && last.state == no_state &&
-        r.latency == last.latency && last.first_dst + last.count == r.dst) {
-      ++last.count;
-      ++count_;
-      return;
-    }
-  }
+  // One entry per link, never merged: at() is then a plain index (merged
+  // entries would make every send of a machine node a binary search).
   runs_.push_back({count_, r.dst, 1, r.latency, r.state});
   ++count_;
 }

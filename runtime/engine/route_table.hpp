@@ -3,12 +3,12 @@
 // destination node, an index into the node's few distinct latencies, and,
 // for a link with bandwidth or credits, an index into its stateful links.
 //
-// Links are stored as runs: consecutive pure-wire links with the same
-// latency to consecutive node ids share one 16-byte entry. A machine-built
-// node has a handful of links and one run per link (looked up by index);
-// PHOLD's all-to-all LP has 1,023 links in two runs, so a send reads two
-// cached entries instead of a random line of an 8 KB table (a cache miss per
-// remote event, 9% of a 1,024-LP run before).
+// A link added one at a time (a machine node's own links) has an entry of
+// its own, so at() is an index. A link class (add_run) is stored as runs:
+// consecutive pure-wire links with the same latency to consecutive node ids
+// share one 16-byte entry. PHOLD's all-to-all LP has 1,023 links in two
+// runs, so a send reads two cached entries instead of a random line of an
+// 8 KB table (a cache miss per remote event, 9% of a 1,024-LP run before).
 
 #include "runtime/engine/event.hpp"
 
@@ -28,7 +28,8 @@ public:
     uint16_t state;   ///< index into its stateful links, or no_state
   };
 
-  /// Appends the next link (links are numbered in the order added).
+  /// Appends the next link (links are numbered in the order added), as an
+  /// entry of its own.
   void add(route r);
   /// Appends `count` pure-wire links of one latency to the consecutive nodes
   /// first_dst, first_dst + 1, ... (an any-to-any link class, without a

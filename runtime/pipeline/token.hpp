@@ -25,14 +25,6 @@ stage from_wire(wire::Stage::Reader in);
 void to_wire(const op_record& r, wire::DataOp::Builder out);
 op_record from_wire(wire::DataOp::Reader in);
 
-/// The token's current stage.
-inline wire::Stage::Reader current_stage(wire::TileToken::Reader t) {
-  return t.getStages()[t.getStageIdx()];
-}
-inline bool has_next_stage(wire::TileToken::Reader t) {
-  return t.getStageIdx() + 1u < t.getStages().size();
-}
-
 inline stage_type to_stage_type(wire::StageType t) {
   return static_cast<stage_type>(static_cast<uint16_t>(t));
 }

@@ -72,7 +72,16 @@ void unit_node::try_take(lane_id lane) {
   ls.busy = true;
   ls.token = std::move(ev.body);
   ls.root = ls.token.root_builder<wire::TileToken>();
-  ls.stage = current_stage(ls.root.asReader());
+  const wire::TileToken::Reader t = ls.root.asReader();
+  ls.stages = t.getStages();
+  ls.stage_idx = t.getStageIdx();
+  if (ls.stage_idx >= ls.stages.size())
+    throw std::runtime_error(fmt::format("{}: lane {} got tile {} of command {} at stage {} of {}",
+                                         node_name(), ls.spec.name, t.getTile(), t.getCommand(),
+                                         ls.stage_idx, ls.stages.size()));
+  ls.command = t.getCommand();
+  ls.tile = t.getTile();
+  ls.stage = ls.stages[ls.stage_idx];
   start(lane);
 }
 
@@ -86,7 +95,7 @@ void unit_node::start(lane_id lane) {
       to_string(to_stage_type(s.getType()))));
   ls.stage_start = now();
   ls.record_start.reset();
-  if (rec())
+  if (traces_services())
     hook_service_start(tag(lane));
   begin_stage(lane, s);
 }
@@ -99,7 +108,7 @@ void unit_node::end_stage(lane_id lane) {
     throw std::logic_error(fmt::format("{}: lane {} ended a stage it was not "
                                        "serving",
                                        node_name(), ls.spec.name));
-  if (rec())
+  if (traces_services())
     hook_service_end(tag(lane));
   if (op_sink* s = ops_) { // the op log (seed ADR-0020 D2): only here
     if (!pe_key_)
@@ -109,24 +118,24 @@ void unit_node::end_stage(lane_id lane) {
       s->append(std::move(*op));
   }
   ls.busy_ps += (now() - ls.stage_start).ps();
-  ++ls.stages;
-  auto t = token(lane);
+  ++ls.served;
   ls.bytes += ls.stage.getBytes();
-  if (!has_next_stage(t)) {
+  if (ls.stage_idx + 1u >= ls.stages.size()) {
     // The last stage: tell the scheduler, then take the next token.
+    const auto t = token(lane);
     outgoing m;
     m.kind = kind_of(pipe_kind::tile_done);
-    m.arg0 = t.getCommand();
-    m.arg1 = t.getTile();
+    m.arg0 = ls.command;
+    m.arg1 = ls.tile;
     if (t.hasData() && ls.stage.getWantData())
       m.body = std::move(ls.token); // a kernel load: the bytes go back to it
     send_on(done_link(t.getScheduler()), std::move(m));
     release(lane);
     return;
   }
-  auto next = t.getStages()[t.getStageIdx() + 1u];
-  ls.root.setStageIdx(
-    static_cast<uint16_t>(t.getStageIdx() + 1u));
+  ++ls.stage_idx;
+  ls.root.setStageIdx(ls.stage_idx);
+  const auto next = ls.stages[ls.stage_idx];
   ls.stage = next;
   if (static_cast<unit_role>(next.getUnit()) == role_) {
     if (to_stage_type(next.getType()) == ls.spec.serves) {
@@ -136,7 +145,7 @@ void unit_node::end_stage(lane_id lane) {
     throw std::runtime_error(fmt::format(
       "{}: plan of tile {} goes from lane {} to another lane of the same "
       "unit without a stage in between",
-      node_name(), t.getTile(), ls.spec.name));
+      node_name(), ls.tile, ls.spec.name));
   }
   forward(lane);
 }
@@ -149,8 +158,8 @@ void unit_node::forward(lane_id lane) {
   outgoing m;
   m.kind = kind_of(pipe_kind::token);
   m.queue = q;
-  m.arg0 = token(lane).getCommand(); // names the tile in message-hop traces
-  m.arg1 = token(lane).getTile();
+  m.arg0 = ls.command; // names the tile in message-hop traces
+  m.arg1 = ls.tile;
   m.body = std::move(ls.token);
   if (send_on(l, std::move(m))) {
     release(lane);
@@ -179,6 +188,7 @@ void unit_node::release(lane_id lane) {
   ls.token = message_body{};
   ls.root = wire::TileToken::Builder{nullptr};
   ls.stage = {};
+  ls.stages = {};
   try_take(lane);
 }
 
@@ -211,7 +221,7 @@ void unit_node::on_finish() {
     add_figure(lane_stats::busy_ps, ls.spec.name, ls.busy_ps);
     add_figure(lane_stats::stall_ps, ls.spec.name, ls.stall_ps);
     add_figure(lane_stats::wait_ps, ls.spec.name, ls.wait_ps);
-    add_figure(lane_stats::stages, ls.spec.name, ls.stages);
+    add_figure(lane_stats::stages, ls.spec.name, ls.served);
     add_figure(lane_stats::bytes, ls.spec.name, ls.bytes);
   }
 }

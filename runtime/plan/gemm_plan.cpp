@@ -90,13 +90,15 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
   base.out_dtype = ctx.out;
   base.last_k = last_k;
 
+  // Each stage is made in place from `base` (a stage's parameters are
+  // 224 bytes: one copy a stage, not three; this runs once per tile).
   std::vector<stage> stages;
-  stages.reserve(8);
-  auto push = [&stages](stage_type type, const stage_params& params) {
-    stages.push_back(stage{type, unit_of(type), params});
+  stages.reserve(4 + ctx.k_ops.size() + (last_k ? 2 + ctx.out_ops.size() : 0));
+  auto push = [&stages, &base](stage_type type) -> stage_params& {
+    return stages.emplace_back(type, unit_of(type), base).params;
   };
   auto push_math = [&](const epilogue_op& e, epilogue_scope scope) {
-    auto p = base;
+    stage_params& p = push(stage_type::math);
     p.elements = uint64_t{tm} * tn;
     p.op = e.op;
     p.scope = scope;
@@ -104,7 +106,6 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
     if (e.operand)
       p.operand_block = e.operand->block(e.operand->rows == 1 ? 0 : row0, col0,
                                          e.operand->rows == 1 ? 1 : tm, tn);
-    push(stage_type::math, p);
   };
   // A pinned operand is read in place: the tile's block of it.
   auto pinned = [](uint64_t addr, uint32_t ld, uint32_t r0, uint32_t c0, uint32_t rows,
@@ -112,30 +113,19 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
     return tensor_view{addr, 0, ld, uint64_t{ld} * dtype_bytes(t), t}.block(r0, c0, rows, cols);
   };
 
-  if (!args.a_pinned) {
-    auto p = base;
-    detail::set_dma_region(p, 'A',
+  if (!args.a_pinned)
+    detail::set_dma_region(push(stage_type::dma_read), 'A',
                            {args.a_addr, args.k, row0, k0, tm, tk, ctx.in});
-    push(stage_type::dma_read, p);
-  }
-  if (!args.b_pinned) {
-    auto p = base;
-    detail::set_dma_region(p, 'B',
+  if (!args.b_pinned)
+    detail::set_dma_region(push(stage_type::dma_read), 'B',
                            {args.b_addr, args.n, k0, col0, tk, tn, ctx.in});
-    push(stage_type::dma_read, p);
-  }
+  push(stage_type::fetch).bytes = (uint64_t{tm} * tk + uint64_t{tk} * tn) * dtype_bytes(ctx.in);
   {
-    auto p = base;
-    p.bytes = (uint64_t{tm} * tk + uint64_t{tk} * tn) * dtype_bytes(ctx.in);
-    push(stage_type::fetch, p);
-  }
-  {
-    auto p = base;
+    stage_params& p = push(stage_type::gemm);
     if (args.a_pinned)
       p.pinned_a = pinned(args.a_addr, args.k, row0, k0, tm, tk, ctx.in);
     if (args.b_pinned)
       p.pinned_b = pinned(args.b_addr, args.n, k0, col0, tk, tn, ctx.in);
-    push(stage_type::gemm, p);
   }
   for (const auto& e : ctx.k_ops)
     push_math(e, epilogue_scope::k_tile);
@@ -144,17 +134,12 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
   for (const auto& e : ctx.out_ops)
     push_math(e, epilogue_scope::output_tile);
   {
-    auto p = base;
+    stage_params& p = push(stage_type::store);
     p.operand = 'C';
     p.bytes = uint64_t{tm} * tn * dtype_bytes(ctx.out);
-    push(stage_type::store, p);
   }
-  {
-    auto p = base;
-    detail::set_dma_region(p, 'C',
-                           {args.c_addr, args.n, row0, col0, tm, tn, ctx.out});
-    push(stage_type::dma_write, p);
-  }
+  detail::set_dma_region(push(stage_type::dma_write), 'C',
+                         {args.c_addr, args.n, row0, col0, tm, tn, ctx.out});
   return stages;
 }
 

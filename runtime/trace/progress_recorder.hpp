@@ -33,6 +33,7 @@ public:
   void service(SimTime t, node_id node, SimTime begin, SimTime end,
                const service_tag& tag) override;
   bool wants_hops() const override { return inner_ && inner_->wants_hops(); }
+  bool wants_services() const override { return inner_ && inner_->wants_services(); }
   void events(uint64_t n, SimTime now) override;
   std::vector<char> take_records() override;
 

@@ -1,5 +1,5 @@
-// A node's output links stored as runs: what at() and find() return, and
-// when neighbouring links merge into one run.
+// A node's output links: what at() and find() return, for links added one
+// at a time and for link classes stored as runs.
 
 #include "runtime/engine/route_table.hpp"
 
@@ -19,13 +19,20 @@ void expect_route(const route_table& t, uint32_t l, node_id dst, uint16_t lat,
 }
 
 // PHOLD's LP 3 of 8: links to 0,1,2 then 4,5,6,7 (itself skipped), all pure
-// wires of one latency: two runs, [0..2] -> 0.., [3..6] -> 4...
+// wires of one latency: two runs, [0..2] -> 0.., [3..6] -> 4..., whether
+// added as link classes or one link at a time.
 TEST(RouteTable, AllToAllLpIsTwoRuns) {
   route_table t;
+  t.add_run(0, 3, 0);
+  t.add_run(4, 4, 0);
+  route_table one_by_one;
   for (node_id d = 0; d < 8; ++d)
     if (d != 3)
-      t.add({d, 0, wire});
+      one_by_one.add({d, 0, wire});
   ASSERT_EQ(t.size(), 7u);
+  ASSERT_EQ(one_by_one.size(), 7u);
+  for (uint32_t l = 0; l < 7; ++l)
+    expect_route(one_by_one, l, l < 3 ? l : l + 1, 0, wire);
   for (uint32_t l = 0; l < 7; ++l)
     expect_route(t, l, l < 3 ? l : l + 1, 0, wire);
   EXPECT_EQ(t.find(2), 2u);
@@ -35,18 +42,19 @@ TEST(RouteTable, AllToAllLpIsTwoRuns) {
   EXPECT_EQ(t.find(8), std::nullopt);
 }
 
-// Stateful links never merge (each has its own credits and FIFO), nor do
-// links of another latency or a gap in the destinations.
-TEST(RouteTable, StatefulLatencyAndGapsBreakRuns) {
+// Links added one at a time, stateful (each has its own credits and FIFO)
+// or not, of several latencies, with a gap in the destinations.
+TEST(RouteTable, LinksOneAtATimeThenALinkClass) {
   route_table t;
   t.add({10, 0, wire});
-  t.add({11, 0, wire}); // joins the first run
+  t.add({11, 0, wire});
   t.add({12, 1, wire}); // other latency
   t.add({13, 1, 0});    // stateful
   t.add({14, 1, 1});    // stateful
   t.add({16, 1, wire}); // after a gap
-  t.add({17, 1, wire}); // joins
-  ASSERT_EQ(t.size(), 7u);
+  t.add({17, 1, wire});
+  t.add_run(18, 2, 1);  // a link class after them: links 7 and 8
+  ASSERT_EQ(t.size(), 9u);
   expect_route(t, 0, 10, 0, wire);
   expect_route(t, 1, 11, 0, wire);
   expect_route(t, 2, 12, 1, wire);
@@ -54,6 +62,9 @@ TEST(RouteTable, StatefulLatencyAndGapsBreakRuns) {
   expect_route(t, 4, 14, 1, 1);
   expect_route(t, 5, 16, 1, wire);
   expect_route(t, 6, 17, 1, wire);
+  expect_route(t, 7, 18, 1, wire);
+  expect_route(t, 8, 19, 1, wire);
+  EXPECT_EQ(t.find(19), 8u);
   EXPECT_EQ(t.find(15), std::nullopt);
   EXPECT_EQ(t.find(17), 6u);
 }
