@@ -249,9 +249,10 @@ void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
       commands_.at(f.command).tcm[tile.tile_id] = tcm;
     }
     ++f.next;
-    message_body token = make_token(tile, f.command, id());
-    auto tb = token.root_builder<wire::TileToken>();
+    message_body token = make_token(tile, f.command, id(),
+                                    static_cast<uint32_t>(tiles_fed_ % stage_ops::slots));
     if (!f.kernel_command.empty()) { // a kernel's bytes, name and data op travel along
+      auto tb = token.root_builder<wire::TileToken>();
       const auto cmd = f.kernel_command.root<wire::PeCommand>();
       if (cmd.hasPayload())
         tb.setData(cmd.getPayload());
@@ -265,7 +266,6 @@ void pe_scheduler::feed_command(feed& f, std::vector<engine_queue>& busy) {
     m.queue = q.queue;
     m.arg0 = f.command;
     m.arg1 = tile.tile_id;
-    tb.setSlot(static_cast<uint32_t>(tiles_fed_ % stage_ops::slots));
     m.body = std::move(token);
     ++tiles_fed_;
     f.peeked.reset();

@@ -2,6 +2,10 @@
 
 #include "runtime/data/oplog_stream.hpp"
 
+#include <cstring>
+#include <memory>
+#include <new>
+
 namespace kb {
 
 static_assert(static_cast<uint16_t>(wire::UnitRole::DMA) == uint16_t(unit_role::dma) &&
@@ -126,17 +130,43 @@ size_t token_words(const tile_plan& tile) {
   return words;
 }
 
-message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler) {
+namespace {
+
+/// A message whose first segment lies right after the builder, in one
+/// allocation: a token costs one malloc and one free, not two of each (a
+/// token is made and dropped for every tile).
+class token_message final : public capnp::MallocMessageBuilder {
+public:
+  static std::unique_ptr<capnp::MallocMessageBuilder> make(size_t words) {
+    void* p = ::operator new(sizeof(token_message) + words * sizeof(capnp::word));
+    auto* first = reinterpret_cast<capnp::word*>(static_cast<char*>(p) + sizeof(token_message));
+    std::memset(first, 0, words * sizeof(capnp::word)); // Cap'n Proto wants it zeroed
+    return std::unique_ptr<capnp::MallocMessageBuilder>(
+      new (p) token_message(kj::arrayPtr(first, words)));
+  }
+  // The deleting destructor (message_body's delete through the base) frees
+  // the one block, the segment with it.
+  static void operator delete(void* p) { ::operator delete(p); }
+
+private:
+  explicit token_message(kj::ArrayPtr<capnp::word> first) : MallocMessageBuilder(first) {}
+};
+static_assert(sizeof(token_message) % alignof(capnp::word) == 0);
+
+} // namespace
+
+message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler,
+                        uint32_t slot) {
   // One segment of what the plan needs: every token in flight holds it (a
   // fixed 256 words was 2 KB a token, 14 KB a PE; issue 31). Bytes a load
   // or store carries later take a segment of their own.
-  auto msg = std::make_unique<capnp::MallocMessageBuilder>(
-    static_cast<unsigned>(token_words(tile)));
+  auto msg = token_message::make(token_words(tile));
   auto t = msg->initRoot<wire::TileToken>();
   t.setCommand(command);
   t.setTile(tile.tile_id);
   t.setStageIdx(0);
   t.setScheduler(scheduler);
+  t.setSlot(slot);
   t.setM(tile.m);
   t.setN(tile.n);
   t.setK(tile.k);

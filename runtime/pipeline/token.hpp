@@ -13,8 +13,10 @@
 namespace kb {
 
 /// A token for `tile` of command `command`, at stage 0; the last stage's
-/// unit sends the tile-done notice to node `scheduler`.
-message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler);
+/// unit sends the tile-done notice to node `scheduler`; `slot` names the
+/// tile's operand slots in the op log (stage_ops).
+message_body make_token(const tile_plan& tile, uint64_t command, node_id scheduler,
+                        uint32_t slot = 0);
 /// Words of `tile`'s token as make_token builds it (the root pointer, the
 /// token, its stages and their operand views): the size of its one segment.
 size_t token_words(const tile_plan& tile);

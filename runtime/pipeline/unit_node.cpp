@@ -34,7 +34,7 @@ unit_node::unit_node(caf::actor_config& cfg, node_init init,
 }
 
 wire::TileToken::Reader unit_node::token(lane_id lane) const {
-  return lanes_[lane].root.asReader();
+  return lanes_[lane].reader;
 }
 
 service_tag unit_node::tag(lane_id lane) const {
@@ -72,7 +72,8 @@ void unit_node::try_take(lane_id lane) {
   ls.busy = true;
   ls.token = std::move(ev.body);
   ls.root = ls.token.root_builder<wire::TileToken>();
-  const wire::TileToken::Reader t = ls.root.asReader();
+  ls.reader = ls.root.asReader();
+  const wire::TileToken::Reader t = ls.reader;
   ls.stages = t.getStages();
   ls.stage_idx = t.getStageIdx();
   if (ls.stage_idx >= ls.stages.size())
@@ -187,6 +188,7 @@ void unit_node::release(lane_id lane) {
   ls.busy = false;
   ls.token = message_body{};
   ls.root = wire::TileToken::Builder{nullptr};
+  ls.reader = {};
   ls.stage = {};
   ls.stages = {};
   try_take(lane);

@@ -73,6 +73,7 @@ private:
     bool blocked = false;
     message_body token;
     wire::TileToken::Builder root{nullptr}; ///< of `token`, found once per take
+    wire::TileToken::Reader reader;         ///< the same, to read
     wire::Stage::Reader stage;              ///< its current stage
     /// Read once per take: the plan's stages, the current one's index, and
     /// the tile's names (a Cap'n Proto list lookup per stage was 4% of a
