@@ -47,7 +47,7 @@ pe_tcm::config pe_tcm::read_config(const param_reader& p,
 
 pe_tcm::pe_tcm(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.dma_bandwidth, c.dma_latency}, c.fabric,
-                       c.deploy, tcm_dma_stats),
+                       c.deploy, tcm_dma_stats, local_hop_slots),
     cfg_(std::move(c)) {}
 
 void pe_tcm::on_message(sim_event& ev) {
@@ -59,11 +59,15 @@ void pe_tcm::on_message(sim_event& ev) {
     throw std::runtime_error(fmt::format(
       "{}: unexpected message kind {} (expected tcm_request, mem_read or mem_write)", node_name(),
       ev.kind));
-  const auto back = find_link_to(ev.src);
-  if (!back)
-    throw std::runtime_error(fmt::format(
-      "{}: no link back to the sender (node #{}) of a TCM request",
-      node_name(), ev.src));
+  if (ev.src != back_to_) { // its own fetch/store unit, nearly always
+    const auto back = find_link_to(ev.src);
+    if (!back)
+      throw std::runtime_error(fmt::format(
+        "{}: no link back to the sender (node #{}) of a TCM request",
+        node_name(), ev.src));
+    back_to_ = ev.src;
+    back_link_ = *back;
+  }
   const SimTime s = std::max(now(), free_);
   free_ = s + xfer(ev.arg0, cfg_.bandwidth);
   busy_ps_ += (free_ - s).ps();
@@ -74,7 +78,7 @@ void pe_tcm::on_message(sim_event& ev) {
   m.head = free_;
   m.arg0 = ev.arg0;
   m.arg1 = ev.arg1;
-  send_on(*back, std::move(m));
+  send_on(back_link_, std::move(m));
 }
 
 void pe_tcm::on_finish() {

@@ -50,6 +50,8 @@ protected:
 
 private:
   config cfg_;
+  node_id back_to_ = no_node; ///< the last TCM request's sender, and the link to it
+  uint32_t back_link_ = 0;
   SimTime free_;
   uint64_t busy_ps_ = 0;
   uint64_t bytes_ = 0;

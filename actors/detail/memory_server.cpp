@@ -61,8 +61,9 @@ memory_server_node::memory_server_node(caf::actor_config& cfg, node_init init,
                                        memory_timing timing,
                                        std::shared_ptr<const fabric_map> fabric,
                                        std::shared_ptr<const memory_image> deploy,
-                                       const memory_stat_set& stats)
-  : node(cfg, std::move(init)), server_(timing), port_(std::move(fabric)), stats_(stats) {
+                                       const memory_stat_set& stats, uint32_t hop_slots)
+  : node(cfg, std::move(init)), server_(timing), port_(std::move(fabric), hop_slots),
+    stats_(stats) {
   if (!deploy)
     return;
   // Keep the generated ranges (inputs made when read, docs/adr/0028) and

@@ -349,6 +349,9 @@ size_t node::queue_size(queue_id q) const {
 }
 
 const in_link_info* node::in_link(node_id src, uint32_t l) const {
+  // Most takes are from the sender of the one before.
+  if (last_in_ && last_in_->src == src && last_in_->link == l)
+    return last_in_;
   // Null for a link of a link class (pure wires: no credits to return).
   auto it = std::lower_bound(in_links_.begin(), in_links_.end(),
                              std::make_pair(src, l),
@@ -357,7 +360,7 @@ const in_link_info* node::in_link(node_id src, uint32_t l) const {
                              });
   if (it == in_links_.end() || it->src != src || it->link != l)
     return nullptr;
-  return &*it;
+  return last_in_ = &*it;
 }
 
 sim_event node::take(queue_id q) {

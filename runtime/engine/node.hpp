@@ -223,6 +223,7 @@ private:
   std::shared_ptr<const std::vector<std::string>> names_; ///< by node id (node_init::names)
   uint32_t named_links_ = 0; ///< the links of its own (before link classes' runs)
   std::vector<in_link_info> in_links_; // sorted by (src, link)
+  mutable const in_link_info* last_in_ = nullptr; ///< the last one in_link found
   event_queue queue_;                  // local event queue, by key
   std::vector<sim_event> outbox_;      // sent this window, to the hub
   std::shared_ptr<node_sink> sink_;

@@ -78,5 +78,35 @@ TEST(RouteTable, FindGivesTheFirstLinkToANode) {
   expect_route(t, 1, 5, 1, 1);
 }
 
+// A node with few links keeps them inside itself; one more moves them all
+// out. Every link reads back the same on both sides of that, and a link
+// class joins the last entry wherever it lies.
+TEST(RouteTable, TheFifthEntryMovesThemOut) {
+  route_table t;
+  for (node_id d = 0; d < 3; ++d)
+    t.add({100 + 2 * d, static_cast<uint16_t>(d), static_cast<uint16_t>(d)});
+  t.add({200, 0, wire});
+  t.add_run(201, 3, 0); // joins link 3: still four entries, seven links
+  ASSERT_EQ(t.size(), 7u);
+  for (uint32_t l = 0; l < 3; ++l)
+    expect_route(t, l, 100 + 2 * l, static_cast<uint16_t>(l), static_cast<uint16_t>(l));
+  for (uint32_t l = 3; l < 7; ++l)
+    expect_route(t, l, 197 + l, 0, wire);
+  t.add({300, 1, 7}); // the fifth entry
+  t.add_run(400, 2, 1);
+  ASSERT_EQ(t.size(), 10u);
+  for (uint32_t l = 0; l < 3; ++l)
+    expect_route(t, l, 100 + 2 * l, static_cast<uint16_t>(l), static_cast<uint16_t>(l));
+  for (uint32_t l = 3; l < 7; ++l)
+    expect_route(t, l, 197 + l, 0, wire);
+  expect_route(t, 7, 300, 1, 7);
+  expect_route(t, 8, 400, 1, wire);
+  expect_route(t, 9, 401, 1, wire);
+  EXPECT_EQ(t.find(104), 2u);
+  EXPECT_EQ(t.find(203), 6u);
+  EXPECT_EQ(t.find(401), 9u);
+  EXPECT_EQ(t.find(204), std::nullopt);
+}
+
 } // namespace
 } // namespace kb
