@@ -23,6 +23,21 @@ TEST(Xfer, RoundsUpToWholePicoseconds) {
   EXPECT_EQ(xfer(0, Bandwidth::gbps(512)), ps(0));
 }
 
+// Below 2^43 bytes xfer divides in 64 bits, above in 128: the same ceiling
+// on both sides of the switch, worked out here in 128 bits.
+TEST(Xfer, SixtyFourAndOneTwentyEightBitPathsAgree) {
+  const auto ceil128 = [](uint64_t bytes, uint64_t mbps) {
+    const uint128 num = static_cast<uint128>(bytes) * 1000000u;
+    return static_cast<uint64_t>((num + mbps - 1) / mbps);
+  };
+  const uint64_t edge = uint64_t{1} << 43;
+  for (const uint64_t mbps : {uint64_t{1}, uint64_t{3000}, uint64_t{512000}, (uint64_t{1} << 62) - 1})
+    for (const uint64_t bytes : {edge - 1, edge, edge + 1, uint64_t{12345678901}})
+      EXPECT_EQ(xfer(bytes, Bandwidth{mbps}).ps(), ceil128(bytes, mbps))
+        << bytes << " B at " << mbps << " MB/s";
+  EXPECT_EQ(xfer(~uint64_t{0}, Bandwidth{1}), SimTime::infinity());
+}
+
 // HBM -> XBAR (512 GB/s, 1 ns): data head leaves HBM at 112, tail at 176;
 // s = 112, tail = max(112 + 64, 176) = 176: arrives head 113, tail 177.
 TEST(Link, CutThroughKeepsALateTail) {
