@@ -28,7 +28,10 @@
 # Each case runs --delivery direct and --delivery mailbox (the lookahead
 # windows of advance/report messages, the engine before ADR-0009) side by
 # side; pes1024 runs mailbox on 1 thread only (it is slow).
-# Also: KB_BUILD_DIR (default build), KB_SKIP_BUILD=1, and KB_BASELINE=PATH
+# Also: KB_PIN=CPU runs the one-thread configurations on that CPU only
+# (taskset; on this 2-vCPU VM unpinned runs of a short case fall into two
+# clusters ~30% apart, pinned ones rarely), KB_BUILD_DIR (default build),
+# KB_SKIP_BUILD=1, and KB_BASELINE=PATH
 # (another kernbench binary, e.g. one saved before a change): each
 # configuration also runs it, interleaved with this build's runs, its rows
 # marked "base" and this build's "new"; its --json results must be the same.
@@ -74,6 +77,11 @@ if [[ -n ${KB_BASELINE:-} ]]; then
   bins="base:$KB_BASELINE $bins"
 fi
 
+if [[ -n ${KB_PIN:-} ]]; then
+  command -v taskset >/dev/null || kb_die "KB_PIN=$KB_PIN: taskset (util-linux) is not installed"
+  taskset -c "$KB_PIN" true 2>/dev/null || kb_die "KB_PIN=$KB_PIN: not a CPU this process may run on"
+fi
+
 status=0
 printf '%s\n' "pe model speed; median of R=$R interleaved runs; $(nproc) cores; $(date -u +%F)"
 for c in $CASES; do
@@ -88,7 +96,9 @@ for c in $CASES; do
         # Timed as users run it (no --json: that keeps every stage's records
         # to the end); the first round also writes --json, untimed, to check
         # that every configuration gives the same results.
-        /usr/bin/time -f "%e %M" -o "$log.time" "$exe" run --quiet --timings "${args[@]}" \
+        pin=()
+        [[ -n ${KB_PIN:-} && $t == 1 ]] && pin=(taskset -c "$KB_PIN")
+        /usr/bin/time -f "%e %M" -o "$log.time" "${pin[@]}" "$exe" run --quiet --timings "${args[@]}" \
           --delivery "$d" --threads "$t" >"$log.out" 2>"$log.err" ||
           { echo "FAILED: $exe run ${args[*]} --delivery $d --threads $t"; cat "$log.err"; exit 1; }
         if ((r == 1)); then
