@@ -36,7 +36,8 @@ public:
     return hop_toward(self, dst, find).link;
   }
 
-  /// The next hop of node `self` toward `dst` and the link to it.
+  /// The next hop of node `self` toward `dst` and the link to it (a port
+  /// serves one node: `self` is always the same, the cache is by `dst`).
   struct hop {
     uint32_t link;
     node_id next;

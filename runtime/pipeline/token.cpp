@@ -141,8 +141,13 @@ public:
     void* p = ::operator new(sizeof(token_message) + words * sizeof(capnp::word));
     auto* first = reinterpret_cast<capnp::word*>(static_cast<char*>(p) + sizeof(token_message));
     std::memset(first, 0, words * sizeof(capnp::word)); // Cap'n Proto wants it zeroed
-    return std::unique_ptr<capnp::MallocMessageBuilder>(
-      new (p) token_message(kj::arrayPtr(first, words)));
+    try {
+      return std::unique_ptr<capnp::MallocMessageBuilder>(
+        new (p) token_message(kj::arrayPtr(first, words)));
+    } catch (...) {
+      ::operator delete(p);
+      throw;
+    }
   }
   // The deleting destructor (message_body's delete through the base) frees
   // the one block, the segment with it.

@@ -95,7 +95,11 @@ std::vector<stage> gemm_tile_stages(const gemm_context& ctx, uint32_t mi,
   std::vector<stage> stages;
   stages.reserve(4 + ctx.k_ops.size() + (last_k ? 2 + ctx.out_ops.size() : 0));
   auto push = [&stages, &base](stage_type type) -> stage_params& {
-    return stages.emplace_back(type, unit_of(type), base).params;
+    stage& s = stages.emplace_back(); // (no parenthesised aggregate init in clang 14)
+    s.type = type;
+    s.unit = unit_of(type);
+    s.params = base;
+    return s.params;
   };
   auto push_math = [&](const epilogue_op& e, epilogue_scope scope) {
     stage_params& p = push(stage_type::math);
