@@ -11,7 +11,7 @@ namespace kb::detail {
 
 forwarder_node::forwarder_node(caf::actor_config& cfg, node_init init,
                                SimTime latency, std::shared_ptr<const fabric_map> fabric,
-                               bool credits)
+                               bool credits, uint32_t hop_slots)
   : node(cfg, std::move(init)), latency_(latency), port_(std::move(fabric), hop_slots),
     credits_(credits) {
   // The node id names this sender's input queue at the next forwarder.
