@@ -30,7 +30,7 @@ pe_mmu::config pe_mmu::read_config(const param_reader& p, const machine_context&
 
 pe_mmu::pe_mmu(caf::actor_config& cfg, node_init init, config c)
   : forwarder_node(cfg, std::move(init), c.clock.to_time(c.translate), std::move(c.fabric),
-                   false, local_hop_slots) {}
+                   false, detail::fabric_port::local_hops) {}
 
 uint64_t pe_mmu::translate(uint64_t address) { return address; }
 

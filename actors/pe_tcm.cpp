@@ -47,7 +47,7 @@ pe_tcm::config pe_tcm::read_config(const param_reader& p,
 
 pe_tcm::pe_tcm(caf::actor_config& cfg, node_init init, config c)
   : memory_server_node(cfg, std::move(init), {c.dma_bandwidth, c.dma_latency}, c.fabric,
-                       c.deploy, tcm_dma_stats, local_hop_slots),
+                       c.deploy, tcm_dma_stats, detail::fabric_port::local_hops),
     cfg_(std::move(c)) {}
 
 void pe_tcm::on_message(sim_event& ev) {

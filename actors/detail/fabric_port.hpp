@@ -18,10 +18,17 @@ namespace kb::detail {
 
 class fabric_port {
 public:
+  /// How many next hops a port keeps: a node that routes toward every PE of
+  /// its cube and of the cubes that read from it (a cube's crossbar, NoC,
+  /// HBM, SRAM), or one that mostly routes toward its own PE's few
+  /// neighbours and memories (a PE's DMA, MMU, TCM).
+  static constexpr uint32_t shared_hops = 256;
+  static constexpr uint32_t local_hops = 8;
+
   fabric_port() = default;
   /// `hop_slots` (a power of two): how many destinations' next hops it
   /// keeps; a forwarder, which routes toward many, wants more than a PE.
-  explicit fabric_port(std::shared_ptr<const fabric_map> f, uint32_t hop_slots = 8);
+  explicit fabric_port(std::shared_ptr<const fabric_map> f, uint32_t hop_slots = local_hops);
 
   /// The memory node owning `address`; throws naming `who` and the address
   /// when the machine has no such memory.

@@ -37,15 +37,9 @@ service_time_fn forwarder_service_time(SimTime latency);
 
 class forwarder_node : public node {
 public:
-  /// Next hops it keeps (fabric_port): a cube's crossbar or NoC routes
-  /// replies toward every requester of its cube and of the cubes that read
-  /// from it; a PE's MMU toward the few memories its PE reads.
-  static constexpr uint32_t shared_hop_slots = 256;
-  static constexpr uint32_t local_hop_slots = 8;
-
   forwarder_node(caf::actor_config& cfg, node_init init, SimTime latency,
                  std::shared_ptr<const fabric_map> fabric, bool credits = false,
-                 uint32_t hop_slots = shared_hop_slots);
+                 uint32_t hop_slots = fabric_port::shared_hops);
 
 protected:
   /// Any message other than a memory request or reply; default: an error.

@@ -98,18 +98,13 @@ private:
 /// kernels issued some.
 class memory_server_node : public node {
 public:
-  /// The next hops a memory keeps (fabric_port): a cube's HBM or SRAM
-  /// answers every PE that reads it, a PE's TCM mostly its own PE.
-  static constexpr uint32_t shared_hop_slots = 256;
-  static constexpr uint32_t local_hop_slots = 8;
-
   /// `deploy`: the host's initial image of the whole machine (may be null);
   /// the node keeps the pages it owns.
   memory_server_node(caf::actor_config& cfg, node_init init, memory_timing timing,
                      std::shared_ptr<const fabric_map> fabric,
                      std::shared_ptr<const memory_image> deploy,
                      const memory_stat_set& stats = memory_stats,
-                     uint32_t hop_slots = shared_hop_slots);
+                     uint32_t hop_slots = fabric_port::shared_hops);
 
   /// The node's contents (tests).
   const memory_image& contents() const { return image_; }
