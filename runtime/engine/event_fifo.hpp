@@ -26,7 +26,7 @@ public:
   sim_event& front() { return buf_[head_]; }
   /// Drops the front event (moved from or not).
   void pop_front() {
-    buf_[head_] = sim_event{}; // releases a payload left behind
+    buf_[head_].body = message_body{}; // releases a payload left behind
     head_ = (head_ + 1) & (cap_ - 1);
     --size_;
   }

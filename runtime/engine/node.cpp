@@ -226,7 +226,7 @@ uint32_t node::port_link(size_t i, std::string_view to) const {
                                           : name_.substr(0, dot + 1).append(to));
 }
 
-bool node::send_on(uint32_t l, outgoing m) {
+bool node::send_on(uint32_t l, outgoing&& m) {
   if (l >= routes_.size())
     throw std::logic_error(fmt::format("{}: no output link #{}", name_, l));
   const route_table::route r = routes_.at(l);
@@ -263,7 +263,7 @@ bool node::send_on(uint32_t l, outgoing m) {
   return true;
 }
 
-void node::emit(uint32_t l, sim_event ev, SimTime h, SimTime tau) {
+void node::emit(uint32_t l, sim_event&& ev, SimTime h, SimTime tau) {
   out_link& lk = stateful_[routes_.at(l).state];
   const crossing c = lk.cross(h, tau, ev.bytes);
   ev.set_key(c.head, id_, seq_++);
@@ -271,7 +271,7 @@ void node::emit(uint32_t l, sim_event ev, SimTime h, SimTime tau) {
   push_out(std::move(ev));
 }
 
-void node::push_out(sim_event ev) {
+void node::push_out(sim_event&& ev) {
   if (ev.t < window_end_)
     throw std::logic_error(fmt::format(
       "{}: message to node {} arrives at {} ps, inside the current window "
