@@ -59,8 +59,7 @@ void simulation::add_all_to_all(std::vector<std::string> members, SimTime latenc
   classes_.push_back({std::move(members), latency});
 }
 
-void simulation::set_partition(
-  std::function<uint32_t(const std::string&, uint32_t)> f) {
+void simulation::set_partition(partition_fn f) {
   partition_ = std::move(f);
 }
 
@@ -91,6 +90,11 @@ std::vector<std::string> simulation::names() const {
   for (const auto& [name, _] : nodes_)
     out.push_back(name);
   return out;
+}
+
+bool simulation::builds(const std::string& name) const {
+  const auto it = nodes_.find(name);
+  return it != nodes_.end() && it->second.factory != nullptr;
 }
 
 void simulation::validate() const {
@@ -157,7 +161,7 @@ run_result simulation::run(const run_options& opts) {
   std::vector<uint32_t> proc(n, 0);
   if (partition_)
     for (node_id i = 0; i < n; ++i)
-      proc[i] = std::min(partition_(names[i], ranks), ranks - 1);
+      proc[i] = std::min(partition_(names[i], entries[i]->place, ranks), ranks - 1);
   const size_t lanes = opts.exact_shards ? opts.threads : shard_lanes(opts.threads, ranks, opts.cluster.one_host);
   const shard_plan plan =
     plan_shards(names, proc, ranks, grouping_,
@@ -178,6 +182,10 @@ run_result simulation::run(const run_options& opts) {
     inits[i].id = i;
     if (!mine[i])
       continue;
+    if (!entries[i]->factory)
+      throw std::logic_error(fmt::format("node '{}' was described as another process's, but "
+                                         "the partition puts it in this one (rank {})",
+                                         names[i], rank));
     inits[i].name = names[i];
     inits[i].names = all_names;
     inits[i].place = entries[i]->place;

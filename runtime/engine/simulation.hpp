@@ -103,6 +103,9 @@ public:
   /// node::place(); `ports` names, per port its kind declares, the node
   /// its link goes to: run() resolves each to the out link's index
   /// (node::port_link) and fails naming the node and the end if none.
+  /// A node without a factory belongs to another process of a split run:
+  /// known here by name, place and id only (run() fails naming it if the
+  /// partition puts it in this process).
   void add_node(std::string name, node_factory f, node_place place = {},
                 std::vector<std::string> ports = {});
   /// Adds a one-way link. latency >= 1 ps; depth 0 means unbounded.
@@ -114,8 +117,10 @@ public:
   /// links in member id order, without a link object per pair: memory and
   /// set-up are O(members), not O(members^2). Members must exist.
   void add_all_to_all(std::vector<std::string> members, SimTime latency);
-  /// Which rank owns each node (default: all on rank 0).
-  void set_partition(std::function<uint32_t(const std::string&, uint32_t ranks)> f);
+  /// Which rank owns each node, from its name and place (default: all on
+  /// rank 0).
+  using partition_fn = std::function<uint32_t(const std::string&, const node_place&, uint32_t ranks)>;
+  void set_partition(partition_fn f);
   /// Nodes of one group (same key) always share a shard, e.g. a cube: its
   /// 1 ns links never cross shards. Shards get runs of whole groups in id
   /// order. Default: every node is its own group.
@@ -140,6 +145,13 @@ public:
 
   /// Node names in id order (valid after validate()/run()).
   std::vector<std::string> names() const;
+  /// Whether node `name` is built in this process (it was added with a
+  /// factory), before run().
+  bool builds(const std::string& name) const;
+  /// The links added so far, (source, destination) in order, before run().
+  const std::vector<std::pair<std::string, std::string>>& described_links() const {
+    return link_names_;
+  }
 
 private:
   struct node_entry {
@@ -157,7 +169,7 @@ private:
     SimTime latency;
   };
   std::vector<link_class> classes_;
-  std::function<uint32_t(const std::string&, uint32_t)> partition_;
+  partition_fn partition_;
   std::function<std::string(const std::string&)> grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
   std::shared_ptr<node_sink> sink_;

@@ -30,9 +30,14 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
                                                const kind_registry& kinds);
 
 /// Adds every node and link of `topo` to `sim`; the nodes see the fabric
-/// routes (build_fabric) in their context.
+/// routes (build_fabric) in their context. With `here` (a process of a
+/// split run), only the nodes it accepts get their kind made; the others
+/// are added by name and place (simulation::add_node without a factory),
+/// and the links between two of them are left out (whole runs of one
+/// source's links, so that every link keeps its number at its source).
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
-                   const machine_context& ctx, simulation& sim);
+                   const machine_context& ctx, simulation& sim,
+                   const std::function<bool(const node_spec&)>& here = {});
 
 /// The machine context implied by a topology (clock, wire latency).
 machine_context context_of(const topology_spec& topo);

@@ -57,7 +57,7 @@ outcome run_actors(const params& p, size_t threads,
   sim.add_all_to_all(std::move(lps), ps(p.lookahead_ps));
   // Contiguous blocks of LPs per process.
   const uint32_t n = p.lps;
-  sim.set_partition([n](const std::string& name, uint32_t ranks) {
+  sim.set_partition([n](const std::string& name, const node_place&, uint32_t ranks) {
     const uint64_t i = std::stoull(name.substr(2));
     return static_cast<uint32_t>(i * ranks / n);
   });

@@ -101,7 +101,28 @@ machine_run run_machine(topology_spec topology,
   auto owned = std::make_unique<simulation>();
   simulation& sim = *owned;
   sim.set_node_sink(o.ops);
-  build_machine(out.topology, kinds, ctx, sim);
+  const uint32_t sips = out.topology.sips, cubes = out.topology.cubes_per_sip;
+  if (o.cluster.ranks > 1) {
+    if (o.cluster.ranks > sips * cubes)
+      throw std::invalid_argument(fmt::format(
+        "--procs {}: the machine has {} cube(s); a process runs at least one", o.cluster.ranks,
+        sips * cubes));
+    if (o.cut == cut_unit::sip && o.cluster.ranks > sips)
+      throw std::invalid_argument(fmt::format(
+        "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
+        o.cluster.ranks, sips));
+  }
+  // A process of a split run describes only its own part in full (issue 31).
+  const auto process = [sips, cubes, cut = o.cut](const node_place& p, uint32_t ranks) {
+    return process_of(p, ranks, sips, cubes, cut);
+  };
+  if (o.cluster.ranks > 1)
+    build_machine(out.topology, kinds, ctx, sim,
+                  [&process, rank = o.cluster.rank, ranks = o.cluster.ranks](const node_spec& n) {
+                    return process(n.place, ranks) == rank;
+                  });
+  else
+    build_machine(out.topology, kinds, ctx, sim);
   if (o.phases)
     o.phases->mark("add the nodes and links");
   std::string partition = o.partition;
@@ -113,22 +134,10 @@ machine_run run_machine(topology_spec topology,
                   .grouping;
   }
   sim.set_grouping(partition_grouping(partition));
-  if (o.cluster.ranks > 1) {
-    const uint32_t sips = out.topology.sips, cubes = out.topology.cubes_per_sip;
-    if (o.cluster.ranks > sips * cubes)
-      throw std::invalid_argument(fmt::format(
-        "--procs {}: the machine has {} cube(s); a process runs at least one", o.cluster.ranks,
-        sips * cubes));
-    if (o.cut == cut_unit::sip && o.cluster.ranks > sips)
-      throw std::invalid_argument(fmt::format(
-        "--cut sip: {} processes, but the machine has {} SIP(s); a process runs at least one",
-        o.cluster.ranks, sips));
-    sim.set_partition([topo = &out.topology, sips, cubes, cut = o.cut](const std::string& name,
-                                                                        uint32_t ranks) {
-      const node_spec* n = topo->find_node(name);
-      return n ? process_of(n->place, ranks, sips, cubes, cut) : 0;
+  if (o.cluster.ranks > 1)
+    sim.set_partition([process](const std::string&, const node_place& p, uint32_t ranks) {
+      return process(p, ranks);
     });
-  }
   std::shared_ptr<const trace_selection> select;
   if (o.trace_select)
     select = std::make_shared<const trace_selection>(*o.trace_select, sim.names());

@@ -7,8 +7,8 @@
 #   the shipped file to the committed expected result);
 # - fabric_credits: true with --set link_queue_depth=1: completes (no deadlock),
 #   and takes longer; the same on 2 threads, partitioned by cube
-#   (credits cross shards: ADR-0001 lookahead); a link's own queue_depth
-#   counts;
+#   (credits cross shards: ADR-0001 lookahead), and on 2 and 4 processes;
+#   a link's own queue_depth counts;
 # - a bad value is refused naming the key.
 #
 # Usage (from the repository root): tests/actors/fabric_credits_run.sh KERNBENCH
@@ -63,6 +63,19 @@ if ! cmp -s <(results_of "$tmp/on.json") <(results_of "$tmp/on2.json"); then
   exit 1
 fi
 grep -q '"held_for_credit"' "$tmp/on.json" || { echo "FAIL: no held_for_credit figure"; exit 1; }
+# Split over processes, credits cross them: a part describes the other
+# processes' links only where they touch its own nodes (issue 31), and a
+# credit names its link by its number at the source, so a source's links
+# must all be there. The results are those of one process.
+for procs in 2 4; do
+  "$kb" run "${on[@]}" "${args[@]}" --procs "$procs" --json "$tmp/onp.json" >"$tmp/log" 2>&1 ||
+    { echo "FAIL: the run with credits on $procs processes failed:"; cat "$tmp/log"; exit 1; }
+  if ! cmp -s <(results_of "$tmp/on.json") <(results_of "$tmp/onp.json"); then
+    echo "FAIL: with credits, $procs processes differ from 1"
+    diff <(results_of "$tmp/on.json") <(results_of "$tmp/onp.json") | head -20
+    exit 1
+  fi
+done
 
 # A link's own queue_depth: depth 1 on the inter-SIP link alone (the
 # bottleneck) gives the run of depth 1 everywhere; the default depth 4

@@ -172,12 +172,6 @@ TEST(FabricCredits, AFullInputQueueHoldsBackTheSenderBeforeIt) {
 
 // -- the switch ---------------------------------------------------------------
 
-std::string source_dir() {
-  if (const char* env = std::getenv("KB_SOURCE_DIR"); env != nullptr && *env)
-    return env;
-  return KB_ACTOR_TEST_SOURCE_DIR;
-}
-
 /// config/topology.yaml with `fabric_credits: value` (empty: not given).
 topology_spec load(const std::string& value) {
   const std::string dir = source_dir() + "/config/";

@@ -18,6 +18,7 @@
 #include "runtime/stat_decl.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace kb::test {
@@ -271,6 +272,12 @@ tile_plan tile(uint32_t id, std::vector<stage> stages) {
   t.tile_id = id;
   t.stages = std::move(stages);
   return t;
+}
+
+std::string source_dir() {
+  if (const char* env = std::getenv("KB_SOURCE_DIR"); env != nullptr && *env)
+    return env;
+  return KB_ACTOR_TEST_SOURCE_DIR;
 }
 
 } // namespace kb::test

@@ -126,4 +126,7 @@ stage gemm_stage(uint32_t tm, uint32_t tk, uint32_t tn);
 stage math_stage(std::optional<math_op> op, uint64_t elements);
 tile_plan tile(uint32_t id, std::vector<stage> stages);
 
+/// The source tree (KB_SOURCE_DIR, which CTest sets, or the one built from).
+std::string source_dir();
+
 } // namespace kb::test

@@ -11,6 +11,7 @@
 #include "actors/xbar.hpp"
 #include "runtime/config/topology_loader.hpp"
 #include "runtime/machine/machine.hpp"
+#include "tests/actors/harness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,11 +20,7 @@
 namespace kb {
 namespace {
 
-std::string source_dir() {
-  if (const char* env = std::getenv("KB_SOURCE_DIR"); env != nullptr && *env)
-    return env;
-  return KB_ACTOR_TEST_SOURCE_DIR;
-}
+using test::source_dir;
 
 const param_reader& params_of(const topology_spec& t, std::string_view id) {
   const node_spec* n = t.find_node(id);
