@@ -25,6 +25,16 @@ param_reader::param_reader(YAML::Node map, std::string file, std::string path,
   if (!node_.IsMap() && !node_.IsNull())
     throw config_error({file_, line_}, path_,
                        fmt::format("expected a map, got {}", describe(node_)));
+  index_ = index_of(node_);
+}
+
+std::shared_ptr<const param_reader::key_index> param_reader::index_of(const YAML::Node& map) {
+  auto index = std::make_shared<key_index>();
+  if (map.IsMap())
+    for (const auto kv : map)
+      index->push_back({kv.first.IsScalar() ? kv.first.Scalar() : std::string{},
+                        kv.first.IsScalar(), found{kv.first, kv.second}});
+  return index;
 }
 
 param_reader param_reader::root(YAML::Node doc, std::string file) {
@@ -39,6 +49,7 @@ param_reader param_reader::root(YAML::Node doc, std::string file) {
 param_reader& param_reader::operator=(const param_reader& other) {
   if (this != &other) {
     node_.reset(other.node_);
+    index_ = other.index_;
     file_ = other.file_;
     path_ = other.path_;
     line_ = other.line_;
@@ -49,6 +60,7 @@ param_reader& param_reader::operator=(const param_reader& other) {
 param_reader& param_reader::operator=(param_reader&& other) noexcept {
   if (this != &other) {
     node_.reset(other.node_);
+    index_ = std::move(other.index_);
     file_ = std::move(other.file_);
     path_ = std::move(other.path_);
     line_ = other.line_;
@@ -232,14 +244,14 @@ config_error param_reader::error(std::string_view key,
 
 std::optional<param_reader::found>
 param_reader::find(std::string_view key) const {
-  if (!node_.IsMap())
+  if (!node_.IsMap() || !index_)
     return std::nullopt;
   uint64_t visited = 0;
   std::optional<found> out;
-  for (const auto kv : node_) {
+  for (const indexed& e : *index_) {
     ++visited;
-    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
-      out = found{kv.first, kv.second};
+    if (e.scalar && e.key == key) {
+      out = e.at;
       break;
     }
   }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -130,8 +131,20 @@ private:
   };
   std::optional<found> find(std::string_view key) const;
   template <class Allowed> void check_keys(const Allowed& allowed) const;
+  /// The map's scalar keys with their nodes, in document order, made once
+  /// when the reader is made and shared by its copies: a read is a scan of
+  /// strings, not a walk of YAML nodes (a component's map is read by every
+  /// node made from it: 1,024 PEs read one pe_gemm map 1,024 times).
+  struct indexed {
+    std::string key; ///< empty for a key that is not a scalar
+    bool scalar;
+    found at;
+  };
+  using key_index = std::vector<indexed>;
+  static std::shared_ptr<const key_index> index_of(const YAML::Node& map);
 
   YAML::Node node_;
+  std::shared_ptr<const key_index> index_;
   std::string file_;
   std::string path_;
   std::size_t line_ = 0;
