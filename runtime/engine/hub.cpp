@@ -12,24 +12,21 @@ namespace kb {
 hub::hub(caf::actor_config& cfg, hub_init init)
   : caf::event_based_actor(cfg), init_(std::move(init)),
     book_(init_.shard, init_.shards, init_.cut_lookahead, init_.cut_in),
-    windows_(init_.owner.size()) {
-  const size_t n = init_.owner.size();
-  for (node_id id = 0; id < n; ++id)
-    if (init_.owner[id] == init_.shard)
-      local_.push_back(id);
+    // Mailbox delivery's per-node book; a direct loop keeps its own.
+    windows_(init_.tables->direct.empty() ? init_.tables->owner.size() : 0),
+    local_(std::move(init_.ids)) {
   peer_out_.resize(init_.shards);
   peers_.resize(init_.shards);
   init_.cut_lookahead.resize(init_.shards, SimTime::infinity());
   init_.cut_in.resize(init_.shards, SimTime::infinity());
   if (init_.shard == 0 && init_.shards > 1)
     rounds_ = std::make_unique<lbts_rounds>(init_.shards);
-  if (!init_.direct.empty()) {
-    loop_ = std::make_unique<shard_loop>(init_.shard, std::move(init_.direct),
-                                         init_.owner, peer_out_);
+  if (!init_.tables->direct.empty()) {
+    loop_ = std::make_unique<shard_loop>(init_.shard, init_.tables, local_, peer_out_);
     loop_->set_reply_latency(init_.cut_in);
   }
   for (node_id id : local_)
-    monitor(init_.nodes[id]);
+    monitor(init_.tables->nodes[id]);
   set_down_handler([this](caf::down_msg& dm) { on_down(dm); });
 }
 
@@ -149,7 +146,8 @@ std::chrono::seconds hub::join_timeout() {
 }
 
 void hub::on_exit() {
-  init_.nodes.clear();
+  loop_.reset(); // it shares the tables
+  init_.tables.reset();
   peers_.clear();
   run_rp_ = caf::response_promise{};
   collect_rps_.clear();
@@ -201,7 +199,7 @@ void hub::start() {
     b.kind = batch_kind::advance;
     b.node = id;
     b.time = SimTime::zero();
-    send(init_.nodes[id], std::move(b));
+    send(init_.tables->nodes[id], std::move(b));
   }
   stats_.advance_msgs += local_.size();
   outstanding_ = local_.size();
@@ -291,12 +289,12 @@ void hub::recycle(std::vector<sim_event>& evs) {
 
 void hub::route(std::vector<sim_event>& evs) {
   for (auto& e : evs) {
-    if (e.dst >= init_.owner.size()) {
+    if (e.dst >= init_.tables->owner.size()) {
       if (error_.empty())
         error_ = fmt::format("message to unknown node id {}", e.dst);
       continue;
     }
-    const uint32_t s = init_.owner[e.dst];
+    const uint32_t s = init_.tables->owner[e.dst];
     if (loop_) {
       loop_->deliver(std::move(e));
     } else if (s == init_.shard) {
@@ -421,7 +419,7 @@ void hub::try_advance(SimTime local) {
     b.node = id;
     b.time = w;
     b.events = windows_.take(id, spare());
-    post(this, init_.nodes[id], std::move(b));
+    post(this, init_.tables->nodes[id], std::move(b));
     ++outstanding_;
   }
   stats_.advance_msgs += outstanding_;

@@ -33,6 +33,7 @@
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/result_gather.hpp"
 #include "runtime/engine/shard_loop.hpp"
+#include "runtime/engine/shard_tables.hpp"
 #include "runtime/engine/window_book.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -48,14 +49,11 @@ namespace kb {
 struct hub_init {
   uint32_t shard = 0;
   uint32_t shards = 1;
-  std::vector<caf::actor> nodes;  ///< by node id; invalid for other shards
-  std::vector<uint32_t> owner;    ///< shard of each node id
+  std::shared_ptr<const shard_tables> tables;
+  std::vector<node_id> ids;       ///< this shard's node ids, in order
   SimTime lookahead;              ///< min latency of links leaving the shard
   std::vector<SimTime> cut_lookahead; ///< per shard: min latency into it
   std::vector<SimTime> cut_in;        ///< per shard: min latency from it
-  /// Direct delivery: the shard's loop calls its nodes' handlers (pointers
-  /// by node id, null elsewhere); empty: mailbox delivery (windows).
-  std::vector<node*> direct;
   /// Split runs on one host: the shared-memory rings to other processes'
   /// shards (peer_rings.hpp); null or empty: CAF carries every batch.
   std::shared_ptr<peer_rings_slot> rings;

@@ -83,7 +83,7 @@ void hub::request_summary() {
     else
       request_summary();
   };
-  request(init_.nodes[id], caf::infinite, finish_atom_v)
+  request(init_.tables->nodes[id], caf::infinite, finish_atom_v)
     .then(
       [this, got_one](node_summary& s) {
         gather_.add(std::move(s));

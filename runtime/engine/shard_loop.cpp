@@ -10,15 +10,19 @@
 
 namespace kb {
 
-shard_loop::shard_loop(uint32_t shard, std::vector<node*> nodes,
-                       const std::vector<uint32_t>& owner,
+shard_loop::shard_loop(uint32_t shard, std::shared_ptr<const shard_tables> tables,
+                       const std::vector<node_id>& ids,
                        std::vector<std::vector<sim_event>>& peer_out)
-  : shard_(shard), local_(nodes.size(), no_node), owner_(owner), peer_out_(peer_out) {
-  for (node_id id = 0; id < nodes.size(); ++id)
-    if (nodes[id]) {
-      local_[id] = static_cast<uint32_t>(nodes_.size());
-      nodes_.push_back(nodes[id]);
-    }
+  : shard_(shard), tables_(std::move(tables)), local_(tables_->local_number),
+    owner_(tables_->owner), peer_out_(peer_out) {
+  nodes_.reserve(ids.size());
+  for (node_id id : ids) {
+    if (id >= tables_->direct.size() || !tables_->direct[id] || owner_[id] != shard_ ||
+        local_[id] != nodes_.size())
+      throw std::logic_error(fmt::format("shard {}: node id {} is not its node number {}", shard_,
+                                         id, nodes_.size()));
+    nodes_.push_back(tables_->direct[id]);
+  }
   heap_ = node_heap(nodes_.size());
   keys_.resize(nodes_.size());
 }
@@ -120,7 +124,7 @@ void shard_loop::enqueue(sim_event&& ev) {
 
 void shard_loop::deliver(sim_event&& ev) {
   const uint32_t s = ev.dst < owner_.size() ? owner_[ev.dst] : shard_;
-  if (s == shard_ && ev.dst < local_.size() && local_[ev.dst] != no_node)
+  if (s == shard_ && ev.dst < local_.size())
     enqueue(std::move(ev));
   else if (s != shard_) {
     if (s < reply_.size())

@@ -20,10 +20,12 @@
 // anything still to be sent to it.
 
 #include "runtime/engine/event_slab.hpp"
+#include "runtime/engine/shard_tables.hpp"
 #include "runtime/engine/key_heap.hpp"
 #include "runtime/engine/node_heap.hpp"
 #include "runtime/engine/protocol.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,10 +35,11 @@ class node;
 
 class shard_loop {
 public:
-  /// `nodes` by node id (null for nodes of other shards), `owner` the shard
-  /// of every node id, `peer_out` per shard: where events for other shards go.
-  shard_loop(uint32_t shard, std::vector<node*> nodes,
-             const std::vector<uint32_t>& owner,
+  /// `ids` the shard's node ids in order, `tables` the process's nodes,
+  /// owners and local numbers by node id (shared with its other shards),
+  /// `peer_out` per shard: where events for other shards go.
+  shard_loop(uint32_t shard, std::shared_ptr<const shard_tables> tables,
+             const std::vector<node_id>& ids,
              std::vector<std::vector<sim_event>>& peer_out);
 
   /// Attaches every local node and runs its `on_start` at time 0, in id
@@ -78,7 +81,8 @@ private:
   // The shard's own nodes are numbered 0, 1, ... in id order ("local"):
   // what is kept per node is kept for them only, not for every node id.
   uint32_t shard_;
-  std::vector<uint32_t> local_; ///< per node id: its local number, or no_node
+  std::shared_ptr<const shard_tables> tables_;
+  const std::vector<uint32_t>& local_; ///< per node id: its number in its shard
   std::vector<node*> nodes_;    ///< per local number
   const std::vector<uint32_t>& owner_;
   std::vector<std::vector<sim_event>>& peer_out_;

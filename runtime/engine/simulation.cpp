@@ -163,14 +163,17 @@ run_result simulation::run(const run_options& opts) {
     for (node_id i = 0; i < n; ++i)
       proc[i] = std::min(partition_(names[i], entries[i]->place, ranks), ranks - 1);
   const size_t lanes = opts.exact_shards ? opts.threads : shard_lanes(opts.threads, ranks, opts.cluster.one_host);
-  const shard_plan plan =
+  shard_plan plan =
     plan_shards(names, proc, ranks, grouping_,
                 opts.exact_shards ? opts.shards : shards_to_run(opts.shards, lanes), lanes,
                 opts.end.is_infinite());
   const uint32_t per = plan.per_process;
   const uint32_t shards = ranks * per;
-  const std::vector<uint32_t>& owner = plan.owner;
   auto local_shard = [&](uint32_t s) { return s / per == rank; };
+  // What the process's shards read by node id, once for all of them.
+  auto tables = std::make_shared<shard_tables>();
+  tables->owner = std::move(plan.owner);
+  const std::vector<uint32_t>& owner = tables->owner;
 
   // Only this process's nodes get their inits filled (a split run's other
   // nodes are known here by id, owner and the links' latencies alone).
@@ -206,10 +209,15 @@ run_result simulation::run(const run_options& opts) {
     his[s].lookahead = SimTime::infinity();
     his[s].cut_lookahead.assign(shards, SimTime::infinity());
     his[s].cut_in.assign(shards, SimTime::infinity());
-    if (!local_shard(s))
-      continue;
-    his[s].owner = owner;
-    his[s].nodes.resize(n);
+  }
+  tables->local_number.assign(n, no_node);
+  {
+    std::vector<uint32_t> count(shards, 0);
+    for (node_id i = 0; i < n; ++i)
+      if (local_shard(owner[i])) {
+        tables->local_number[i] = count[owner[i]]++;
+        his[owner[i]].ids.push_back(i);
+      }
   }
   // Each node's links counted first: its vectors are made once.
   std::vector<node_id> link_src(links_.size()), link_dst(links_.size());
@@ -351,10 +359,9 @@ run_result simulation::run(const run_options& opts) {
   const size_t builders = opts.measure_nodes ? 1 : std::clamp<size_t>(opts.threads, 1, per);
   live->first_local = first_local;
   live->nodes.resize(builders);
+  tables->nodes.resize(n);
   if (direct)
-    for (node_id i = 0; i < n; ++i)
-      if (local_shard(owner[i]) && his[owner[i]].direct.empty())
-        his[owner[i]].direct.resize(n, nullptr);
+    tables->direct.resize(n, nullptr);
   std::vector<caf::actor> by_id(n);
   std::vector<std::pair<node_id, std::exception_ptr>> failed(builders, {no_node, nullptr});
   auto build = [&](size_t k) {
@@ -375,12 +382,12 @@ run_result simulation::run(const run_options& opts) {
             const uint64_t after = heap_in_use() + init_bytes;
             m->stats_.build_bytes = after - std::min(after, before);
           }
-        his[owner[i]].nodes[i] = a;
+        tables->nodes[i] = a;
         if (direct) {
           node* d = dynamic_cast<node*>(caf::actor_cast<caf::abstract_actor*>(a));
           if (!d)
             throw std::logic_error(fmt::format("node '{}' is not a kb::node", names[i]));
-          his[owner[i]].direct[i] = d;
+          tables->direct[i] = d;
         }
         by_id[i] = std::move(a);
       } catch (...) {
@@ -410,9 +417,12 @@ run_result simulation::run(const run_options& opts) {
     std::rethrow_exception(first_failure->second);
   }
   std::vector<std::pair<uint32_t, caf::actor>>& hubs = live->hubs;
+  const std::shared_ptr<const shard_tables> shared = std::move(tables);
   for (uint32_t s = 0; s < shards; ++s)
-    if (local_shard(s))
+    if (local_shard(s)) {
+      his[s].tables = shared;
       hubs.emplace_back(s, sys.spawn<hub>(std::move(his[s])));
+    }
   std::optional<caf::scoped_actor> scoped; // gone before the system is
   caf::scoped_actor& self = scoped.emplace(sys);
 
