@@ -34,7 +34,8 @@
 # KB_SKIP_BUILD=1, and KB_BASELINE=PATH
 # (another kernbench binary, e.g. one saved before a change): each
 # configuration also runs it, interleaved with this build's runs, its rows
-# marked "base" and this build's "new"; its --json results must be the same.
+# marked "base" and this build's "new"; its --json results must be the same
+# up to its version and the keys its schema lacks (named when there are any).
 #
 #   KB_BASELINE=/tmp/kb-base/kernbench R=5 CASES="one_pe remote1024" \
 #     bench/pe_model_speed.sh
@@ -112,7 +113,7 @@ for c in $CASES; do
   echo
   echo "case $c: kernbench run ${args[*]}"
   printf '  %-22s %10s %10s %14s %10s %12s %10s %8s\n' configuration "wall s" "outside s" "events/s" events windows "sync/ev" "RSS MiB"
-  ref=""
+  declare -A ref=()
   for cfg in $configs; do
    for bin in $bins; do
     b=${bin%%:*}
@@ -131,13 +132,47 @@ for c in $CASES; do
     printf '  %-22s %10.3f %10.3f %14.0f %10s %12s %10s %8.0f\n' "$label" "$wall" "$outside" "$eps" "$events" "$windows" "$sync" "$(echo "$rss / 1024" | bc -l)"
     # The results: everything before `invocation` (how the run was started
     # and its timings differ between configurations by design).
+    # Each build's configurations against that build's first, byte for
+    # byte; the baseline against this build below (another build's JSON
+    # names another version and may lack what the schema gained since).
     f="$p.1.results"
     sed '/^  "invocation": {/,$d' "$p.1.json" >"$f"
-    if [[ -z "$ref" ]]; then ref=$f; elif ! cmp -s "$ref" "$f"; then
-      echo "  RESULTS DIFFER: $f vs $ref"; status=1
+    if [[ -z ${ref[$b]:-} ]]; then ref[$b]=$f; elif ! cmp -s "${ref[$b]}" "$f"; then
+      echo "  RESULTS DIFFER: $f vs ${ref[$b]}"; status=1
     fi
    done
   done
-  [[ $status == 0 ]] && echo "  all runs wrote identical --json"
+  if [[ -n ${ref[base]:-} ]]; then
+    # The same results up to the version (`kernbench`), the topology file's
+    # path (the baseline may read its own copy) and the keys the
+    # baseline's schema lacks, which are named.
+    if ! python3 - "${ref[base]%.results}.json" "${ref[new]%.results}.json" <<'PY'
+import json, sys
+base, new = (json.load(open(f)) for f in sys.argv[1:3])
+added, differ = [], []
+def walk(b, n, at):
+    if isinstance(b, dict) and isinstance(n, dict):
+        for k in n:
+            if k not in b:
+                added.append(at + k)
+        for k in b:
+            if k not in n:
+                differ.append(at + k + " (only in the baseline)")
+            else:
+                walk(b[k], n[k], at + k + ".")
+    elif b != n:
+        differ.append(at.rstrip("."))
+for k in ("invocation", "timings", "kernbench", "schema_version", "topology"):
+    base.pop(k, None); new.pop(k, None)
+walk(base, new, "")
+if added:
+    print("  results against the baseline: equal but for keys it lacks: " + ", ".join(sorted(set(added))[:8]))
+for d in differ[:8]:
+    print("  RESULTS DIFFER from the baseline at " + d)
+sys.exit(1 if differ else 0)
+PY
+    then status=1; fi
+  fi
+  [[ $status == 0 ]] && echo "  all runs wrote the same --json"
 done
 exit $status
