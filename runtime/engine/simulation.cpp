@@ -102,20 +102,34 @@ void simulation::validate() const {
   ids.reserve(nodes_.size());
   for (const auto& [name, _] : nodes_)
     ids.emplace(name, static_cast<node_id>(ids.size()));
-  check_links(ids);
+  (void)resolve_links(ids);
 }
 
-void simulation::check_links(const std::unordered_map<std::string_view, node_id>& ids) const {
+simulation::link_ends simulation::resolve_links(
+  const std::unordered_map<std::string_view, node_id>& ids) const {
+  link_ends ends;
+  ends.src.resize(links_.size());
+  ends.dst.resize(links_.size());
+  const std::string* last_src = nullptr; // a source's links come together
+  node_id last_id = 0;
   for (size_t i = 0; i < links_.size(); ++i) {
     const std::string& src = link_names_[i].first;
     const std::string& dst = link_names_[i].second;
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument(fmt::format("link {} -> {}: {}", src, dst, what));
     };
-    if (!ids.count(src))
-      fail("unknown source node '" + src + "'");
-    if (!ids.count(dst))
+    if (!last_src || *last_src != src) {
+      const auto it = ids.find(src);
+      if (it == ids.end())
+        fail("unknown source node '" + src + "'");
+      last_src = &src;
+      last_id = it->second;
+    }
+    ends.src[i] = last_id;
+    const auto to = ids.find(dst);
+    if (to == ids.end())
       fail("unknown destination node '" + dst + "'");
+    ends.dst[i] = to->second;
     if (links_[i].latency < ps(1))
       fail("latency must be >= 1 ps (a zero-latency link cannot be "
            "synchronised conservatively)");
@@ -130,6 +144,7 @@ void simulation::check_links(const std::unordered_map<std::string_view, node_id>
       throw std::invalid_argument("link class: latency must be >= 1 ps (a zero-latency link "
                                   "cannot be synchronised conservatively)");
   }
+  return ends;
 }
 
 
@@ -154,7 +169,7 @@ run_result simulation::run(const run_options& opts) {
   ids.reserve(n);
   for (node_id i = 0; i < n; ++i)
     ids.emplace(names[i], i);
-  check_links(ids);
+  const link_ends ends = resolve_links(ids);
 
   // Process of each node, then runs of whole groups of each process's
   // nodes form its shards (partition.hpp).
@@ -220,12 +235,11 @@ run_result simulation::run(const run_options& opts) {
       }
   }
   // Each node's links counted first: its vectors are made once.
-  std::vector<node_id> link_src(links_.size()), link_dst(links_.size());
+  const std::vector<node_id>& link_src = ends.src;
+  const std::vector<node_id>& link_dst = ends.dst;
   {
     std::vector<uint32_t> outs(n, 0), ins(n, 0);
     for (size_t k = 0; k < links_.size(); ++k) {
-      link_src[k] = ids.find(link_names_[k].first)->second;
-      link_dst[k] = ids.find(link_names_[k].second)->second;
       ++outs[link_src[k]];
       ++ins[link_dst[k]];
     }
@@ -274,7 +288,7 @@ run_result simulation::run(const run_options& opts) {
     std::vector<node_id> ms;
     ms.reserve(c.members.size());
     for (const auto& m : c.members)
-      ms.push_back(ids.find(m)->second); // checked by check_links
+      ms.push_back(ids.find(m)->second); // checked by resolve_links
     std::sort(ms.begin(), ms.end());
     ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
     if (ms.size() < 2)
@@ -334,7 +348,14 @@ run_result simulation::run(const run_options& opts) {
   // What lives as long as the actors, dropped here or by opts.teardown.
   auto live = std::make_shared<live_system>();
   caf::actor_system_config& cfg = live->cfg;
-  cfg.set("scheduler.max-threads", std::max<size_t>(1, opts.threads));
+  // Direct delivery runs a shard's nodes inside its hub: the hubs are all
+  // the work, so workers beyond them only steal hubs from each other's warm
+  // cores (1,024 PEs, 4 SIP shards, 16-core machine: 16 workers 12% slower
+  // than 8, 4 the fastest; issue 31). Under mailbox delivery nodes are
+  // actors of their own and may use every thread.
+  const size_t workers =
+    direct ? std::clamp<size_t>(opts.threads, 1, per) : std::max<size_t>(1, opts.threads);
+  cfg.set("scheduler.max-threads", workers);
   cfg.set("logger.verbosity", caf::atom("quiet"));
   // kernbench's own scheduler (runtime/engine/worker_pool, ADR-0006);
   // KB_CAF_POLICY=sharing or =stealing selects one of CAF's for comparison.

@@ -159,8 +159,13 @@ private:
     node_place place;
     std::vector<std::string> ports;
   };
-  /// validate()'s link checks, with the node ids by name.
-  void check_links(const std::unordered_map<std::string_view, node_id>& ids) const;
+  /// Each link's ends by id, in link order.
+  struct link_ends {
+    std::vector<node_id> src, dst;
+  };
+  /// validate()'s link checks, with the node ids by name: the links' ends
+  /// (one search per source's run of links and one per destination).
+  link_ends resolve_links(const std::unordered_map<std::string_view, node_id>& ids) const;
   std::map<std::string, node_entry> nodes_;
   std::vector<link_spec_rt> links_; // src/dst hold indexes into names order
   std::vector<std::pair<std::string, std::string>> link_names_;

@@ -31,6 +31,19 @@ TEST(Validation, ZeroLatencyLinkIsRejected) {
                  "cannot be synchronised conservatively)");
 }
 
+TEST(Validation, LinkFromUnknownNodeAfterAKnownSourcesLinksIsRejected) {
+  // A source's links are resolved once per run of them: a new name after
+  // the run is looked up again, not taken for the last source.
+  auto msg = error_of([](simulation& s) {
+    s.add_node("a", make_node_factory<ring_member>(0u, 0u));
+    s.add_node("b", make_node_factory<ring_member>(0u, 0u));
+    s.add_link("a", "b", ns(1));
+    s.add_link("a", "a", ns(1));
+    s.add_link("ab", "b", ns(1));
+  });
+  EXPECT_EQ(msg, "link ab -> b: unknown source node 'ab'");
+}
+
 TEST(Validation, LinkToUnknownNodeIsRejected) {
   auto msg = error_of([](simulation& s) {
     s.add_node("a", make_node_factory<ring_member>(0u, 0u));
