@@ -34,9 +34,13 @@ m_cpu::config m_cpu::read_config(const param_reader& p, const machine_context& c
   config c = decl().read(p);
   // The programs are by PE name; a PE's number is its PE_CPU's place.
   const std::string cube = detail::parent_of(ctx.node) + ".";
+  // The map is sorted: this cube's PEs are one run of it (not a scan of
+  // every PE's program for every cube: 256 cubes x 16,384 PEs; issue 31).
   if (ctx.programs && ctx.topology)
-    for (const auto& [prefix, program] : *ctx.programs) {
-      if (!program || !prefix.starts_with(cube))
+    for (auto it = ctx.programs->lower_bound(cube);
+         it != ctx.programs->end() && it->first.starts_with(cube); ++it) {
+      const auto& [prefix, program] = *it;
+      if (!program)
         continue;
       const node_spec* cpu = ctx.topology->find_node(prefix + ".pe_cpu");
       if (cpu && cpu->place.pe && cpu->place.sip == ctx.place.sip &&
