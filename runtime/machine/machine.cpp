@@ -1,4 +1,5 @@
 #include "runtime/machine/machine.hpp"
+#include "runtime/parallel_indices.hpp"
 #include "runtime/machine/partition_choice.hpp"
 
 #include <fmt/format.h>
@@ -35,8 +36,15 @@ fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& k
     return it == ids.end() ? static_cast<node_id>(topo.nodes.size()) : it->second;
   };
   in.links.reserve(topo.links.size());
-  for (const auto& l : topo.links)
-    in.links.push_back({id_of(l.src), id_of(l.dst), l.latency.ps()});
+  const std::string* last = nullptr; // a source's links come together
+  node_id src = 0;
+  for (const auto& l : topo.links) {
+    if (!last || *last != l.src) {
+      last = &l.src;
+      src = id_of(l.src);
+    }
+    in.links.push_back({src, id_of(l.dst), l.latency.ps()});
+  }
   return in;
 }
 
@@ -89,48 +97,58 @@ std::vector<std::string> port_ends(const node_spec& n, const kind_registry& kind
   return out;
 }
 
-/// Every port a node's kind declares has its link, or the build fails
-/// naming the node and the port (not the first message sent on it).
-void check_ports(const topology_spec& topo, const kind_registry& kinds) {
-  for (const auto& n : topo.nodes) {
-    const std::vector<std::string> ends = port_ends(n, kinds);
-    for (size_t i = 0; i < ends.size(); ++i)
-      if (!topo.find_link(n.id, ends[i]))
-        throw std::invalid_argument(fmt::format("{}: {}: port '{}' has no link (to {})",
-                                                topo.file, n.id, kinds.ports_of(n.impl)[i].name,
-                                                ends[i]));
-  }
+/// Node `n`'s port ends, each checked to have its link: else the build
+/// fails naming the node and the port (not the first message sent on it).
+std::vector<std::string> checked_port_ends(const topology_spec& topo, const node_spec& n,
+                                           const kind_registry& kinds) {
+  std::vector<std::string> ends = port_ends(n, kinds);
+  for (size_t i = 0; i < ends.size(); ++i)
+    if (!topo.find_link(n.id, ends[i]))
+      throw std::invalid_argument(fmt::format("{}: {}: port '{}' has no link (to {})", topo.file,
+                                              n.id, kinds.ports_of(n.impl)[i].name, ends[i]));
+  return ends;
 }
 
 } // namespace
 
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& given, simulation& sim,
-                   const std::function<bool(const node_spec&)>& here) {
-  check_ports(topo, kinds);
+                   const std::function<bool(const node_spec&)>& here, size_t threads) {
+  // Every node's ports (a split run's other nodes too), then every local
+  // node's kind, on `threads` threads: the kinds read their parameters and
+  // neighbours, as their factories do on the shards' threads (ADR-0017). A
+  // failure is the one the sequential loop would meet first.
+  const std::vector<node_spec>& nodes = topo.nodes;
+  std::vector<std::vector<std::string>> ends(nodes.size());
+  for_each_index(nodes.size(), threads,
+                 [&](size_t i) { ends[i] = checked_port_ends(topo, nodes[i], kinds); });
   if (topo.fabric_credits)
     check_credit_links(topo, kinds);
   machine_context ctx = given;
   if (!ctx.fabric)
     ctx.fabric = build_fabric(topo, kinds);
+  // A part of a split run (issue 31): another process's node is known by
+  // its name and place only (its kind is not made, its parameters not read).
+  std::vector<char> local(nodes.size(), 1);
+  if (here)
+    for (size_t i = 0; i < nodes.size(); ++i)
+      local[i] = here(nodes[i]) ? 1 : 0;
+  std::vector<node_factory> made(nodes.size());
+  for_each_index(nodes.size(), threads, [&](size_t i) {
+    if (local[i])
+      made[i] = kinds.make(nodes[i], ctx);
+  });
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const node_spec& n = nodes[i];
+    if (local[i])
+      sim.add_node(n.id, std::move(made[i]), n.place, std::move(ends[i]));
+    else
+      sim.add_node(n.id, {}, n.place);
+  }
   if (!here) {
-    for (const auto& n : topo.nodes)
-      sim.add_node(n.id, kinds.make(n, ctx), n.place, port_ends(n, kinds));
     for (const auto& l : topo.links)
       sim.add_link(l.src, l.dst, l.latency, l.bandwidth, l.queue_depth);
     return;
-  }
-  // A part of a split run (issue 31): another process's node is known by
-  // its name and place only (its kind is not made, its parameters not read).
-  const std::vector<node_spec>& nodes = topo.nodes;
-  std::vector<char> local(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const node_spec& n = nodes[i];
-    local[i] = here(n) ? 1 : 0;
-    if (local[i])
-      sim.add_node(n.id, kinds.make(n, ctx), n.place, port_ends(n, kinds));
-    else
-      sim.add_node(n.id, {}, n.place);
   }
   // Nodes are sorted by id and links by source, then destination: a
   // source's links come together, numbered in that order at the source.

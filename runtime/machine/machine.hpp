@@ -35,9 +35,12 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
 /// are added by name and place (simulation::add_node without a factory),
 /// and the links between two of them are left out (whole runs of one
 /// source's links, so that every link keeps its number at its source).
+/// The kinds are made on up to `threads` threads; a failure is the one a
+/// single thread would meet first.
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& ctx, simulation& sim,
-                   const std::function<bool(const node_spec&)>& here = {});
+                   const std::function<bool(const node_spec&)>& here = {},
+                   size_t threads = 1);
 
 /// The machine context implied by a topology (clock, wire latency).
 machine_context context_of(const topology_spec& topo);

@@ -120,9 +120,10 @@ machine_run run_machine(topology_spec topology,
     build_machine(out.topology, kinds, ctx, sim,
                   [&process, rank = o.cluster.rank, ranks = o.cluster.ranks](const node_spec& n) {
                     return process(n.place, ranks) == rank;
-                  });
+                  },
+                  o.threads);
   else
-    build_machine(out.topology, kinds, ctx, sim);
+    build_machine(out.topology, kinds, ctx, sim, {}, o.threads);
   if (o.phases)
     o.phases->mark("add the nodes and links");
   std::string partition = o.partition;
