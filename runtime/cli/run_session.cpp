@@ -103,7 +103,7 @@ void run_session::describe(report_input& rep, machine_run& run, std::vector<std:
   rep.threads = c.threads;
   describe_machine(rep, run.topology);
   rep.result = &run.result;
-  rep.names = run.names;
+  rep.names = std::move(run.names);
   rep.records = std::move(run.records);
   rep.per_pe = c.per_pe;
   if (c.memory)

@@ -1,4 +1,5 @@
 #include "runtime/report/pe_commands.hpp"
+#include "runtime/parallel_indices.hpp"
 #include "runtime/machine/pipeline_stats.hpp"
 
 #include <algorithm>
@@ -6,11 +7,10 @@
 
 namespace kb {
 
-std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std::string>& pes) {
-  std::vector<pe_commands> out;
-  out.reserve(pes.size());
-  for (const auto& pe : pes) {
-    pe_commands p;
+namespace {
+
+pe_commands commands_of_pe(const run_result& r, const std::string& pe) {
+  pe_commands p;
     p.pe = pe;
     p.cpu = find_node(r, pe + ".pe_cpu");
     p.scheduler = find_node(r, pe + ".pe_scheduler");
@@ -36,8 +36,15 @@ std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std:
         c.has_mii = s.has_mii;
         c.has_steady = s.has_steady;
       }
-    out.push_back(std::move(p));
-  }
+  return p;
+}
+
+} // namespace
+
+std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std::string>& pes,
+                                     size_t threads) {
+  std::vector<pe_commands> out(pes.size());
+  for_each_index(pes.size(), threads, [&](size_t i) { out[i] = commands_of_pe(r, pes[i]); });
   return out;
 }
 

@@ -24,7 +24,9 @@ struct pe_commands {
 };
 
 /// The commands of each PE of `pes`, in that order.
-std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std::string>& pes);
+/// (On up to `threads` threads: each PE's rows are its own.)
+std::vector<pe_commands> commands_of(const run_result& r, const std::vector<std::string>& pes,
+                                     size_t threads = 1);
 
 /// Where one PE's kernel spent its time (ps): from its start (t = 0 or the
 /// launch's arrival) to its return, suspended on a load's data, on

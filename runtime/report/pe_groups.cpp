@@ -1,4 +1,5 @@
 #include "runtime/report/pe_groups.hpp"
+#include "runtime/parallel_indices.hpp"
 #include "runtime/machine/pipeline_stats.hpp"
 #include "runtime/machine/memory_stats.hpp"
 #include "runtime/engine/link_stats.hpp"
@@ -262,21 +263,29 @@ kernel_group group_kernel_time(const std::vector<pe_commands>& pes) {
   return g;
 }
 
-pe_group_summary group_pes(const pe_group_input& in) {
+pe_group_summary group_pes(const pe_group_input& in, size_t threads) {
   pe_group_summary g;
   g.pes = in.commands->size();
-  g.commands = group_commands(in);
-  g.lanes = group_lanes(in);
-  g.intervals = group_intervals(in);
-  values stall;
-  for (const auto& p : *in.commands)
-    if (const node_summary* s = p.scheduler) {
-      stall.emplace_back(figure_or_zero(*s, scheduler_stats::feeder_stall_ps), p.pe);
-      g.tiles_fed += figure_or_zero(*s, scheduler_stats::tiles_fed);
+  // Three scans of their own, at once on several threads: the units' lanes
+  // and the links read every node; the rest, every PE.
+  for_each_index(3, threads, [&](size_t part) {
+    if (part == 0) {
+      g.lanes = group_lanes(in);
+    } else if (part == 1) {
+      g.links = group_links(in);
+    } else {
+      g.commands = group_commands(in);
+      g.intervals = group_intervals(in);
+      values stall;
+      for (const auto& p : *in.commands)
+        if (const node_summary* s = p.scheduler) {
+          stall.emplace_back(figure_or_zero(*s, scheduler_stats::feeder_stall_ps), p.pe);
+          g.tiles_fed += figure_or_zero(*s, scheduler_stats::tiles_fed);
+        }
+      g.feeder_stall = spread_of(stall);
+      g.kernel = group_kernel_time(*in.commands);
     }
-  g.feeder_stall = spread_of(stall);
-  g.links = group_links(in);
-  g.kernel = group_kernel_time(*in.commands);
+  }, 1);
   return g;
 }
 

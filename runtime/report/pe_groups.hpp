@@ -111,7 +111,8 @@ struct pe_group_summary {
   kernel_group kernel;
 };
 
-pe_group_summary group_pes(const pe_group_input& in);
+/// (On up to `threads` threads; the same summary on any number.)
+pe_group_summary group_pes(const pe_group_input& in, size_t threads = 1);
 kernel_group group_kernel_time(const std::vector<pe_commands>& pes);
 
 /// The summary's grouped sections; `end_ps` is the simulated time (for

@@ -67,8 +67,8 @@ std::string ns_or(const std::optional<uint64_t>& ps, const char* missing) {
 } // namespace
 
 void index_commands(report_input& in) {
-  in.commands = commands_of(*in.result, in.pes);
-  in.groups = group_pes({in.result, &in.commands});
+  in.commands = commands_of(*in.result, in.pes, in.threads);
+  in.groups = group_pes({in.result, &in.commands}, in.threads);
 }
 
 void write_summary(std::ostream& out, const report_input& in) {
