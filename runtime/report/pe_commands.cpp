@@ -11,31 +11,31 @@ namespace {
 
 pe_commands commands_of_pe(const run_result& r, const std::string& pe) {
   pe_commands p;
-    p.pe = pe;
-    p.cpu = find_node(r, pe + ".pe_cpu");
-    p.scheduler = find_node(r, pe + ".pe_scheduler");
-    if (p.cpu)
-      p.rows = command_table::rows_of(p.cpu->tables);
-    std::unordered_map<uint64_t, size_t> by_id;
-    for (size_t i = 0; i < p.rows.size(); ++i)
-      by_id.emplace(p.rows[i].id, i);
-    if (p.scheduler)
-      for (const command_stat& s : command_table::rows_of(p.scheduler->tables)) {
-        const auto it = by_id.find(s.id);
-        if (it == by_id.end())
-          continue;
-        command_stat& c = p.rows[it->second];
-        c.arrive_ps = s.arrive_ps;
-        c.start_ps = s.start_ps;
-        c.held = s.held;
-        c.held_by = s.held_by;
-        c.body_tiles = s.body_tiles;
-        c.predicted_ii_ps = s.predicted_ii_ps;
-        c.predicted_mii_ps = s.predicted_mii_ps;
-        c.steady_interval_ps = s.steady_interval_ps;
-        c.has_mii = s.has_mii;
-        c.has_steady = s.has_steady;
-      }
+  p.pe = pe;
+  p.cpu = find_node(r, pe + ".pe_cpu");
+  p.scheduler = find_node(r, pe + ".pe_scheduler");
+  if (p.cpu)
+    p.rows = command_table::rows_of(p.cpu->tables);
+  std::unordered_map<uint64_t, size_t> by_id;
+  for (size_t i = 0; i < p.rows.size(); ++i)
+    by_id.emplace(p.rows[i].id, i);
+  if (p.scheduler)
+    for (const command_stat& s : command_table::rows_of(p.scheduler->tables)) {
+      const auto it = by_id.find(s.id);
+      if (it == by_id.end())
+        continue;
+      command_stat& c = p.rows[it->second];
+      c.arrive_ps = s.arrive_ps;
+      c.start_ps = s.start_ps;
+      c.held = s.held;
+      c.held_by = s.held_by;
+      c.body_tiles = s.body_tiles;
+      c.predicted_ii_ps = s.predicted_ii_ps;
+      c.predicted_mii_ps = s.predicted_mii_ps;
+      c.steady_interval_ps = s.steady_interval_ps;
+      c.has_mii = s.has_mii;
+      c.has_steady = s.has_steady;
+    }
   return p;
 }
 
