@@ -18,7 +18,7 @@ std::string format_error(const source_loc& where, const std::string& key_path,
 } // namespace
 
 std::string source_loc::str() const {
-  return line == 0 ? file : fmt::format("{}:{}", file, line);
+  return line == 0 ? file.str() : fmt::format("{}:{}", file.str(), line);
 }
 
 config_error::config_error(source_loc where, std::string key_path,

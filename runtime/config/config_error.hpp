@@ -3,15 +3,41 @@
 // the 1-based line and the dotted key path of the offending entry.
 
 #include <cstddef>
+#include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
 namespace kb {
 
+/// An immutable text that its copies share: a file name that every node and
+/// link of a machine repeats is one allocation, not one per copy (a 16,384-PE
+/// machine read from a path of 47 characters held 57 MiB more than from one
+/// of 13 before; issue 31).
+class shared_text {
+public:
+  shared_text() = default;
+  shared_text(std::string text) // NOLINT: a text converts implicitly
+    : text_(text.empty() ? nullptr : std::make_shared<const std::string>(std::move(text))) {}
+  shared_text(const char* text) : shared_text(std::string(text)) {} // NOLINT
+
+  const std::string& str() const {
+    static const std::string none;
+    return text_ ? *text_ : none;
+  }
+  operator const std::string&() const { return str(); } // NOLINT
+  bool empty() const { return str().empty(); }
+  friend bool operator==(const shared_text& a, const shared_text& b) { return a.str() == b.str(); }
+  friend std::ostream& operator<<(std::ostream& out, const shared_text& t) { return out << t.str(); }
+
+private:
+  std::shared_ptr<const std::string> text_;
+};
+
 /// Where a configuration entry was written: file (as given) and 1-based line
 /// (0 = unknown).
 struct source_loc {
-  std::string file;
+  shared_text file;
   std::size_t line = 0;
 
   /// `file:line`, or just `file` when the line is unknown.

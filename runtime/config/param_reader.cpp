@@ -18,7 +18,7 @@ using detail::fail_type;
 
 // -- construction -------------------------------------------------------------
 
-param_reader::param_reader(YAML::Node map, std::string file, std::string path,
+param_reader::param_reader(YAML::Node map, shared_text file, shared_text path,
                            std::size_t line)
     : node_(std::move(map)), file_(std::move(file)), path_(std::move(path)),
       line_(line) {
@@ -226,7 +226,7 @@ std::string param_reader::key_path(std::string_view key) const {
     return std::string(key);
   if (key.empty())
     return path_;
-  return fmt::format("{}.{}", path_, key);
+  return fmt::format("{}.{}", path_.str(), key);
 }
 
 source_loc param_reader::where(std::string_view key) const {

@@ -48,7 +48,7 @@ public:
 
   /// `map` must be a YAML map or null (read as empty); otherwise throws.
   /// `line` is where the map is declared: errors about missing keys use it.
-  param_reader(YAML::Node map, std::string file, std::string path,
+  param_reader(YAML::Node map, shared_text file, shared_text path,
                std::size_t line);
 
   /// The top-level map of a document loaded from `file`.
@@ -109,8 +109,8 @@ public:
 
   // -- error reporting --------------------------------------------------------
 
-  const std::string& file() const { return file_; }
-  const std::string& path() const { return path_; }
+  const std::string& file() const { return file_.str(); }
+  const std::string& path() const { return path_.str(); }
   std::size_t line() const { return line_; }
 
   /// `path.key` (or `key` at the root).
@@ -145,8 +145,8 @@ private:
 
   YAML::Node node_;
   std::shared_ptr<const key_index> index_;
-  std::string file_;
-  std::string path_;
+  shared_text file_; ///< shared by the readers of one file
+  shared_text path_; ///< shared by the copies of one reader
   std::size_t line_ = 0;
 };
 

@@ -39,6 +39,20 @@ const char* k_values = R"(node:
     empty:
 )";
 
+TEST(param_reader, copies_and_inner_maps_share_the_file_and_path_texts) {
+  const param_reader root = param_reader::root(load_yaml_text(k_values, "a/long/path/to/t.yaml"),
+                                               "a/long/path/to/t.yaml");
+  const param_reader p = root.map("node").map("p");
+  const param_reader copy = p; // NOLINT: the copy is the point
+  EXPECT_EQ(p.file(), "a/long/path/to/t.yaml");
+  EXPECT_EQ(&p.file(), &root.file());
+  EXPECT_EQ(&copy.file(), &p.file());
+  EXPECT_EQ(copy.path(), "node.p");
+  EXPECT_EQ(&copy.path(), &p.path());
+  EXPECT_EQ(&p.where("count").file.str(), &root.file());
+  EXPECT_EQ(p.where("count").str(), "a/long/path/to/t.yaml:3");
+}
+
 TEST(param_reader, required_reads_each_type) {
   const param_reader r = reader(k_values);
   EXPECT_EQ(r.required<uint64_t>("count"), 42u);
