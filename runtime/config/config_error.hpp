@@ -12,7 +12,7 @@ namespace kb {
 
 /// An immutable text that its copies share: a file name that every node and
 /// link of a machine repeats is one allocation, not one per copy (a 16,384-PE
-/// machine read from a path of 47 characters held 57 MiB more than from one
+/// machine read from a path of 57 characters held 57 MiB more than from one
 /// of 13 before; issue 31).
 class shared_text {
 public:

@@ -117,7 +117,7 @@ size_t file_texts(const topology_spec& t) {
 
 TEST(topology_load_work, the_file_names_are_shared_not_copied_per_node_and_link) {
   // A few texts per machine (the file, each component's parameters), not one
-  // per node and link (issue 31: a 47-character path held 57 MiB more than
+  // per node and link (issue 31: a 57-character path held 57 MiB more than
   // a 13-character one at 16,384 PEs).
   const loaded base = load_with({});
   const loaded big = load_with({"system.sips=8"});
