@@ -115,12 +115,15 @@ caf::behavior hub::make_behavior() {
     [this](hub_snapshot& s) { on_snapshot(s); },
     [this](jump_atom, uint64_t lbts) { apply_jump(SimTime{lbts}); },
     [this](halt_atom, uint32_t shard, std::string& why) {
-      if (!running_)
-        return;
-      if (why == stop_reason)
-        stop();
-      else
-        fail(fmt::format("shard {} failed: {}", shard, why));
+      if (running_)
+        on_halt(shard, why);
+      else if (!early_halt_)
+        // Shard 0 may stop (or fail) as soon as it runs, before this shard
+        // has its run request or the peers' list: it stops as it starts.
+        // (Dropped, it ran on and waited for shard 0's promises while shard
+        // 0 waited for its part: a split run stopped by Ctrl-C at once
+        // stalled, one time in ten under the sanitizers.)
+        early_halt_.emplace(shard, std::move(why));
     },
     [this](collect_atom) {
       collect_rps_.push_back(make_response_promise());
@@ -171,6 +174,13 @@ void hub::on_hello(uint32_t shard, caf::actor peer) {
     start();
 }
 
+void hub::on_halt(uint32_t shard, const std::string& why) {
+  if (why == stop_reason)
+    stop();
+  else
+    fail(fmt::format("shard {} failed: {}", shard, why));
+}
+
 bool hub::peers_known() const {
   for (uint32_t s = 0; s < init_.shards; ++s)
     if (s != init_.shard && !peers_[s])
@@ -189,7 +199,14 @@ void hub::start() {
       fail(std::move(e));
       return;
     }
-    step_direct();
+    if (early_halt_)
+      on_halt(early_halt_->first, early_halt_->second);
+    else
+      step_direct();
+    return;
+  }
+  if (early_halt_) {
+    on_halt(early_halt_->first, early_halt_->second);
     return;
   }
   // Initial round: every node runs on_start() at time 0 and reports its

@@ -42,6 +42,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace kb {
@@ -113,6 +114,8 @@ private:
   SimTime local_min() const;
   bool peers_known() const;
   void fail(std::string why);
+  /// Another shard stopped (`why` is stop_reason) or failed.
+  void on_halt(uint32_t shard, const std::string& why);
   /// A stop_request was seen (or another shard stopped for one): ends the
   /// run here, at the end of a window, and collects the summaries so far.
   void stop();
@@ -161,6 +164,8 @@ private:
   bool done_ = false;
   bool collected_ = false;
   bool halt_sent_ = false; ///< the other shards were told this one failed
+  /// A halt that came before this shard ran: which shard sent it, and why.
+  std::optional<std::pair<uint32_t, std::string>> early_halt_;
   bool stopped_ = false;   ///< stopped by a stop_request (stop())
   std::string error_;
   node_id error_node_ = no_node;

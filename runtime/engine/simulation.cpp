@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 #include <unordered_map>
@@ -518,6 +519,10 @@ run_result simulation::run(const run_options& opts) {
   // with everything, the others once shard 0 has collected their part.
   if (opts.on_running)
     opts.on_running();
+  // Tests: a process other than rank 0 asks its shards to run this late, so
+  // that rank 0 runs, and may stop, before they have their run requests.
+  if (const char* env = std::getenv("KB_TEST_RUN_DELAY_MS"); env && *env && rank > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::strtoul(env, nullptr, 10)));
   for (auto& [s, h] : hubs)
     self->send(h, run_request{opts.end});
   run_result result;
