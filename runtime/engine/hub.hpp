@@ -43,6 +43,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace kb {
@@ -123,6 +124,13 @@ private:
   /// Asks the next local node for its summary (collect()).
   void request_summary();
   void deliver();
+  /// Shard 0, as its own collection starts: asks every other shard for its
+  /// part, so that a part from another process is decoded (on CAF's I/O
+  /// threads) while this shard collects its own.
+  void ask_parts();
+  /// Shard 0: a part (or why it did not come) is added once the own part
+  /// is closed, in the order they came.
+  void on_part(uint32_t shard, run_result* part, std::string why);
   void finish_root();
   /// Another shard: answers its run request once its part is safe with
   /// shard 0 (released, or shard 0 gone).
@@ -176,6 +184,10 @@ private:
   size_t summaries_due_ = 0;
   size_t next_summary_ = 0; ///< local_ index of the next summary to ask for
   size_t parts_due_ = 0;
+  bool parts_asked_ = false;
+  /// Shard 0: parts (or failures, with the part empty) that came before
+  /// its own part was closed.
+  std::vector<std::tuple<uint32_t, run_result, std::string>> early_parts_;
   bool stuck_ = false;
   uint32_t stuck_repeats_ = 0;    // blocked retries without a window
   SimTime stuck_safe_;            // the safe time when last blocked

@@ -50,6 +50,8 @@ void hub::stop() {
 void hub::collect() {
   if (rings_)
     rings_idle(); // done: a late question comes with a doorbell
+  if (init_.shard == 0)
+    ask_parts();
   stats_.run_wall_ns = static_cast<uint64_t>(
     std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::steady_clock::now() - started_at_)
@@ -117,14 +119,24 @@ void hub::deliver() {
     part_handed_in_ = true;
     return;
   }
+  ask_parts(); // asked already, unless collect() was never called
+  gather_.require_all();
+  // What came meanwhile, in the order it came: as if it came now.
+  auto early = std::move(early_parts_);
+  const bool waits = parts_due_ > 0;
+  for (auto& [s, part, why] : early)
+    on_part(s, why.empty() ? &part : nullptr, std::move(why));
+  if (!waits)
+    finish_root();
+}
+
+void hub::ask_parts() {
+  if (parts_asked_)
+    return;
+  parts_asked_ = true;
   parts_due_ = 0;
   for (uint32_t s = 1; s < init_.shards; ++s)
     parts_due_ += peers_[s] ? 1 : 0;
-  gather_.require_all();
-  if (parts_due_ == 0) {
-    finish_root();
-    return;
-  }
   for (uint32_t s = 1; s < init_.shards; ++s) {
     if (!peers_[s])
       continue;
@@ -134,19 +146,29 @@ void hub::deliver() {
           handed_in_.resize(init_.shards, 0);
           handed_in_[s] = 1;
           send(peers_[s], release_atom_v);
-          gather_.merge(part, s);
-          if (--parts_due_ == 0)
-            finish_root();
+          if (collected_)
+            on_part(s, &part, {});
+          else
+            early_parts_.emplace_back(s, std::move(part), std::string());
         },
         [this, s](caf::error& e) {
-          if (gather_.result().error.empty())
-            gather_.result().error = fmt::format("shard {} did not hand in its "
-                                        "results: {}",
-                                        s, to_string(e));
-          if (--parts_due_ == 0)
-            finish_root();
+          std::string why = fmt::format("shard {} did not hand in its results: {}", s,
+                                        to_string(e));
+          if (collected_)
+            on_part(s, nullptr, std::move(why));
+          else
+            early_parts_.emplace_back(s, run_result{}, std::move(why));
         });
   }
+}
+
+void hub::on_part(uint32_t shard, run_result* part, std::string why) {
+  if (part)
+    gather_.merge(*part, shard);
+  else if (gather_.result().error.empty())
+    gather_.result().error = std::move(why);
+  if (--parts_due_ == 0)
+    finish_root();
 }
 
 void hub::finish_part() {
