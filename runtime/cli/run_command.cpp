@@ -158,12 +158,14 @@ int run(const run_cli& c) {
   std::shared_ptr<const fabric_map> fabric;
   std::unique_ptr<fabric_beside> routes_beside;
   s.phases.mark("place the operands");
+  // A process of a split run lays out its own nodes' route tables only.
+  const node_filter part = part_of(topo, opts);
   if (c.threads >= 2) {
-    routes_beside = std::make_unique<fabric_beside>(fabric_inputs_of(topo, builtin_kinds()));
+    routes_beside = std::make_unique<fabric_beside>(fabric_inputs_of(topo, builtin_kinds(), part));
     fabric = routes_beside->fabric();
   } else {
     try {
-      fabric = build_fabric(topo, builtin_kinds());
+      fabric = build_fabric(topo, builtin_kinds(), part);
     } catch (const std::exception&) {
     }
     check_first(topo, fabric);

@@ -39,8 +39,7 @@ std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks, bool one
 }
 
 shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<uint32_t>& proc,
-                       uint32_t ranks,
-                       const std::function<std::string(const std::string&)>& grouping,
+                       uint32_t ranks, const std::function<std::string(uint32_t)>& group_key,
                        uint32_t shards, size_t threads, bool endless) {
   const size_t n = names.size();
   std::vector<size_t> per_proc(ranks, 0);
@@ -51,19 +50,27 @@ shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<
   std::vector<size_t> group_size(n, 0);
   std::vector<size_t> groups_per_proc(ranks, 0);
   std::unordered_map<std::string, uint32_t> first;
+  auto name_of = [&](uint32_t i) {
+    return names[i].empty() ? fmt::format("#{}", i) : names[i];
+  };
   for (uint32_t i = 0; i < n; ++i) {
-    const auto [it, fresh] = first.try_emplace(grouping ? grouping(names[i]) : names[i], i);
-    group[i] = it->second;
-    if (proc[it->second] != proc[i])
+    bool fresh = true;
+    group[i] = i;
+    if (std::string key = group_key ? group_key(i) : std::string(); !key.empty()) {
+      const auto [it, first_of_group] = first.try_emplace(std::move(key), i);
+      fresh = first_of_group;
+      group[i] = it->second;
+    }
+    if (proc[group[i]] != proc[i])
       throw std::invalid_argument(fmt::format("nodes {} and {} share a group but not a process",
-                                              names[it->second], names[i]));
+                                              name_of(group[i]), name_of(i)));
     groups_per_proc[proc[i]] += fresh ? 1 : 0;
     ++group_size[group[i]];
   }
   shard_plan plan;
   if (shards > 0)
     plan.per_process = shards;
-  else if (!grouping && endless)
+  else if (!group_key && endless)
     plan.per_process = 1; // nothing says where to cut; quiescence costs LBTS rounds
   else
     plan.per_process = static_cast<uint32_t>(std::clamp<size_t>(

@@ -38,9 +38,10 @@ uint32_t shards_to_run(uint32_t asked, size_t lanes);
 /// not): the option, what was asked and what runs.
 std::string shards_note(uint32_t asked, size_t threads, uint32_t ranks, bool one_host = false);
 
+/// `group_key(i)`: node i's group (an empty key, or no function: a group
+/// of its own); `names` name the nodes in errors (empty: known by id only).
 shard_plan plan_shards(const std::vector<std::string>& names, const std::vector<uint32_t>& proc,
-                       uint32_t ranks,
-                       const std::function<std::string(const std::string&)>& grouping,
+                       uint32_t ranks, const std::function<std::string(uint32_t)>& group_key,
                        uint32_t shards, size_t threads, bool endless);
 
 } // namespace kb

@@ -36,45 +36,6 @@ uint64_t heap_bytes(const node_init& in) {
 
 } // namespace
 
-void simulation::add_node(std::string name, node_factory f, node_place place,
-                          std::vector<std::string> ports) {
-  if (name.empty())
-    throw std::invalid_argument("node name must not be empty");
-  // A machine's nodes come sorted: each goes at the end, without a search.
-  if (nodes_.empty() || nodes_.rbegin()->first < name) {
-    nodes_.emplace_hint(nodes_.end(), std::move(name),
-                        node_entry{std::move(f), place, std::move(ports)});
-    return;
-  }
-  const auto [it, fresh] =
-    nodes_.try_emplace(std::move(name), node_entry{std::move(f), place, std::move(ports)});
-  if (!fresh)
-    throw std::invalid_argument(fmt::format("duplicate node id '{}'", it->first));
-}
-
-void simulation::add_link(const std::string& src, const std::string& dst,
-                          SimTime latency, std::optional<Bandwidth> bw,
-                          uint32_t depth) {
-  link_spec_rt l;
-  l.latency = latency;
-  l.bw = bw;
-  l.depth = depth;
-  links_.push_back(l);
-  link_names_.emplace_back(src, dst);
-}
-
-void simulation::add_all_to_all(std::vector<std::string> members, SimTime latency) {
-  classes_.push_back({std::move(members), latency});
-}
-
-void simulation::set_partition(partition_fn f) {
-  partition_ = std::move(f);
-}
-
-void simulation::set_grouping(std::function<std::string(const std::string&)> f) {
-  grouping_ = std::move(f);
-}
-
 std::optional<delivery_mode> parse_delivery(std::string_view s) {
   if (s == "direct")
     return delivery_mode::direct;
@@ -87,75 +48,6 @@ const char* to_string(delivery_mode d) {
   return d == delivery_mode::direct ? "direct" : "mailbox";
 }
 
-void simulation::set_recorder_factory(
-  std::function<std::shared_ptr<recorder>(const std::string&)> f) {
-  recorder_factory_ = std::move(f);
-}
-
-std::vector<std::string> simulation::names() const {
-  std::vector<std::string> out;
-  out.reserve(nodes_.size());
-  for (const auto& [name, _] : nodes_)
-    out.push_back(name);
-  return out;
-}
-
-bool simulation::builds(const std::string& name) const {
-  const auto it = nodes_.find(name);
-  return it != nodes_.end() && it->second.factory != nullptr;
-}
-
-void simulation::validate() const {
-  std::unordered_map<std::string_view, node_id> ids;
-  ids.reserve(nodes_.size());
-  for (const auto& [name, _] : nodes_)
-    ids.emplace(name, static_cast<node_id>(ids.size()));
-  (void)resolve_links(ids);
-}
-
-simulation::link_ends simulation::resolve_links(
-  const std::unordered_map<std::string_view, node_id>& ids) const {
-  link_ends ends;
-  ends.src.resize(links_.size());
-  ends.dst.resize(links_.size());
-  const std::string* last_src = nullptr; // a source's links come together
-  node_id last_id = 0;
-  for (size_t i = 0; i < links_.size(); ++i) {
-    const std::string& src = link_names_[i].first;
-    const std::string& dst = link_names_[i].second;
-    auto fail = [&](const std::string& what) {
-      throw std::invalid_argument(fmt::format("link {} -> {}: {}", src, dst, what));
-    };
-    if (!last_src || *last_src != src) {
-      const auto it = ids.find(src);
-      if (it == ids.end())
-        fail("unknown source node '" + src + "'");
-      last_src = &src;
-      last_id = it->second;
-    }
-    ends.src[i] = last_id;
-    const auto to = ids.find(dst);
-    if (to == ids.end())
-      fail("unknown destination node '" + dst + "'");
-    ends.dst[i] = to->second;
-    if (links_[i].latency < ps(1))
-      fail("latency must be >= 1 ps (a zero-latency link cannot be "
-           "synchronised conservatively)");
-    if (links_[i].bw && links_[i].bw->mbps == 0)
-      fail("bandwidth must be > 0");
-  }
-  for (const auto& c : classes_) {
-    for (const auto& m : c.members)
-      if (!ids.count(m))
-        throw std::invalid_argument(fmt::format("link class: unknown member node '{}'", m));
-    if (c.latency < ps(1))
-      throw std::invalid_argument("link class: latency must be >= 1 ps (a zero-latency link "
-                                  "cannot be synchronised conservatively)");
-  }
-  return ends;
-}
-
-
 run_result simulation::run(const run_options& opts) {
   if (ran_)
     throw std::logic_error("a simulation runs once (its links are handed to its nodes)");
@@ -163,20 +55,19 @@ run_result simulation::run(const run_options& opts) {
   const uint32_t rank = opts.cluster.rank;
   const uint32_t ranks = std::max<uint32_t>(1, opts.cluster.ranks);
   // Every node's name by id, shared by the nodes (a link's end is named
-  // from it, not by a copy per link).
-  const auto all_names = std::make_shared<const std::vector<std::string>>(this->names());
+  // from it, not by a copy per link), and its entry; the ids by name: one
+  // hash lookup per link end, not a search of the map. A node known by id
+  // only (add_elsewhere) has no name: no link here names it.
+  ordered_nodes order = ordered();
+  const auto all_names = std::make_shared<const std::vector<std::string>>(std::move(order.names));
   const std::vector<std::string>& names = *all_names;
+  const std::vector<const node_entry*>& entries = order.entries;
   const size_t n = names.size();
-  // Each node's entry by id (the map's order is the id order), and the ids
-  // by name: one hash lookup per link end, not a search of the map.
-  std::vector<const node_entry*> entries;
-  entries.reserve(n);
-  for (const auto& [name, e] : nodes_)
-    entries.push_back(&e);
   std::unordered_map<std::string_view, node_id> ids;
-  ids.reserve(n);
+  ids.reserve(nodes_.size());
   for (node_id i = 0; i < n; ++i)
-    ids.emplace(names[i], i);
+    if (!names[i].empty())
+      ids.emplace(names[i], i);
   const link_ends ends = resolve_links(ids);
 
   // Process of each node, then runs of whole groups of each process's
@@ -187,7 +78,11 @@ run_result simulation::run(const run_options& opts) {
       proc[i] = std::min(partition_(names[i], entries[i]->place, ranks), ranks - 1);
   const size_t lanes = opts.exact_shards ? opts.threads : shard_lanes(opts.threads, ranks, opts.cluster.one_host);
   shard_plan plan =
-    plan_shards(names, proc, ranks, grouping_,
+    plan_shards(names, proc, ranks,
+                grouping_ ? std::function<std::string(uint32_t)>([&](uint32_t i) {
+                  return grouping_(names[i], entries[i]->place);
+                })
+                          : nullptr,
                 opts.exact_shards ? opts.shards : shards_to_run(opts.shards, lanes), lanes,
                 opts.end.is_infinite());
   const uint32_t per = plan.per_process;
@@ -209,9 +104,11 @@ run_result simulation::run(const run_options& opts) {
     if (!mine[i])
       continue;
     if (!entries[i]->factory)
-      throw std::logic_error(fmt::format("node '{}' was described as another process's, but "
+      throw std::logic_error(fmt::format("node {} was described as another process's, but "
                                          "the partition puts it in this one (rank {})",
-                                         names[i], rank));
+                                         names[i].empty() ? fmt::format("#{}", i)
+                                                          : fmt::format("'{}'", names[i]),
+                                         rank));
     inits[i].name = names[i];
     inits[i].names = all_names;
     inits[i].place = entries[i]->place;

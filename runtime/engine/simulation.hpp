@@ -108,6 +108,11 @@ public:
   /// partition puts it in this process).
   void add_node(std::string name, node_factory f, node_place place = {},
                 std::vector<std::string> ports = {});
+  /// A node of another process of a split run that no link here names
+  /// (issue 31): known by its id and place only, no name. Its id is its
+  /// place in the order of the nodes around it, so every node is added in
+  /// id order (add_node then throws std::logic_error for one out of order).
+  void add_elsewhere(node_place place);
   /// Adds a one-way link. latency >= 1 ps; depth 0 means unbounded.
   void add_link(const std::string& src, const std::string& dst,
                 SimTime latency, std::optional<Bandwidth> bw = std::nullopt,
@@ -124,7 +129,10 @@ public:
   /// Nodes of one group (same key) always share a shard, e.g. a cube: its
   /// 1 ns links never cross shards. Shards get runs of whole groups in id
   /// order. Default: every node is its own group.
-  void set_grouping(std::function<std::string(const std::string&)> f);
+  /// The key is made from the node's name and place (a node known by id
+  /// only has an empty name; an empty key is a group of its own).
+  using grouping_fn = std::function<std::string(const std::string& name, const node_place& place)>;
+  void set_grouping(grouping_fn f);
   /// Gives every node its own recorder (tracing / op log); off by default.
   /// Called for nodes of different shards at once, like node factories.
   void set_recorder_factory(std::function<std::shared_ptr<recorder>(const std::string&)> f);
@@ -166,7 +174,20 @@ private:
   /// validate()'s link checks, with the node ids by name: the links' ends
   /// (one search per source's run of links and one per destination).
   link_ends resolve_links(const std::unordered_map<std::string_view, node_id>& ids) const;
+  /// Every node in id order: the named ones by name, and those added by
+  /// add_elsewhere() after as many named ones as came before them.
+  struct ordered_nodes {
+    std::vector<std::string> names; ///< empty for a node known by id only
+    std::vector<const node_entry*> entries;
+  };
+  ordered_nodes ordered() const;
   std::map<std::string, node_entry> nodes_;
+  struct elsewhere_entry {
+    size_t named_before; ///< named nodes added before it
+    node_entry entry;
+  };
+  std::vector<elsewhere_entry> elsewhere_;
+  bool in_order_ = true; ///< every named node so far came after the last
   std::vector<link_spec_rt> links_; // src/dst hold indexes into names order
   std::vector<std::pair<std::string, std::string>> link_names_;
   struct link_class {
@@ -175,7 +196,7 @@ private:
   };
   std::vector<link_class> classes_;
   partition_fn partition_;
-  std::function<std::string(const std::string&)> grouping_;
+  grouping_fn grouping_;
   std::function<std::shared_ptr<recorder>(const std::string&)> recorder_factory_;
   std::shared_ptr<node_sink> sink_;
   bool ran_ = false;

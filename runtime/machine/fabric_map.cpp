@@ -53,9 +53,12 @@ uint64_t key_of(uint64_t address) {
 
 } // namespace
 
-fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_link> links) {
+fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_link> links,
+                             std::vector<char> here) {
   fabric_map f;
   const size_t n = nodes.size();
+  if (!here.empty() && here.size() != n)
+    throw std::logic_error("fabric_map: a part's flags must cover every node");
   f.nodes_ = std::move(nodes);
 
   f.out_latency_.resize(n);
@@ -94,16 +97,46 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
         "{} and {} serve the same memory", f.nodes_[f.memories_[i - 1].second].name,
         f.nodes_[f.memories_[i].second].name));
 
-  detail::fabric_routes routes = detail::compute_routes(f.nodes_, f.out_latency_);
+  detail::fabric_routes routes = detail::compute_routes(f.nodes_, f.out_latency_, here);
   f.tables_ = std::move(routes.tables);
   f.work_ = routes.work;
+  if (!here.empty()) {
+    f.source_of_ = routes.source_of;
+    f.group_of_ = routes.group_of;
+    f.groups_ = routes.groups;
+    f.class_hop_ = std::move(routes.class_hop);
+    f.class_cost_ = std::move(routes.class_cost);
+  }
 
   // A requester linked to a translator that reaches a memory sends every
-  // request through it (two such translators: which one is ambiguous).
+  // request through it (two such translators: which one is ambiguous). A
+  // node's table reaches a memory when its source class reaches the
+  // memory's group or it links to the memory (fabric_routes.hpp): asked of
+  // the classes, once each, not of the tables a part lacks.
+  constexpr uint32_t none = detail::fabric_routes::none;
+  std::vector<char> memory_group(routes.groups, 0);
+  for (node_id m : memories)
+    memory_group[routes.group_of[m]] = 1;
+  std::vector<int8_t> class_reaches(routes.reach.size() / std::max<size_t>(1, routes.groups), -1);
+  auto reaches_a_memory = [&](node_id v) {
+    for (const auto& [o, l] : f.out_latency_[v])
+      if (f.nodes_[o].kind.role == fabric_role::memory)
+        return true;
+    const uint32_t c = routes.source_of[v];
+    if (c == none)
+      return false;
+    if (class_reaches[c] < 0) {
+      class_reaches[c] = 0;
+      for (uint32_t g = 0; g < routes.groups && !class_reaches[c]; ++g)
+        class_reaches[c] = memory_group[g] && routes.reaches(c, g) ? 1 : 0;
+      f.work_.steps += routes.groups;
+    }
+    return class_reaches[c] == 1;
+  };
   f.via_.assign(n, no_node);
   for (node_id rq : requesters)
     for (const auto& [o, l] : f.out_latency_[rq])
-      if (f.nodes_[o].kind.role == fabric_role::translator && f.reaches_any(o, memories)) {
+      if (f.nodes_[o].kind.role == fabric_role::translator && reaches_a_memory(o)) {
         if (f.via_[rq] != no_node)
           throw std::invalid_argument(fmt::format(
             "{} links to two translators with routes, {} and {}: its requests must go "
@@ -115,11 +148,38 @@ fabric_map fabric_map::build(std::vector<fabric_node> nodes, std::vector<fabric_
   return f;
 }
 
-bool fabric_map::reaches_any(node_id from, const std::vector<node_id>& targets) const {
-  return std::any_of(tables_[from].begin(), tables_[from].end(), [&](const row& r) {
-    auto a = std::lower_bound(targets.begin(), targets.end(), r.first);
-    return a != targets.end() && *a <= r.last;
-  });
+std::optional<node_id> fabric_map::class_next_hop(node_id from, node_id to) const {
+  const uint32_t c = source_of_[from];
+  if (from == to || c == detail::fabric_routes::none)
+    return std::nullopt;
+  const uint64_t at = uint64_t{c} * groups_ + group_of_[to];
+  const node_id hop = class_hop_[at];
+  // Links straight to `to` (out links are sorted by target): of parallel
+  // ones, a router with links to forwarders that is no forwarder takes the
+  // fastest, any other the first, as the tables do.
+  const auto& o = out_latency_[from];
+  auto it = std::lower_bound(o.begin(), o.end(), to,
+                             [](const auto& e, node_id v) { return e.first < v; });
+  if (it != o.end() && it->first == to) {
+    const bool fastest =
+      nodes_[from].kind.role != fabric_role::forwarder &&
+      std::any_of(o.begin(), o.end(),
+                  [&](const auto& e) { return nodes_[e.first].kind.role == fabric_role::forwarder; });
+    uint64_t latency = it->second;
+    for (; fastest && it != o.end() && it->first == to; ++it)
+      latency = std::min(latency, it->second);
+    // The class's route latency (a member links to this group: it is kept).
+    const auto k = std::lower_bound(class_cost_.begin(), class_cost_.end(),
+                                    std::make_pair(at, uint64_t{0}));
+    if (k == class_cost_.end() || k->first != at)
+      throw std::logic_error("fabric_map: a class's route latency was not kept");
+    const uint64_t cost = k->second;
+    if (latency < cost || (latency == cost && to < hop))
+      return to;
+  }
+  if (hop == no_node)
+    return std::nullopt;
+  return hop;
 }
 
 void fabric_map::check_routes(const std::vector<node_id>& requesters,
@@ -223,6 +283,8 @@ std::optional<node_id> fabric_map::next_hop(node_id from, node_id to) const {
   if (from >= tables_.size() || to >= is_dest_.size() || !is_dest_[to])
     return std::nullopt;
   const auto& t = tables_[from];
+  if (t.empty() && !class_hop_.empty())
+    return class_next_hop(from, to);
   auto it = std::upper_bound(t.begin(), t.end(), to,
                              [](node_id v, const row& r) { return v < r.first; });
   if (it == t.begin())

@@ -76,8 +76,13 @@ class fabric_map {
 public:
   fabric_map() = default;
   /// Computes every route; throws std::invalid_argument naming the first
-  /// requester/memory pair (in id order) without a route.
-  static fabric_map build(std::vector<fabric_node> nodes, std::vector<fabric_link> links);
+  /// requester/memory pair (in id order) without a route. With `here` (a
+  /// flag per node: a part of a split run, issue 31), only those nodes get
+  /// route tables; another node's next hop comes from its source class
+  /// (fabric_routes.hpp), the same hop its table would give. The checks
+  /// cover the whole machine either way.
+  static fabric_map build(std::vector<fabric_node> nodes, std::vector<fabric_link> links,
+                          std::vector<char> here = {});
 
   /// The memory node that owns `address`, if the machine has one.
   std::optional<node_id> memory_of(uint64_t address) const;
@@ -102,8 +107,9 @@ public:
 
 private:
   using row = detail::route_row;
-  /// True when `from` has a route to one of `targets` (in id order).
-  bool reaches_any(node_id from, const std::vector<node_id>& targets) const;
+  /// A node without a table in a part: its class's hop, or the
+  /// destination itself over a shorter link straight to it.
+  std::optional<node_id> class_next_hop(node_id from, node_id to) const;
   /// Every requester reaches every HBM and SRAM (through its translator, if
   /// it has one), and every memory it reaches has a way back; throws the
   /// first pair, requester by requester (memories in id order), that has not.
@@ -116,6 +122,11 @@ private:
   std::vector<std::vector<std::pair<node_id, uint64_t>>> out_latency_;
   std::vector<std::pair<uint64_t, node_id>> memories_; ///< address key -> node
   std::vector<node_id> via_; ///< per node: its translator, or no_node
+  // A part's other nodes (class_hop_ empty when every node has its table).
+  std::vector<uint32_t> source_of_, group_of_; ///< per node (fabric_routes)
+  size_t groups_ = 0;
+  std::vector<node_id> class_hop_; ///< [class * groups + group]
+  std::vector<std::pair<uint64_t, uint64_t>> class_cost_; ///< (key, latency), sorted
   fabric_build_work work_;
 };
 

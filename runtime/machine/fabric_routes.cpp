@@ -134,7 +134,7 @@ private:
 } // namespace
 
 fabric_routes compute_routes(const std::vector<fabric_node>& nodes,
-                             const std::vector<link_list>& out) {
+                             const std::vector<link_list>& out, const std::vector<char>& here) {
   fabric_routes routes;
   const size_t n = nodes.size();
   routes.tables.resize(n);
@@ -236,6 +236,21 @@ fabric_routes compute_routes(const std::vector<fabric_node>& nodes,
   }
   const segment_tree tree(group_of_dest);
   routes.reach.assign(nc * ng, 0);
+  const bool part = !here.empty();
+  if (part) {
+    routes.class_hop.assign(nc * ng, no_node);
+    for (node_id v = 0; v < n; ++v)
+      if (routes.source_of[v] != none)
+        for (const auto& [o, l] : out[v])
+          if (dest_index[o] != none)
+            routes.class_cost.push_back(
+              {uint64_t{routes.source_of[v]} * ng + group_of_dest[dest_index[o]], unreachable});
+    std::sort(routes.class_cost.begin(), routes.class_cost.end());
+    routes.class_cost.erase(std::unique(routes.class_cost.begin(), routes.class_cost.end()),
+                            routes.class_cost.end());
+  }
+  auto next_cost = routes.class_cost.begin();
+  auto built_here = [&](node_id v) { return !part || here[v] != 0; };
   std::vector<node_id> hop(ng);
   std::vector<uint64_t> cost(ng);
   std::vector<run> base, mine;
@@ -263,10 +278,21 @@ fabric_routes compute_routes(const std::vector<fabric_node>& nodes,
       cost[g] = best;
       routes.reach[c * ng + g] = h != no_node;
     }
+    if (part) {
+      std::copy(hop.begin(), hop.end(), routes.class_hop.begin() + c * ng);
+      for (; next_cost != routes.class_cost.end() && next_cost->first < (c + 1) * uint64_t{ng};
+           ++next_cost)
+        next_cost->second = cost[next_cost->first - c * uint64_t{ng}];
+    }
+    if (std::none_of(members.begin() + member_begin[c], members.begin() + member_begin[c + 1],
+                     built_here))
+      continue;
     base.clear();
     tree.lay_out(hop, base, steps);
     for (uint32_t k = member_begin[c]; k < member_begin[c + 1]; ++k) {
       const node_id v = members[k];
+      if (!built_here(v))
+        continue;
       // The destinations where v differs from its class: itself, and those
       // it links to. Of parallel links to one, a router with links to
       // forwarders that is no forwarder takes the fastest, any other the

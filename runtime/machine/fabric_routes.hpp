@@ -14,6 +14,12 @@
 // the destinations in id order as rows, and has each router patch in only
 // itself and the destinations it links to directly. The tables are the
 // ones a Dijkstra per destination would give, row for row.
+//
+// A part of a split run (issue 31) lays out the tables of its own nodes
+// only and keeps each class's hop and cost per group instead: another
+// node's next hop is then its class's, or the destination itself when a
+// link straight to it is shorter (or as short and the lower id), which is
+// what its table's row would say (fabric_map::next_hop).
 
 #include "runtime/machine/fabric_map.hpp"
 
@@ -34,6 +40,13 @@ struct fabric_routes {
   /// [source class * groups + group]: a route over forwarders exists (links
   /// straight to the destination aside).
   std::vector<char> reach;
+  /// For a part (`here` given): [source class * groups + group], the
+  /// class's next hop (no_node: none); and, sorted, the latency of that
+  /// route for the (class * groups + group) keys where a member of the
+  /// class links straight to a member of the group (the only ones a
+  /// link straight to the destination is weighed against).
+  std::vector<node_id> class_hop;
+  std::vector<std::pair<uint64_t, uint64_t>> class_cost;
   fabric_build_work work;
 
   bool reaches(uint32_t source, uint32_t group) const {
@@ -42,8 +55,10 @@ struct fabric_routes {
 };
 
 /// Every node's route table; `out` holds each node's out links
-/// `(target, latency)` sorted by target id.
+/// `(target, latency)` sorted by target id. With `here` (a flag per node),
+/// only those nodes' tables, and the classes' hops for the others.
 fabric_routes compute_routes(const std::vector<fabric_node>& nodes,
-                             const std::vector<std::vector<std::pair<node_id, uint64_t>>>& out);
+                             const std::vector<std::vector<std::pair<node_id, uint64_t>>>& out,
+                             const std::vector<char>& here = {});
 
 } // namespace kb::detail

@@ -19,12 +19,18 @@ machine_context context_of(const topology_spec& topo) {
   return ctx;
 }
 
-fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& kinds) {
+fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& kinds,
+                               const node_filter& here) {
   fabric_inputs in;
   in.file = topo.file;
   in.nodes.reserve(topo.nodes.size());
   for (const auto& n : topo.nodes)
     in.nodes.push_back({n.id, kinds.fabric_of(n.kind)});
+  if (here) {
+    in.here.resize(topo.nodes.size());
+    for (size_t i = 0; i < topo.nodes.size(); ++i)
+      in.here[i] = here(topo.nodes[i]) ? 1 : 0;
+  }
   // Node ids are positions in topo.nodes (sorted by id): find by name, by
   // hash (a binary search compares long common prefixes, "sip0.cube0.pe1…").
   std::unordered_map<std::string_view, node_id> ids;
@@ -50,15 +56,17 @@ fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& k
 
 fabric_map build_fabric_map(fabric_inputs in) {
   try {
-    return fabric_map::build(std::move(in.nodes), std::move(in.links));
+    return fabric_map::build(std::move(in.nodes), std::move(in.links), std::move(in.here));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(fmt::format("{}: {}", in.file, e.what()));
   }
 }
 
 std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
-                                               const kind_registry& kinds) {
-  return std::make_shared<const fabric_map>(build_fabric_map(fabric_inputs_of(topo, kinds)));
+                                               const kind_registry& kinds,
+                                               const node_filter& here) {
+  return std::make_shared<const fabric_map>(
+    build_fabric_map(fabric_inputs_of(topo, kinds, here)));
 }
 
 namespace {
@@ -113,39 +121,37 @@ std::vector<std::string> checked_port_ends(const topology_spec& topo, const node
 
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& given, simulation& sim,
-                   const std::function<bool(const node_spec&)>& here, size_t threads) {
-  // Every node's ports (a split run's other nodes too), then every local
-  // node's kind, on `threads` threads: the kinds read their parameters and
-  // neighbours, as their factories do on the shards' threads (ADR-0017). A
-  // failure is the one the sequential loop would meet first.
-  const std::vector<node_spec>& nodes = topo.nodes;
-  std::vector<std::vector<std::string>> ends(nodes.size());
-  for_each_index(nodes.size(), threads,
-                 [&](size_t i) { ends[i] = checked_port_ends(topo, nodes[i], kinds); });
-  if (topo.fabric_credits)
-    check_credit_links(topo, kinds);
-  machine_context ctx = given;
-  if (!ctx.fabric)
-    ctx.fabric = build_fabric(topo, kinds);
+                   const node_filter& here, size_t threads) {
   // A part of a split run (issue 31): another process's node is known by
-  // its name and place only (its kind is not made, its parameters not read).
+  // its name and place only (its kind is not made, its parameters not read,
+  // its ports checked by the process that builds it).
+  const std::vector<node_spec>& nodes = topo.nodes;
   std::vector<char> local(nodes.size(), 1);
   if (here)
     for (size_t i = 0; i < nodes.size(); ++i)
       local[i] = here(nodes[i]) ? 1 : 0;
+  // Every local node's ports, then its kind, on `threads` threads: the
+  // kinds read their parameters and neighbours, as their factories do on
+  // the shards' threads (ADR-0017). A failure is the one the sequential
+  // loop would meet first.
+  std::vector<std::vector<std::string>> ends(nodes.size());
+  for_each_index(nodes.size(), threads, [&](size_t i) {
+    if (local[i])
+      ends[i] = checked_port_ends(topo, nodes[i], kinds);
+  });
+  if (topo.fabric_credits)
+    check_credit_links(topo, kinds);
+  machine_context ctx = given;
+  if (!ctx.fabric)
+    ctx.fabric = build_fabric(topo, kinds, here);
   std::vector<node_factory> made(nodes.size());
   for_each_index(nodes.size(), threads, [&](size_t i) {
     if (local[i])
       made[i] = kinds.make(nodes[i], ctx);
   });
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const node_spec& n = nodes[i];
-    if (local[i])
-      sim.add_node(n.id, std::move(made[i]), n.place, std::move(ends[i]));
-    else
-      sim.add_node(n.id, {}, n.place);
-  }
   if (!here) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      sim.add_node(nodes[i].id, std::move(made[i]), nodes[i].place, std::move(ends[i]));
     for (const auto& l : topo.links)
       sim.add_link(l.src, l.dst, l.latency, l.bandwidth, l.queue_depth);
     return;
@@ -163,13 +169,19 @@ void build_machine(const topology_spec& topo, const kind_registry& kinds,
     throw std::logic_error(fmt::format("{}: a part of a split run needs the nodes sorted by id "
                                        "and the links by source, as the loader sorts them",
                                        topo.file));
-  auto is_local = [&](const std::string& id) {
+  auto position = [&](const std::string& id) {
     const auto it = std::lower_bound(nodes.begin(), nodes.end(), id,
                                      [](const node_spec& n, const std::string& x) {
                                        return n.id < x;
                                      });
-    return it != nodes.end() && it->id == id && local[static_cast<size_t>(it - nodes.begin())];
+    return it != nodes.end() && it->id == id ? static_cast<size_t>(it - nodes.begin())
+                                             : nodes.size();
   };
+  // The kept runs, and the nodes they name: this process's own, and the
+  // other processes' nodes at the far end of a kept link (its boundary).
+  std::vector<char> named = local;
+  std::vector<std::pair<size_t, size_t>> kept; // runs [b, e) of topo.links
+  std::vector<size_t> dst(topo.links.size());
   size_t at = 0; // the position of the current run's source
   for (size_t b = 0; b < topo.links.size();) {
     const std::string& src = topo.links[b].src;
@@ -178,32 +190,66 @@ void build_machine(const topology_spec& topo, const kind_registry& kinds,
       ++e;
     while (at < nodes.size() && nodes[at].id < src)
       ++at;
-    bool keep = at < nodes.size() && nodes[at].id == src && local[at];
-    for (size_t k = b; k < e && !keep; ++k)
-      keep = is_local(topo.links[k].dst);
-    for (size_t k = b; keep && k < e; ++k) {
-      const link_spec& l = topo.links[k];
-      sim.add_link(l.src, l.dst, l.latency, l.bandwidth, l.queue_depth);
+    const bool src_here = at < nodes.size() && nodes[at].id == src;
+    bool keep = src_here && local[at];
+    for (size_t k = b; k < e; ++k) {
+      dst[k] = position(topo.links[k].dst);
+      keep = keep || (dst[k] < nodes.size() && local[dst[k]]);
+    }
+    if (keep) {
+      kept.emplace_back(b, e);
+      if (src_here)
+        named[at] = 1;
+      for (size_t k = b; k < e; ++k)
+        if (dst[k] < nodes.size())
+          named[dst[k]] = 1;
     }
     b = e;
   }
+  // A node no kept link names is known here by its id and place alone.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const node_spec& n = nodes[i];
+    if (local[i])
+      sim.add_node(n.id, std::move(made[i]), n.place, std::move(ends[i]));
+    else if (named[i])
+      sim.add_node(n.id, {}, n.place);
+    else
+      sim.add_elsewhere(n.place);
+  }
+  for (const auto& [b, e] : kept)
+    for (size_t k = b; k < e; ++k) {
+      const link_spec& l = topo.links[k];
+      sim.add_link(l.src, l.dst, l.latency, l.bandwidth, l.queue_depth);
+    }
 }
 
-std::function<std::string(const std::string&)> partition_grouping(std::string_view how) {
-  size_t segments = 0;
+simulation::grouping_fn partition_grouping(std::string_view how) {
+  size_t level = 0;
   if (how == "sip")
-    segments = 1;
+    level = 1;
   else if (how == "cube")
-    segments = 2;
+    level = 2;
   else if (how == "pe")
-    segments = 3;
+    level = 3;
   else
     throw std::invalid_argument(
       fmt::format("partition '{}': expected auto, cube, sip or pe", how));
-  // The first `segments` dotted segments of the id: sip0.cube1.pe3.pe_gemm
-  // -> sip0 / sip0.cube1 / sip0.cube1.pe3 (a cube's own nodes, e.g.
-  // sip0.cube1.hbm, are groups of their own under "pe").
-  return [segments](const std::string& name) { return std::string(group_prefix(name, segments)); };
+  // The node's SIP / cube / PE, from its place: sip0.cube1.pe3.pe_gemm ->
+  // SIP 0 / its cube 1 / its PE 3. A node above that level (a cube's own
+  // nodes, e.g. sip0.cube1.hbm, under "pe") is a group of its own (an empty
+  // key). Names hold no '.' within a level, so this is the first `level`
+  // dotted segments of the id (group_prefix), without reading names: a
+  // split run's other nodes have none (simulation::add_elsewhere).
+  return [level](const std::string&, const node_place& p) -> std::string {
+    if (!p.sip || (level >= 2 && !p.cube) || (level == 3 && !p.pe))
+      return {};
+    std::string key = "s" + std::to_string(*p.sip);
+    if (level >= 2)
+      key += "c" + std::to_string(*p.cube);
+    if (level == 3)
+      key += "p" + std::to_string(*p.pe);
+    return key;
+  };
 }
 
 void check_partition_name(std::string_view how) {

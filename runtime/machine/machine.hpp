@@ -17,21 +17,28 @@ namespace kb {
 struct fabric_inputs {
   std::vector<fabric_node> nodes;
   std::vector<fabric_link> links;
-  std::string file; ///< the topology's, for messages
+  std::string file;       ///< the topology's, for messages
+  std::vector<char> here; ///< a part's nodes (empty: all; fabric_map::build)
 };
-fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& kinds);
+/// Which nodes a process of a split run builds (empty: every node).
+using node_filter = std::function<bool(const node_spec&)>;
+fabric_inputs fabric_inputs_of(const topology_spec& topo, const kind_registry& kinds,
+                               const node_filter& here = {});
 /// The routes; throws std::invalid_argument naming the topology file and a
 /// requester/memory pair without a route.
 fabric_map build_fabric_map(fabric_inputs in);
 
-/// The fabric routes of `topo` (roles from the kinds); throws
-/// std::invalid_argument naming a requester/memory pair without a route.
+/// The fabric routes of `topo` (roles from the kinds), with route tables
+/// for the nodes `here` accepts; throws std::invalid_argument naming a
+/// requester/memory pair without a route.
 std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
-                                               const kind_registry& kinds);
+                                               const kind_registry& kinds,
+                                               const node_filter& here = {});
 
 /// Adds every node and link of `topo` to `sim`; the nodes see the fabric
 /// routes (build_fabric) in their context. With `here` (a process of a
-/// split run), only the nodes it accepts get their kind made; the others
+/// split run), only the nodes it accepts get their kind made, their ports
+/// checked and their route tables; the others
 /// are added by name and place (simulation::add_node without a factory),
 /// and the links between two of them are left out (whole runs of one
 /// source's links, so that every link keeps its number at its source).
@@ -39,8 +46,7 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
 /// single thread would meet first.
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& ctx, simulation& sim,
-                   const std::function<bool(const node_spec&)>& here = {},
-                   size_t threads = 1);
+                   const node_filter& here = {}, size_t threads = 1);
 
 /// The machine context implied by a topology (clock, wire latency).
 machine_context context_of(const topology_spec& topo);
@@ -51,7 +57,7 @@ machine_context context_of(const topology_spec& topo);
 /// nodes; for experiments). Returns the group key of a node for
 /// simulation::set_grouping; throws std::invalid_argument for an unknown
 /// name ("auto" is chosen per machine first: partition_choice.hpp).
-std::function<std::string(const std::string&)> partition_grouping(std::string_view how);
+simulation::grouping_fn partition_grouping(std::string_view how);
 /// Throws std::invalid_argument unless `how` is auto, cube, sip or pe.
 void check_partition_name(std::string_view how);
 

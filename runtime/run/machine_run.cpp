@@ -44,6 +44,28 @@ uint32_t process_of(const node_place& place, uint32_t ranks, uint32_t sips, uint
   return static_cast<uint32_t>((uint64_t{sip} * cubes + cube) * ranks / (uint64_t{sips} * cubes));
 }
 
+namespace {
+
+/// Every node's name, by id (the loader's order, which the ids follow).
+std::vector<std::string> node_names(const topology_spec& topo) {
+  std::vector<std::string> out;
+  out.reserve(topo.nodes.size());
+  for (const node_spec& n : topo.nodes)
+    out.push_back(n.id);
+  return out;
+}
+
+} // namespace
+
+node_filter part_of(const topology_spec& topo, const machine_options& opts) {
+  if (opts.cluster.ranks <= 1)
+    return {};
+  return [rank = opts.cluster.rank, ranks = opts.cluster.ranks, sips = topo.sips,
+          cubes = topo.cubes_per_sip, cut = opts.cut](const node_spec& n) {
+    return process_of(n.place, ranks, sips, cubes, cut) == rank;
+  };
+}
+
 std::vector<std::string> pe_prefixes(const topology_spec& topo) {
   // By SIP, cube and PE number (pe2 before pe10), as a user counts them
   // (the PE_CPUs' places); PE_CPUs outside a PE keep their order after those.
@@ -116,14 +138,7 @@ machine_run run_machine(topology_spec topology,
   const auto process = [sips, cubes, cut = o.cut](const node_place& p, uint32_t ranks) {
     return process_of(p, ranks, sips, cubes, cut);
   };
-  if (o.cluster.ranks > 1)
-    build_machine(out.topology, kinds, ctx, sim,
-                  [&process, rank = o.cluster.rank, ranks = o.cluster.ranks](const node_spec& n) {
-                    return process(n.place, ranks) == rank;
-                  },
-                  o.threads);
-  else
-    build_machine(out.topology, kinds, ctx, sim, {}, o.threads);
+  build_machine(out.topology, kinds, ctx, sim, part_of(out.topology, o), o.threads);
   if (o.phases)
     o.phases->mark("add the nodes and links");
   std::string partition = o.partition;
@@ -141,7 +156,7 @@ machine_run run_machine(topology_spec topology,
     });
   std::shared_ptr<const trace_selection> select;
   if (o.trace_select)
-    select = std::make_shared<const trace_selection>(*o.trace_select, sim.names());
+    select = std::make_shared<const trace_selection>(*o.trace_select, node_names(out.topology));
   if (o.record || o.tally_stages || o.trace_hops || o.progress || o.stream || o.records)
     sim.set_recorder_factory([hops = o.trace_hops, record = o.record, tally = o.tally_stages,
                               progress = o.progress, stream = o.stream, records = o.records,
@@ -192,7 +207,7 @@ machine_run run_machine(topology_spec topology,
   }
   if (!o.end.is_infinite() && out.result.error.empty() && !out.result.stopped)
     out.result.error = passed_end_report(out.result, o.end);
-  out.names = sim.names();
+  out.names = node_names(out.topology); // a split run's other nodes have no name in sim
   // Its node table (a factory and its configuration per node, ~10 ms to
   // free on 1,024 PEs) goes with the machine, while the caller writes.
   if (o.teardown)

@@ -7,6 +7,7 @@
 #include "runtime/engine/protocol.hpp"
 #include "runtime/engine/simulation.hpp"
 #include "runtime/machine/fabric_map.hpp"
+#include "runtime/machine/machine.hpp"
 #include "runtime/pipeline/pe_program.hpp"
 #include "runtime/trace/progress_recorder.hpp"
 #include "runtime/trace/trace_filter.hpp"
@@ -110,6 +111,10 @@ struct machine_options {
 /// ranks must not exceed sips (run_machine refuses it).
 uint32_t process_of(const node_place& place, uint32_t ranks, uint32_t sips, uint32_t cubes,
                     cut_unit unit = cut_unit::automatic);
+
+/// The nodes this process of a split run builds (`opts.cluster`,
+/// `opts.cut`; process_of); empty for a run in one process.
+node_filter part_of(const topology_spec& topo, const machine_options& opts);
 
 machine_run run_machine(const std::string& topology_file,
                       const std::map<std::string, std::shared_ptr<const pe_program>>& programs,

@@ -17,6 +17,7 @@
 
 #include <limits>
 #include <optional>
+#include <random>
 
 namespace kb {
 namespace {
@@ -230,6 +231,137 @@ TEST(FabricRoutes, TheScaledMachineRoutesAsDerived) {
   // The NOC's table: a row per own DMA and TCM, a few for the rest.
   EXPECT_LE(f.rows(id("sip1.cube2.noc")), 2u * 4u + 8u);
   EXPECT_LE(f.rows(dma), 4u);
+}
+
+// A part of a split run (issue 31) lays out only its own nodes' tables; any
+// other node's next hop comes from its source class and its links straight
+// to the destination. Every pair must get the hop the whole machine's
+// tables give, and the checks the same verdict (the same message).
+std::optional<std::string> same_routes(const machine& m, const std::vector<char>& here) {
+  std::optional<fabric_map> whole, part;
+  std::string whole_error, part_error;
+  try {
+    whole = fabric_map::build(m.nodes, m.links);
+  } catch (const std::invalid_argument& e) {
+    whole_error = e.what();
+  }
+  try {
+    part = fabric_map::build(m.nodes, m.links, here);
+  } catch (const std::invalid_argument& e) {
+    part_error = e.what();
+  }
+  if (whole_error != part_error)
+    return fmt::format("errors differ: '{}' against '{}'", whole_error, part_error);
+  if (!whole)
+    return std::nullopt;
+  const node_id n = static_cast<node_id>(m.nodes.size());
+  for (node_id v = 0; v < n; ++v) {
+    if (part->via(v) != whole->via(v))
+      return fmt::format("via of {}", m.nodes[v].name);
+    if (part->rows(v) != (here[v] ? whole->rows(v) : 0))
+      return fmt::format("{} has {} rows, not {}", m.nodes[v].name, part->rows(v),
+                         here[v] ? whole->rows(v) : 0);
+    for (node_id d = 0; d < n; ++d) {
+      if (part->next_hop(v, d) != whole->next_hop(v, d))
+        return fmt::format("next hop {} -> {}", m.nodes[v].name, m.nodes[d].name);
+      if (part->route_latency_ps(v, d) != whole->route_latency_ps(v, d))
+        return fmt::format("route latency {} -> {}", m.nodes[v].name, m.nodes[d].name);
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(FabricRoutes, APartsOtherNodesRouteAsTheWholeMachinesTablesSay) {
+  for (const machine& m : {build(), scaled(2, 3), scaled(3, 2)}) {
+    const size_t n = m.nodes.size();
+    std::vector<char> none(n, 0), sip0(n, 0), every_third(n, 0);
+    for (size_t v = 0; v < n; ++v) {
+      sip0[v] = m.nodes[v].name.rfind("sip0.", 0) == 0 ? 1 : 0;
+      every_third[v] = v % 3 == 0 ? 1 : 0;
+    }
+    for (const auto* here : {&none, &sip0, &every_third}) {
+      const auto diff = same_routes(m, *here);
+      EXPECT_FALSE(diff) << *diff;
+    }
+  }
+}
+
+// The same on machines damaged at random (links dropped, added, doubled at
+// another latency, re-timed): ties, parallel links and missing routes, each
+// part a random set of nodes. Some damaged machines fail their checks: a
+// part must fail with the same message.
+TEST(FabricRoutes, APartOfADamagedMachineRoutesAndFailsAsTheWhole) {
+  std::mt19937 rng(31);
+  size_t failed = 0, trials = 0;
+  for (const machine& base : {build(), scaled(2, 2)}) {
+    const size_t n = base.nodes.size();
+    std::vector<node_id> fwds;
+    for (node_id v = 0; v < n; ++v)
+      if (base.nodes[v].kind.role == fabric_role::forwarder)
+        fwds.push_back(v);
+    for (int trial = 0; trial < 200; ++trial, ++trials) {
+      machine m = base;
+      auto pick = [&](size_t k) { return static_cast<uint32_t>(rng() % k); };
+      // Short latencies, so that routes tie and links straight to a
+      // destination match the way round; links into the forwarders give
+      // nodes (MMUs among them) routes of their own.
+      for (int d = 0; d < 8; ++d) {
+        const uint32_t what = pick(5), at = pick(static_cast<uint32_t>(m.links.size()));
+        if (what == 0)
+          m.links.erase(m.links.begin() + at);
+        else if (what == 1)
+          m.links.push_back({pick(n), pick(n), 1 + pick(4)});
+        else if (what == 2)
+          m.links.push_back({pick(n), fwds[pick(fwds.size())], 1 + pick(4)});
+        else if (what == 3)
+          m.links.push_back({m.links[at].src, m.links[at].dst, 1 + pick(4)});
+        else
+          m.links[at].latency_ps = 1 + pick(4);
+      }
+      std::vector<char> here(n);
+      for (auto& h : here)
+        h = pick(2) == 0 ? 1 : 0;
+      const auto diff = same_routes(m, here);
+      EXPECT_FALSE(diff) << "trial " << trial << ": " << *diff;
+      try {
+        (void)fabric_map::build(m.nodes, m.links);
+      } catch (const std::invalid_argument&) {
+        ++failed;
+      }
+    }
+  }
+  // Both verdicts were met (the damage is not all harmless, nor all fatal).
+  EXPECT_GT(failed, trials / 20);
+  EXPECT_LT(failed, trials - trials / 20);
+}
+
+// The two rules a part answers without a table, by hand: of parallel links
+// straight to a destination, a router that is no forwarder takes the
+// fastest (the DMA's 1 ps link to its TCM beats 2 ps over the NOC, though
+// its 5 ps link comes first); and a translator counts only when it reaches
+// a memory (the MMU reaches only the other DMA, so requests go straight).
+TEST(FabricRoutes, APartAppliesTheFastestLinkAndTheTranslatorRule) {
+  machine m;
+  const fabric_kind fwd{fabric_role::forwarder};
+  const node_id noc = m.add("sip0.cube0.noc", fwd), noc2 = m.add("sip0.cube0.noc2", fwd);
+  const node_id dma = m.add("sip0.cube0.pe0.pe_dma", {fabric_role::requester});
+  const node_id mmu = m.add("sip0.cube0.pe0.pe_mmu", {fabric_role::translator});
+  const node_id tcm = m.add("sip0.cube0.pe0.pe_tcm", {fabric_role::memory, mem_space::tcm});
+  const node_id dma1 = m.add("sip0.cube0.pe1.pe_dma", {fabric_role::requester});
+  m.pair(dma, noc, 1);
+  m.pair(noc, tcm, 1);
+  m.links.push_back({dma, tcm, 5});
+  m.links.push_back({dma, tcm, 1});
+  m.links.push_back({tcm, dma, 1});
+  m.pair(dma, mmu, 1);
+  m.links.push_back({mmu, noc2, 1});
+  m.pair(noc2, dma1, 1);
+  for (const auto& here : {std::vector<char>{}, std::vector<char>(m.nodes.size(), 0)}) {
+    const fabric_map f = fabric_map::build(m.nodes, m.links, here);
+    EXPECT_EQ(f.next_hop(dma, tcm), tcm) << here.size();
+    EXPECT_EQ(f.next_hop(mmu, dma1), noc2) << here.size();
+    EXPECT_FALSE(f.via(dma)) << here.size();
+  }
 }
 
 } // namespace

@@ -7,7 +7,10 @@
 namespace kb {
 namespace {
 
-std::string first_segment(const std::string& name) { return name.substr(0, name.find('.')); }
+/// Node i's group: the first segment of its name.
+std::function<std::string(uint32_t)> first_segment(const std::vector<std::string>& names) {
+  return [&names](uint32_t i) { return names[i].substr(0, names[i].find('.')); };
+}
 
 // Groups c0 (3 nodes), c1 (1), c2 (2), c3 (2): 8 nodes, 2 shards. Each group
 // goes where its first node's position falls: c0 at 0 -> 0*2/8 = 0; c1 at 3
@@ -15,14 +18,14 @@ std::string first_segment(const std::string& name) { return name.substr(0, name.
 TEST(Partition, ShardsTakeWholeGroupsBalancedByNodeCount) {
   const std::vector<std::string> names{"c0.a", "c0.b", "c0.c", "c1.a",
                                        "c2.a", "c2.b", "c3.a", "c3.b"};
-  const shard_plan p = plan_shards(names, std::vector<uint32_t>(8, 0), 1, first_segment, 0, 2, true);
+  const shard_plan p = plan_shards(names, std::vector<uint32_t>(8, 0), 1, first_segment(names), 0, 2, true);
   EXPECT_EQ(p.per_process, 2u);
   EXPECT_EQ(p.owner, (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
 }
 
 TEST(Partition, NoMoreShardsThanGroups) {
   const std::vector<std::string> names{"c0.a", "c0.b", "c1.a", "c1.b"};
-  const shard_plan p = plan_shards(names, std::vector<uint32_t>(4, 0), 1, first_segment, 0, 8, true);
+  const shard_plan p = plan_shards(names, std::vector<uint32_t>(4, 0), 1, first_segment(names), 0, 8, true);
   EXPECT_EQ(p.per_process, 2u);
   EXPECT_EQ(p.owner, (std::vector<uint32_t>{0, 0, 1, 1}));
 }
@@ -39,14 +42,14 @@ TEST(Partition, UngroupedNodesWithoutAnEndTimeShareOneShard) {
 TEST(Partition, EachProcessCutsItsOwnNodes) {
   const std::vector<std::string> names{"c0.a", "c1.a", "c2.a", "c3.a"};
   const shard_plan p =
-    plan_shards(names, std::vector<uint32_t>{0, 0, 1, 1}, 2, first_segment, 2, 1, true);
+    plan_shards(names, std::vector<uint32_t>{0, 0, 1, 1}, 2, first_segment(names), 2, 1, true);
   EXPECT_EQ(p.owner, (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
 TEST(Partition, AGroupSplitAcrossProcessesIsAnError) {
   const std::vector<std::string> names{"c0.a", "c0.b"};
   try {
-    (void)plan_shards(names, std::vector<uint32_t>{0, 1}, 2, first_segment, 0, 1, true);
+    (void)plan_shards(names, std::vector<uint32_t>{0, 1}, 2, first_segment(names), 0, 1, true);
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "nodes c0.a and c0.b share a group but not a process");

@@ -107,7 +107,7 @@ protected:
 TEST(Validation, TheFirstNodeThatCannotBeBuiltIsReportedWhateverTheThreads) {
   for (size_t threads : {1, 2, 4}) {
     simulation sim;
-    sim.set_grouping([](const std::string& name) { return name.substr(0, 2); });
+    sim.set_grouping([](const std::string& name, const node_place&) { return name.substr(0, 2); });
     for (const char* g : {"a.", "b.", "c.", "d."})
       for (int i = 0; i < 8; ++i)
         sim.add_node(g + std::to_string(i), make_node_factory<ring_member>(0u, 0u));
