@@ -16,14 +16,26 @@ void stage_tally_recorder::record(trace_kind kind, SimTime t, node_id node,
       throw std::logic_error("engine_complete without engine_start");
     open_stage& s = lanes_[tag.lane];
     s.open = false;
-    stage_tally& x = tallies_[s.command << 8 | (s.what & 0xff)];
-    x.command = s.command;
-    x.type = static_cast<uint8_t>(s.what);
+    stage_tally& x = tally_of(s.command, static_cast<uint8_t>(s.what));
     ++x.count;
     x.busy_ps += (t - s.start).ps();
   }
   if (inner_)
     inner_->record(kind, t, node, tag);
+}
+
+stage_tally& stage_tally_recorder::tally_of(uint64_t command, uint8_t type) {
+  auto is = [&](const stage_tally& x) { return x.command == command && x.type == type; };
+  if (last_ < tallies_.size() && is(tallies_[last_]))
+    return tallies_[last_];
+  for (size_t i = tallies_.size(); i-- > 0;)
+    if (is(tallies_[i]))
+      return tallies_[last_ = i];
+  stage_tally& x = tallies_.emplace_back();
+  x.command = command;
+  x.type = type;
+  last_ = tallies_.size() - 1;
+  return x;
 }
 
 void stage_tally_recorder::message(const message_note& m, const service_tag& tag) {
@@ -49,11 +61,9 @@ std::vector<char> stage_tally_recorder::take_records() {
 std::shared_ptr<const summary_table> stage_tally_recorder::take_table() {
   if (tallies_.empty())
     return nullptr;
-  std::vector<stage_tally> out;
-  out.reserve(tallies_.size());
-  for (const auto& [key, x] : tallies_)
-    out.push_back(x);
+  std::vector<stage_tally> out = std::move(tallies_);
   tallies_.clear();
+  last_ = 0;
   std::sort(out.begin(), out.end(), [](const stage_tally& a, const stage_tally& b) {
     return a.command != b.command ? a.command < b.command : a.type < b.type;
   });
