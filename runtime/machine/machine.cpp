@@ -123,8 +123,9 @@ void build_machine(const topology_spec& topo, const kind_registry& kinds,
                    const machine_context& given, simulation& sim,
                    const node_filter& here, size_t threads) {
   // A part of a split run (issue 31): another process's node is known by
-  // its name and place only (its kind is not made, its parameters not read,
-  // its ports checked by the process that builds it).
+  // its id and place, and by name at the far end of a kept link (its kind
+  // is not made, its parameters not read, its ports checked by the process
+  // that builds it).
   const std::vector<node_spec>& nodes = topo.nodes;
   std::vector<char> local(nodes.size(), 1);
   if (here)

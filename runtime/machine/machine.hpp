@@ -38,10 +38,11 @@ std::shared_ptr<const fabric_map> build_fabric(const topology_spec& topo,
 /// Adds every node and link of `topo` to `sim`; the nodes see the fabric
 /// routes (build_fabric) in their context. With `here` (a process of a
 /// split run), only the nodes it accepts get their kind made, their ports
-/// checked and their route tables; the others
-/// are added by name and place (simulation::add_node without a factory),
-/// and the links between two of them are left out (whole runs of one
-/// source's links, so that every link keeps its number at its source).
+/// checked and their route tables; the links between two others are left
+/// out (whole runs of one source's links, so that every link keeps its
+/// number at its source); another node is added by name and place
+/// (simulation::add_node without a factory) when a kept link names it,
+/// else by id and place alone (simulation::add_elsewhere).
 /// The kinds are made on up to `threads` threads; a failure is the one a
 /// single thread would meet first.
 void build_machine(const topology_spec& topo, const kind_registry& kinds,
