@@ -4,6 +4,7 @@
 #include "actors/pe_gemm.hpp"
 #include "actors/hbm_ctrl.hpp"
 #include "actors/hbm_ctrl_channels.hpp"
+#include "actors/host.hpp"
 #include "actors/m_cpu.hpp"
 #include "actors/noc.hpp"
 #include "actors/pe_dma.hpp"
@@ -22,6 +23,7 @@ void register_builtin_kinds(kind_registry& reg) {
   reg.add<pe_gemm>("pe_gemm_v1");
   reg.add<hbm_ctrl>("hbm_ctrl_v1");
   reg.add<hbm_ctrl_channels>("hbm_ctrl_channels_v1");
+  reg.add<host>("host_v1");
   reg.add<m_cpu>("m_cpu_v1");
   reg.add<noc>("noc_v1");
   reg.add<pe_dma>("pe_dma_v1");

@@ -2,6 +2,7 @@
 
 #include "actors/detail/names.hpp"
 #include "runtime/config/topology_spec.hpp"
+#include "runtime/pipeline/pe_program.hpp"
 #include "runtime/pipeline/pipeline_kinds.hpp"
 
 #include <fmt/format.h>
@@ -44,10 +45,19 @@ m_cpu::config m_cpu::read_config(const param_reader& p, const machine_context& c
         continue;
       const node_spec* cpu = ctx.topology->find_node(prefix + ".pe_cpu");
       if (cpu && cpu->place.pe && cpu->place.sip == ctx.place.sip &&
-          cpu->place.cube == ctx.place.cube)
+          cpu->place.cube == ctx.place.cube) {
         c.pes.push_back(*cpu->place.pe);
+        for (const auto& [launch, part] : program->launches) {
+          if (c.launch_pes.size() <= launch)
+            c.launch_pes.resize(launch + 1);
+          c.launch_pes[launch].push_back(*cpu->place.pe);
+        }
+      }
     }
   std::sort(c.pes.begin(), c.pes.end());
+  for (auto& pes : c.launch_pes)
+    std::sort(pes.begin(), pes.end());
+  c.program = ctx.launches != nullptr;
   return c;
 }
 
@@ -55,6 +65,12 @@ m_cpu::m_cpu(caf::actor_config& cfg, node_init init, config c)
   : node(cfg, std::move(init)), cfg_(std::move(c)), done_(cfg_.pes.size(), 0) {}
 
 void m_cpu::on_start() {
+  if (cfg_.program) { // launches come from the host
+    host_ = find_link("host");
+    launch_left_.assign(cfg_.launch_pes.size(), 0);
+    launch_arrived_.assign(cfg_.launch_pes.size(), 0);
+    return;
+  }
   if (cfg_.pes.empty())
     return;
   if (cfg_.host_latency > SimTime::zero())
@@ -77,9 +93,60 @@ void m_cpu::fan_out() {
   }
 }
 
+void m_cpu::fan_out_launch(uint64_t l) {
+  if (l >= cfg_.launch_pes.size() || cfg_.launch_pes[l].empty() || launch_arrived_[l])
+    throw std::runtime_error(fmt::format("{}: launch {} from the host, which {}", node_name(), l,
+                                         l < launch_arrived_.size() && launch_arrived_[l]
+                                           ? "arrived before"
+                                           : "runs on none of this cube's PEs"));
+  launch_arrived_[l] = 1;
+  first_launch_ = std::min(first_launch_, now());
+  launch_left_[l] = static_cast<uint32_t>(cfg_.launch_pes[l].size());
+  const uint32_t noc = port_link(0, ports()[0].to);
+  for (uint32_t pe : cfg_.launch_pes[l]) {
+    outgoing m;
+    m.kind = kind_of(pipe_kind::launch);
+    m.bytes = launch_bytes;
+    m.arg0 = pe;
+    m.arg1 = l;
+    send_on(noc, std::move(m));
+    ++launches_;
+  }
+}
+
+void m_cpu::launch_done(uint32_t pe, uint64_t l) {
+  const bool known = l < cfg_.launch_pes.size() &&
+                     std::find(cfg_.launch_pes[l].begin(), cfg_.launch_pes[l].end(), pe) !=
+                       cfg_.launch_pes[l].end();
+  if (!known || !launch_arrived_[l] || launch_left_[l] == 0)
+    throw std::runtime_error(fmt::format(
+      "a completion of launch {} from pe{}, which was not launched or completed before", l, pe));
+  ++completed_;
+  last_done_ = now();
+  if (--launch_left_[l] > 0)
+    return;
+  if (!host_)
+    throw std::runtime_error(fmt::format("{}: no link to the host for launch {}'s completion",
+                                         node_name(), l));
+  outgoing m;
+  m.kind = kind_of(pipe_kind::kernel_done);
+  m.bytes = launch_bytes;
+  m.arg0 = l;
+  send_on(*host_, std::move(m));
+}
+
 void m_cpu::on_message(sim_event& ev) {
   if (ev.kind == host_timer) {
     fan_out();
+    return;
+  }
+  if (cfg_.program && ev.kind == kind_of(pipe_kind::launch) && host_ &&
+      find_link_to(ev.src) == host_) {
+    fan_out_launch(ev.arg0);
+    return;
+  }
+  if (cfg_.program && ev.kind == kind_of(pipe_kind::kernel_done)) {
+    launch_done(static_cast<uint32_t>(ev.arg0), ev.arg1);
     return;
   }
   if (ev.kind != kind_of(pipe_kind::kernel_done)) {
@@ -101,6 +168,16 @@ void m_cpu::on_message(sim_event& ev) {
 }
 
 void m_cpu::on_finish() {
+  if (cfg_.program) {
+    if (launches_ == 0)
+      return;
+    add_figure(launch_stats::kernels, launches_);
+    add_figure(launch_stats::kernels_done, completed_);
+    add_figure(launch_stats::launch_ps, first_launch_.ps());
+    if (completed_ == launches_ && host_)
+      add_figure(launch_stats::done_ps, (last_done_ + link_latency(*host_)).ps());
+    return;
+  }
   if (cfg_.pes.empty())
     return;
   add_figure(launch_stats::kernels, cfg_.pes.size());
@@ -112,6 +189,13 @@ void m_cpu::on_finish() {
 
 std::string m_cpu::pending_work() const {
   std::string out = node::pending_work();
+  if (cfg_.program) {
+    for (size_t l = 0; l < launch_left_.size(); ++l)
+      if (launch_left_[l] > 0)
+        out += fmt::format("{}launch {}: {} of its PEs here have not completed",
+                           out.empty() ? "" : "; ", l, launch_left_[l]);
+    return out;
+  }
   if (completed_ < cfg_.pes.size())
     out += fmt::format("{}{} of {} launched kernels have not completed", out.empty() ? "" : "; ",
                        cfg_.pes.size() - completed_, cfg_.pes.size());

@@ -3,6 +3,7 @@
 #include "actors/detail/names.hpp"
 #include "actors/pe_tcm.hpp"
 #include "messages/memory.capnp.h"
+#include "messages/pipeline.capnp.h"
 #include "runtime/address.hpp"
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/exception_text.hpp"
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -48,7 +50,7 @@ pe_cpu::config pe_cpu::read_config(const param_reader&, const machine_context& c
 }
 
 pe_cpu::pe_cpu(caf::actor_config& cfg, node_init init, config c)
-  : node(cfg, std::move(init)), cfg_(std::move(c)) {}
+  : node(cfg, std::move(init)), cfg_(std::move(c)), current_(cfg_.program.get()) {}
 
 pe_cpu::~pe_cpu() {
   // A kernel still suspended (the run failed elsewhere) unwinds now, while
@@ -58,49 +60,95 @@ pe_cpu::~pe_cpu() {
 
 template <class F>
 void pe_cpu::step(F&& f) {
+  // In a host program, which launch the kernel runs for (errors only).
+  const auto launch = [this] {
+    return cfg_.program->launches.empty()
+             ? std::string()
+             : fmt::format(" (launch {} of program {})", launch_, cfg_.program->kernel);
+  };
   try {
     f();
-  } catch (const tl::kernel_error&) {
-    throw;
+  } catch (const tl::kernel_error& e) {
+    if (cfg_.program->launches.empty())
+      throw;
+    throw tl::kernel_error(fmt::format("{}{}", e.what(), launch()));
   } catch (const std::exception& e) {
-    throw std::runtime_error(
-      fmt::format("kernel {} on {} failed: {}", cfg_.program->kernel, node_name(), e.what()));
+    throw std::runtime_error(fmt::format("kernel {}{} on {} failed: {}", current_->kernel,
+                                         launch(), node_name(), e.what()));
   } catch (...) { // not a std::exception: `throw 42;`, `throw "no";`
-    throw std::runtime_error(fmt::format("kernel {} on {} failed: it threw {}",
-                                         cfg_.program->kernel, node_name(),
+    throw std::runtime_error(fmt::format("kernel {}{} on {} failed: it threw {}",
+                                         current_->kernel, launch(), node_name(),
                                          current_exception_text()));
   }
   if (kernel_->finished() && !finished_) {
     finished_ = true;
     last_step_by_ = resumed_by_;
     finished_ps_ = now().ps();
+    tcm_peak_ = std::max(tcm_peak_, kernel_->tcm().peak_used());
     hook_event(trace_kind::call_end, {0, kernel_slice, 0, 0, 0});
     if (cfg_.launched) { // the completion goes back to the M_CPU
       outgoing m;
       m.kind = kind_of(pipe_kind::kernel_done);
       m.bytes = launch_bytes;
       m.arg0 = pe_index_;
+      m.arg1 = launch_;
       if (!noc_)
         throw std::runtime_error(
           fmt::format("{}: no link to its cube's NOC for the kernel's completion", node_name()));
       send_on(*noc_, std::move(m));
     }
+    if (!cfg_.program->launches.empty()) {
+      ++launches_done_;
+      start_next_launch();
+    }
   }
 }
 
-void pe_cpu::on_start() {
-  if (cfg_.program && !cfg_.launched)
-    start_kernel();
+void pe_cpu::launch_arrived(uint64_t l) {
+  const auto& all = cfg_.program->launches;
+  const auto it = std::find_if(all.begin(), all.end(), [l](const auto& e) { return e.first == l; });
+  if (it == all.end())
+    throw std::runtime_error(
+      fmt::format("{}: launch {} arrived, but this PE runs no part of it", node_name(), l));
+  const auto index = static_cast<uint32_t>(it - all.begin());
+  if (std::find(arrived_.begin(), arrived_.end(), index) != arrived_.end() ||
+      (kernel_ && launch_ == l))
+    throw std::runtime_error(fmt::format("{}: launch {} arrived twice", node_name(), l));
+  arrived_.push_back(index);
+  if (!kernel_ || kernel_->finished())
+    start_next_launch();
 }
 
-void pe_cpu::start_kernel() {
+void pe_cpu::start_next_launch() {
+  if (arrived_.empty())
+    return;
+  const auto& [l, part] = cfg_.program->launches[arrived_.front()];
+  arrived_.erase(arrived_.begin());
+  launch_ = l;
+  current_ = part.get();
+  if (kernel_)
+    kernel_.reset(); // its fiber has returned; its TCM goes back
+  finished_ = false;
+  start_kernel(*part);
+}
+
+void pe_cpu::on_start() {
+  if (cfg_.program && !cfg_.program->launches.empty() && !cfg_.launched)
+    throw std::runtime_error(fmt::format("{}: a host program's launch reaches a PE through its "
+                                         "cube's M_CPU, and this cube has none",
+                                         node_name()));
+  if (cfg_.program && !cfg_.launched)
+    start_kernel(*cfg_.program);
+}
+
+void pe_cpu::start_kernel(const pe_program& p) {
   if (kernel_)
     throw std::runtime_error(fmt::format("{}: launched twice", node_name()));
   const std::string pe = detail::parent_of(node_name());
   scheduler_ = port_link(0, ports()[0].to);
   noc_ = find_link(detail::cube_of(node_name()) + ".noc");
   kernel_site site;
-  site.kernel = cfg_.program->kernel;
+  site.kernel = p.kernel;
   site.pe = pe;
   if (!place().pe)
     throw std::runtime_error(fmt::format("{}: not inside a PE", node_name()));
@@ -108,13 +156,13 @@ void pe_cpu::start_kernel() {
   site.cube = *place().cube;
   site.index = *place().pe;
   pe_index_ = site.index;
-  site.program_id = cfg_.program->program_id;
-  site.num_programs = cfg_.program->num_programs;
+  site.program_id = p.program_id;
+  site.num_programs = p.num_programs;
   site.tcm_bytes = cfg_.tcm_bytes;
   site.tcm_reserved = cfg_.tcm_reserved;
   site.fabric = cfg_.fabric;
-  site.placed = cfg_.program->placed;
-  site.host_tcm_bytes = cfg_.program->host_tcm_bytes;
+  site.placed = p.placed;
+  site.host_tcm_bytes = p.host_tcm_bytes;
   if (const topology_spec* topo = cfg_.topology)
     site.tcm_size = [topo](const std::string& tcm) -> uint64_t {
       const node_spec* n = topo->find_node(tcm);
@@ -122,12 +170,13 @@ void pe_cpu::start_kernel() {
                                       : global_address::max_offset + 1;
     };
   kernel_ = std::make_unique<kernel_context>(std::move(site), static_cast<kernel_port&>(*this));
-  started_ps_ = now().ps();
+  if (launches_done_ == 0)
+    started_ps_ = now().ps();
   hook_event(trace_kind::call_start, {0, kernel_slice, 0, 0, 0});
-  if (cfg_.program->fn)
-    step([&] { kernel_->start(cfg_.program->fn); });
+  if (p.fn)
+    step([&] { kernel_->start(p.fn); });
   else // the built-in driver: every command at once, then wait for all
-    step([&] { kernel_->run_commands(cfg_.program->commands); });
+    step([&] { kernel_->run_commands(p.commands); });
 }
 
 uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload,
@@ -136,7 +185,7 @@ uint64_t pe_cpu::issue(const pe_command& c, std::span<const uint8_t> payload,
   outgoing m;
   m.kind = kind_of(pipe_kind::command);
   m.body = encode_command(c, id, payload,
-                          cfg_.program->fn ? std::string_view(cfg_.program->kernel)
+                          current_->fn ? std::string_view(current_->kernel)
                                            : std::string_view(),
                           deps);
   send_on(scheduler_, std::move(m));
@@ -174,7 +223,7 @@ void pe_cpu::mark_pending(uint64_t address, uint64_t bytes, uint64_t command) {
   a.setRows(1);
   a.setRowBytes(bytes);
   a.setStride(bytes);
-  a.setWho(cfg_.program->kernel);
+  a.setWho(current_->kernel);
   a.setCommand(command);
   a.setPending(true);
   a.setMark(true);
@@ -190,8 +239,13 @@ void pe_cpu::mark_pending(uint64_t address, uint64_t bytes, uint64_t command) {
 bool pe_cpu::done(uint64_t id) const {
   if (id == 0 || id > commands_.size())
     throw tl::kernel_error(fmt::format("kernel {} on {}: command {} was never issued",
-                                       cfg_.program->kernel, node_name(), id));
+                                       current_->kernel, node_name(), id));
   return commands_[id - 1].stat.done;
+}
+
+std::string pe_cpu::pending_from(uint64_t id) const {
+  (void)done(id); // checks the id
+  return commands_[id - 1].pending_from;
 }
 
 std::vector<uint8_t> pe_cpu::take_data(uint64_t id) {
@@ -201,11 +255,15 @@ std::vector<uint8_t> pe_cpu::take_data(uint64_t id) {
 
 void pe_cpu::on_message(sim_event& ev) {
   if (ev.kind == kind_of(pipe_kind::launch)) {
+    if (cfg_.program && cfg_.launched && !cfg_.program->launches.empty()) {
+      launch_arrived(ev.arg1);
+      return;
+    }
     if (!cfg_.program || !cfg_.launched)
       throw std::runtime_error(fmt::format("a kernel launch from node {}, but {} has {}", ev.src,
                                            node_name(),
                                            cfg_.program ? "started at t = 0" : "no program"));
-    start_kernel();
+    start_kernel(*cfg_.program);
     return;
   }
   if (ev.kind != kind_of(pipe_kind::command_done))
@@ -222,7 +280,10 @@ void pe_cpu::on_message(sim_event& ev) {
   c.stat.tiles = ev.arg1;
   ++done_count_;
   if (!ev.body.empty()) { // a load's token, carrying what it read
-    const auto data = ev.body.root<wire::TileToken>().getData();
+    const auto token = ev.body.root<wire::TileToken>();
+    if (token.hasPendingFrom())
+      c.pending_from = token.getPendingFrom().cStr();
+    const auto data = token.getData();
     c.data.assign(data.begin(), data.end());
   }
   resumed_by_ = id;
@@ -244,25 +305,36 @@ void pe_cpu::on_finish() {
   if (!rows.empty())
     add_table(std::make_shared<command_table>(std::move(rows)));
   if (kernel_) {
-    add_figure(kernel_stats::finished, finished_ ? 1 : 0);
+    const bool all = finished_ && launches_done_ == cfg_.program->launches.size();
+    add_figure(kernel_stats::finished, (cfg_.program->launches.empty() ? finished_ : all) ? 1 : 0);
     add_figure(kernel_stats::start_ps, started_ps_);
     add_figure(kernel_stats::end_ps, finished_ps_);
     add_figure(kernel_stats::blocked_load_ps, waited_ps_[static_cast<size_t>(wait_kind::load)]);
     add_figure(kernel_stats::wait_ps, waited_ps_[static_cast<size_t>(wait_kind::handle)]);
     add_figure(kernel_stats::tcm_wait_ps, waited_ps_[static_cast<size_t>(wait_kind::tcm)]);
     add_figure(kernel_stats::last_resumed_by, finished_ ? last_step_by_ : 0);
-    add_figure(kernel_stats::tcm_peak_bytes, kernel_->tcm().peak_used());
+    add_figure(kernel_stats::tcm_peak_bytes, std::max(tcm_peak_, kernel_->tcm().peak_used()));
   }
 }
 
 std::string pe_cpu::pending_work() const {
   std::string out = node::pending_work();
   auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
-  if (cfg_.program && cfg_.launched && !kernel_)
+  if (cfg_.program && cfg_.launched && cfg_.program->launches.empty() && !kernel_)
     add("its kernel's launch has not arrived");
+  if (cfg_.program && !cfg_.program->launches.empty()) {
+    const size_t running = kernel_ && !kernel_->finished() ? 1 : 0;
+    const size_t left =
+      cfg_.program->launches.size() - launches_done_ - running - arrived_.size();
+    if (left > 0)
+      add(fmt::format("{} of its {} launches have not arrived", left,
+                      cfg_.program->launches.size()));
+    if (!arrived_.empty())
+      add(fmt::format("{} launches wait for the kernel running", arrived_.size()));
+  }
   if (kernel_ && !kernel_->finished()) {
     const std::string w = kernel_->waiting_for();
-    add(fmt::format("kernel {} has not returned{}", cfg_.program->kernel,
+    add(fmt::format("kernel {} has not returned{}", current_->kernel,
                     w.empty() ? "" : " (it " + w + ")"));
   }
   for (size_t i = 0; i < commands_.size(); ++i)

@@ -59,6 +59,7 @@ private:
                  std::span<const uint64_t> deps) override;
   bool done(uint64_t id) const override;
   std::vector<uint8_t> take_data(uint64_t id) override;
+  std::string pending_from(uint64_t id) const override;
   uint64_t outstanding() const override { return commands_.size() - done_count_; }
   void mark_pending(uint64_t address, uint64_t bytes, uint64_t command) override;
   void blocked(wait_kind kind, uint64_t command) override;
@@ -67,14 +68,27 @@ private:
   /// Runs `f` (a step of the kernel); a kernel error ends the run naming it.
   template <class F>
   void step(F&& f);
-  /// Starts the kernel (at t = 0, or when the M_CPU's launch arrives).
-  void start_kernel();
+  /// Starts the kernel of `p` (at t = 0, or when the M_CPU's launch arrives).
+  void start_kernel(const pe_program& p);
+  /// A program's launch `l` arrived: runs its part now, or once the
+  /// kernel running has returned.
+  void launch_arrived(uint64_t l);
+  /// After a kernel returned: the next launch that arrived meanwhile.
+  void start_next_launch();
 
   struct issued {
     command_stat stat;         ///< its row of the per-command table
     std::vector<uint8_t> data; ///< a load's bytes, until the kernel takes them
+    std::string pending_from;  ///< a load of a compute result's bytes: their writer
   };
   config cfg_;
+  /// What runs now (or ran last): the PE's program, or in a host program
+  /// the part of the launch that arrived last (kernels/program.hpp).
+  const pe_program* current_ = nullptr;
+  uint32_t launch_ = 0; ///< the launch current_ belongs to (program runs)
+  std::vector<uint32_t> arrived_; ///< launches (indices into launches) that wait for the PE
+  size_t launches_done_ = 0;
+  uint64_t tcm_peak_ = 0; ///< the most TCM any of its kernels allocated
   uint32_t scheduler_ = 0; ///< link to PE_SCHEDULER
   std::optional<uint32_t> noc_; ///< link to its cube's NOC (TCM marks go that way)
   std::unique_ptr<kernel_context> kernel_;

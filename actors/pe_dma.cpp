@@ -160,10 +160,13 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
     if (ev.body.empty())
       throw std::runtime_error(fmt::format("{}: a kernel load from {} got no data back",
                                            node_name(), detail::describe_address(ev.arg0)));
-    const auto data = ev.body.root<wire::MemAccess>().getData();
-    token_builder(lane).setData(data);
+    const auto reply = ev.body.root<wire::MemAccess>();
+    if (reply.getPending()) // a compute result's bytes: the kernel gets a pending tensor
+      token_builder(lane).setPendingFrom(reply.getWho());
+    else
+      token_builder(lane).setData(reply.getData());
     if (stage(lane).getLocalAddress() != 0)
-      fill_tcm(lane, data);
+      fill_tcm(lane, reply);
   }
   if (ev.tail > now())
     schedule(ev.tail, tail_timer, lane); // the read data's tail is still coming
@@ -171,7 +174,10 @@ void pe_dma::on_reply(lane_id lane, sim_event& ev) {
     end_stage(lane);
 }
 
-void pe_dma::fill_tcm(lane_id lane, capnp::Data::Reader data) {
+void pe_dma::fill_tcm(lane_id lane, wire::MemAccess::Reader reply) {
+  const capnp::Data::Reader data = reply.getData();
+  const uint64_t length = reply.getPending() ? uint64_t{reply.getRows()} * reply.getRowBytes()
+                                             : data.size();
   // The loaded bytes land in the TCM block the kernel's tensor names, so
   // that the TCM's own contents (which other PEs may load) hold them too. The
   // write leaves with the data's tail and the stage does not wait for it.
@@ -185,15 +191,20 @@ void pe_dma::fill_tcm(lane_id lane, capnp::Data::Reader data) {
   auto msg = std::make_unique<capnp::MallocMessageBuilder>(64 + data.size() / 8);
   auto a = msg->initRoot<wire::MemAccess>();
   a.setRows(1);
-  a.setRowBytes(data.size());
-  a.setStride(data.size());
-  a.setData(data);
+  a.setRowBytes(length);
+  a.setStride(length);
+  if (reply.getPending()) { // the TCM marks them: other PEs' loads get "pending" too
+    a.setPending(true);
+    a.setCommand(token(lane).getCommand());
+  } else {
+    a.setData(data);
+  }
   a.setWho(token(lane).getWho());
   outgoing m;
   m.kind = kind_of(pipe_kind::mem_write);
-  m.bytes = data.size();
+  m.bytes = length;
   m.arg0 = at;
-  m.arg1 = mem_tag{id(), static_cast<uint32_t>(data.size())}.pack();
+  m.arg1 = mem_tag{id(), static_cast<uint32_t>(length)}.pack();
   m.body = message_body{std::move(msg)};
   fills_.push_back(at);
   send_on(route_for(at, lane), std::move(m)); // a physical address: not through the MMU

@@ -10,6 +10,7 @@
 // until the data's tail arrives, a write until its ack arrives.
 
 #include "actors/detail/fabric_port.hpp"
+#include "messages/memory.capnp.h"
 
 #include "runtime/config/param_decl.hpp"
 #include "runtime/config/param_reader.hpp"
@@ -61,7 +62,7 @@ private:
   /// The body of a kernel's load (asks for the bytes) or store (carries them).
   message_body data_request(lane_id lane, wire::Stage::Reader s, wire::TileToken::Reader t) const;
   /// Writes a kernel load's bytes into its TCM block (asynchronously).
-  void fill_tcm(lane_id lane, capnp::Data::Reader data);
+  void fill_tcm(lane_id lane, wire::MemAccess::Reader reply);
   /// A mem_data / mem_ack arrived for `lane`.
   void on_reply(lane_id lane, sim_event& ev);
 

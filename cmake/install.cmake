@@ -22,6 +22,7 @@ set(kb_kernel_api_headers
   kernels/dtype.hpp
   kernels/math_fn.hpp
   kernels/math_op.hpp
+  kernels/program.hpp
   kernels/registry.hpp
   kernels/tensor_view.hpp
   kernels/tl.hpp

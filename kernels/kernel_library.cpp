@@ -1,5 +1,7 @@
 #include "kernels/kernel_library.hpp"
 
+#include "kernels/program.hpp"
+
 #include <fmt/format.h>
 
 #include <dlfcn.h>
@@ -16,6 +18,11 @@ namespace {
 
 std::map<std::string, loaded_kernel>& loaded() {
   static std::map<std::string, loaded_kernel> all;
+  return all;
+}
+
+std::map<std::string, loaded_program>& loaded_progs() {
+  static std::map<std::string, loaded_program> all;
   return all;
 }
 
@@ -51,6 +58,10 @@ private:
 
 const std::map<std::string, loaded_kernel>& loaded_kernels() {
   return loaded();
+}
+
+const std::map<std::string, loaded_program>& loaded_programs() {
+  return loaded_progs();
 }
 
 void load_kernel_library(const std::string& path) {
@@ -104,11 +115,27 @@ void load_kernel_library(const std::string& path) {
     if (!mine.insert(d.name).second)
       refuse(path, fmt::format("kernel {} is added twice", d.name));
   }
-  if (catalog.kernels().empty())
-    refuse(path, "it adds no kernels");
+  for (size_t i = 0; i < catalog.programs().size(); ++i) {
+    const program_def& d = catalog.programs()[i];
+    if (d.name.empty())
+      refuse(path, fmt::format("its program #{} has no name", i + 1));
+    if (!d.build)
+      refuse(path, fmt::format("program {} has no build function", d.name));
+    if (shipped_programs().count(d.name))
+      refuse(path, fmt::format("program {} is already defined (kernbench ships it)", d.name));
+    if (auto it = loaded_progs().find(d.name); it != loaded_progs().end())
+      refuse(path,
+             fmt::format("program {} is already defined (by {})", d.name, it->second.library));
+    if (!mine.insert("program " + d.name).second)
+      refuse(path, fmt::format("program {} is added twice", d.name));
+  }
+  if (catalog.kernels().empty() && catalog.programs().empty())
+    refuse(path, "it adds no kernels and no programs");
   handles().push_back(lib.keep());
   for (const kernel_def& d : catalog.kernels())
     loaded().emplace(d.name, loaded_kernel{d, path});
+  for (const program_def& d : catalog.programs())
+    loaded_progs().emplace(d.name, loaded_program{d, path});
 }
 
 } // namespace kb

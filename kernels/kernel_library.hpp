@@ -32,4 +32,13 @@ void load_kernel_library(const std::string& path);
 /// The kernels of the libraries loaded so far, by name.
 const std::map<std::string, loaded_kernel>& loaded_kernels();
 
+/// A host program added by a kernel library, and the path it was loaded from.
+struct loaded_program {
+  program_def def;
+  std::string library;
+};
+
+/// The host programs of the libraries loaded so far, by name.
+const std::map<std::string, loaded_program>& loaded_programs();
+
 } // namespace kb

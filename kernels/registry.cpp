@@ -15,7 +15,17 @@ namespace kb {
 
 kernel_args::kernel_args(std::string kernel, const std::vector<kernel_arg_doc>& docs,
                          const std::map<std::string, std::string>& given)
-  : kernel_(std::move(kernel)) {
+  : kernel_args("kernel", std::move(kernel), docs, given) {}
+
+kernel_args kernel_args::for_program(std::string program, const std::vector<kernel_arg_doc>& docs,
+                                     const std::map<std::string, std::string>& given) {
+  return kernel_args("program", std::move(program), docs, given);
+}
+
+kernel_args::kernel_args(std::string noun, std::string kernel,
+                         const std::vector<kernel_arg_doc>& docs,
+                         const std::map<std::string, std::string>& given)
+  : noun_(std::move(noun)), kernel_(std::move(kernel)) {
   for (const auto& d : docs)
     values_[d.name] = d.fallback;
   for (const auto& [k, v] : given) {
@@ -23,8 +33,9 @@ kernel_args::kernel_args(std::string kernel, const std::vector<kernel_arg_doc>& 
       std::string known;
       for (const auto& d : docs)
         known += (known.empty() ? "" : ", ") + d.name;
-      throw std::invalid_argument(fmt::format("--arg {}: kernel {} takes no such argument ({})", k,
-                                              kernel_, known.empty() ? "it takes none" : known));
+      throw std::invalid_argument(fmt::format("--arg {}: {} {} takes no such argument ({})", k,
+                                              noun_, kernel_,
+                                              known.empty() ? "it takes none" : known));
     }
     values_[k] = v;
   }
@@ -35,20 +46,21 @@ kernel_args::kernel_args(std::string kernel, const std::vector<kernel_arg_doc>& 
     std::string allowed;
     for (size_t i = 0; i < d.choices.size(); ++i)
       allowed += (i == 0 ? "" : i + 1 == d.choices.size() ? " or " : ", ") + d.choices[i];
-    throw std::invalid_argument(fmt::format("--arg {}={}: kernel {} takes {} for {}",
-                                            d.name, values_[d.name], kernel_, allowed, d.name));
+    throw std::invalid_argument(fmt::format("--arg {}={}: {} {} takes {} for {}", d.name,
+                                            values_[d.name], noun_, kernel_, allowed, d.name));
   }
 }
 
 void kernel_args::fail(const std::string& name, const std::string& why) const {
-  throw std::invalid_argument(fmt::format("--arg {}={}: {} (kernel {})", name, text(name), why, kernel_));
+  throw std::invalid_argument(
+    fmt::format("--arg {}={}: {} ({} {})", name, text(name), why, noun_, kernel_));
 }
 
 const std::string& kernel_args::text(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end())
-    throw std::logic_error(fmt::format("kernel {} reads an argument '{}' it does not declare",
-                                       kernel_, name));
+    throw std::logic_error(fmt::format("{} {} reads an argument '{}' it does not declare",
+                                       noun_, kernel_, name));
   return it->second;
 }
 
@@ -81,6 +93,10 @@ dtype kernel_args::type(const std::string& name) const {
 
 void kernel_catalog::add(kernel_def d) {
   kernels_.push_back(std::move(d));
+}
+
+void kernel_catalog::add_program(program_def d) {
+  programs_.push_back(std::move(d));
 }
 
 const std::map<std::string, kernel_def>& shipped_kernels() {

@@ -39,6 +39,9 @@ class kernel_args {
 public:
   kernel_args(std::string kernel, const std::vector<kernel_arg_doc>& docs,
               const std::map<std::string, std::string>& given);
+  /// A host program's arguments (its errors name the program).
+  static kernel_args for_program(std::string program, const std::vector<kernel_arg_doc>& docs,
+                                 const std::map<std::string, std::string>& given);
   uint32_t u32(const std::string& name) const;
   double real(const std::string& name) const;
   dtype type(const std::string& name) const;
@@ -48,6 +51,9 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string& name, const std::string& why) const;
+  kernel_args(std::string noun, std::string kernel, const std::vector<kernel_arg_doc>& docs,
+              const std::map<std::string, std::string>& given);
+  std::string noun_; ///< "kernel" or "program", as errors call what takes the arguments
   std::string kernel_;
   std::map<std::string, std::string> values_;
 };
@@ -134,10 +140,21 @@ struct kernel_def {
   std::function<kernel_launch(const kernel_args&)> prepare;
 };
 
+class program_builder; // kernels/program.hpp
+
+/// A host program (kernels/program.hpp): from its arguments, `build`
+/// declares its tensors, launches, queues and events, and its reference.
+struct program_def {
+  std::string name;
+  std::string description;
+  std::vector<kernel_arg_doc> args;
+  std::function<void(program_builder&, const kernel_args&)> build;
+};
+
 /// The version of the kernel library interface: this header, kernels/tl.hpp
 /// and what they include. A library built against another version is
 /// refused when it is loaded.
-inline constexpr int kernel_abi_version = 4;
+inline constexpr int kernel_abi_version = 5;
 
 /// What a kernel library's `kernbench_register_kernels` adds its kernels to.
 class kernel_catalog {
@@ -145,10 +162,15 @@ public:
   /// Adds a kernel (checked by the loader: a name, a prepare function, no
   /// name kernbench or another library already has).
   void add(kernel_def d);
+  /// Adds a host program (checked likewise: a name, a build function, no
+  /// name taken by another program).
+  void add_program(program_def d);
   const std::vector<kernel_def>& kernels() const { return kernels_; }
+  const std::vector<program_def>& programs() const { return programs_; }
 
 private:
   std::vector<kernel_def> kernels_;
+  std::vector<program_def> programs_;
 };
 
 /// The kernels kernbench ships, by name.
@@ -163,7 +185,7 @@ const kernel_def& find_kernel(const std::string& name);
 // Both are looked up by name after dlopen, so they are extern "C" and
 // exported even from a library built with -fvisibility=hidden.
 extern "C" {
-/// Adds the library's kernels to `catalog`.
+/// Adds the library's kernels (and host programs) to `catalog`.
 __attribute__((visibility("default"))) void kernbench_register_kernels(kb::kernel_catalog& catalog);
 /// Returns kb::kernel_abi_version as the library saw it when it was built
 /// (kernbench_add_kernel_library adds this function; elsewhere define it as

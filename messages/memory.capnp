@@ -5,7 +5,8 @@
 # leaves the memory's contents alone. A request's address is in arg0. A
 # kernel's write of a compute result (a composite command's tile, a store of
 # a pending tensor) says so (`pending`, no data): the memory marks the bytes
-# so that a load of them fails instead of reading stale bytes (issue 28).
+# so that a load of them gets no stale bytes but a pending reply (issue 28;
+# docs/adr/0043: data flows through memory).
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("kb::wire");
@@ -18,7 +19,8 @@ struct MemAccess {
   data     @4 :Data;    # mem_data / mem_write: the rows, packed
   who      @5 :Text;    # the kernel that asked (named in errors)
   pending  @6 :Bool;    # mem_write of a kernel's compute result: no data in
-                        # Phase 1; a kernel load of these bytes is an error
+                        # Phase 1; a mem_data reply to a load of such bytes
+                        # says so (no data; `who` then names their writer)
   command  @7 :UInt64;  # the asking kernel's command (named in errors)
   mark     @8 :Bool;    # with pending: a notice from a PE_CPU that a compute
                         # result will fill these bytes of its TCM (a tl.dot,

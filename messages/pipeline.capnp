@@ -77,6 +77,9 @@ struct TileToken {
   who       @9 :Text;      # the kernel whose load or store this is
   slot      @10 :UInt32;   # the scheduler's running tile count mod 2^14: names
                            # the tile's operand slots in the op log (stage_ops)
+  pendingFrom @11 :Text;   # a kernel load of bytes a compute result wrote: who
+                           # wrote them ("command 3 of kernel k on sip0.cube0.pe0");
+                           # no data in Phase 1 (the replay computes it)
 }
 
 struct GemmCommand {

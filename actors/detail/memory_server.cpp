@@ -159,13 +159,19 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
   if (is_read) {
     if (!a.getWantData())
       return;
-    if (const auto* p = pending_.find(block))
-      throw std::runtime_error(pending_load_error(*p, block, requester, a.getCommand(), who));
     auto msg = std::make_unique<capnp::MallocMessageBuilder>(64 + length / 8);
     auto r = msg->initRoot<wire::MemAccess>();
     r.setRows(a.getRows());
     r.setRowBytes(row_bytes);
     r.setStride(stride);
+    if (const auto* p = pending_.find(block)) {
+      // A compute result wrote (some of) these bytes: no data in Phase 1;
+      // the loading kernel gets a pending tensor (docs/adr/0043).
+      r.setPending(true);
+      r.setWho(pending_writer(*p));
+      reply.body = message_body{std::move(msg)};
+      return;
+    }
     auto data = r.initData(static_cast<unsigned>(length));
     image_.read_rows(ev.arg0, stride, rows, row_bytes, std::span<uint8_t>(data.begin(), data.size()));
     reply.body = message_body{std::move(msg)};
@@ -187,17 +193,9 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
   ++data_writes_;
 }
 
-std::string memory_server_node::pending_load_error(const pending_writes::entry& p,
-                                                   const tensor_view& load, node_id requester,
-                                                   uint64_t command, const std::string& who) const {
-  auto pe_of = [this](node_id dma) { return parent_of(port_.map().name(dma)); };
-  return fmt::format(
-    "the load of command {}{} on {} reads {} B at {}, which command {} of kernel {} on {} "
-    "writes with a compute result ({} B at {}): Phase 1 has no data for compute results "
-    "(they exist only in the Phase 2 replay, seed ADR-0020 D3), so the load would see stale bytes",
-    command, who, pe_of(requester), byte_span(load).last - byte_span(load).first,
-    describe_address(load.address), p.by.command, p.by.who, pe_of(p.by.requester),
-    byte_span(p.block).last - byte_span(p.block).first, describe_address(p.block.address));
+std::string memory_server_node::pending_writer(const pending_writes::entry& p) const {
+  return fmt::format("command {} of kernel {} on {}", p.by.command, p.by.who,
+                     parent_of(port_.map().name(p.by.requester)));
 }
 
 memory_reply memory_server_node::serve_read(SimTime head, uint64_t, uint64_t length) {

@@ -142,9 +142,8 @@ private:
   void serve_data(const sim_event& ev, bool is_read, outgoing& reply);
   /// A kernel load (`command` of kernel `who` from DMA `requester`) of
   /// bytes a compute result writes.
-  std::string pending_load_error(const pending_writes::entry& p, const tensor_view& load,
-                                 node_id requester, uint64_t command,
-                                 const std::string& who) const;
+  /// "command 3 of kernel k on sip0.cube0.pe0": who wrote a pending block.
+  std::string pending_writer(const pending_writes::entry& p) const;
 
   memory_server server_;
   /// The request being served, as its trace spans name it: what = its

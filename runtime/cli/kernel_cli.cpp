@@ -25,41 +25,48 @@ void check_run_options(const run_cli& c) {
   if (c.rank > 0)
     return;
   auto given = [&](const char* o) { return c.given.count(o) > 0; };
-  if (c.kernel.empty()) {
+  if (!c.kernel.empty() && !c.program.empty())
+    throw std::invalid_argument(fmt::format(
+      "--kernel {} --program {}: one or the other (a program names the kernels it launches)",
+      c.kernel, c.program));
+  if (!c.runs_kernels()) {
     for (const char* o : {"--arg", "--input", "--input-cast", "--place"})
       if (given(o))
         throw std::invalid_argument(fmt::format(
-          "{}: only with --kernel (it is a kernel's; the built-in driver takes --M, --K, "
-          "--N, --dtype, ...)", o));
+          "{}: only with --kernel or --program (it is a kernel's; the built-in driver takes --M, "
+          "--K, --N, --dtype, ...)", o));
     return;
   }
+  const char* work = c.work_option();
   // The driver's problem: a kernel takes it as its own arguments.
   for (const char* o : {"--M", "--K", "--N", "--dtype", "--out-dtype", "--tile"})
     if (given(o)) {
       std::string arg(o + 2); // --out-dtype: --arg out_dtype=...
       std::replace(arg.begin(), arg.end(), '-', '_');
       throw std::invalid_argument(fmt::format(
-        "{}: not with --kernel; a kernel takes its sizes and types as arguments, e.g. "
-        "--arg {}=... (`kernbench list-kernels` lists kernel {}'s)",
-        o, arg, c.kernel));
+        "{}: not with {}; a {} takes its sizes and types as arguments, e.g. "
+        "--arg {}=... (`kernbench list-kernels` lists {} {}'s)",
+        o, work, c.program.empty() ? "kernel" : "program", arg,
+        c.program.empty() ? "kernel" : "program", c.program.empty() ? c.kernel : c.program));
     }
   for (const char* o : {"--op", "--op-kind", "--a-pinned", "--b-pinned", "--epilogue",
                         "--repeat"})
     if (given(o))
       throw std::invalid_argument(fmt::format(
-        "{}: not with --kernel (it shapes the built-in driver's commands; a kernel issues "
-        "its own)", o));
+        "{}: not with {} (it shapes the built-in driver's commands; a kernel issues "
+        "its own)", o, work));
   if (given("--placement"))
-    throw std::invalid_argument(
-      "--placement: not with --kernel (it places the built-in driver's operands; a kernel's "
-      "tensors are placed by the host, docs/kernels.md)");
+    throw std::invalid_argument(fmt::format(
+      "--placement: not with {} (it places the built-in driver's operands; a kernel's "
+      "tensors are placed by the host, docs/kernels.md)", work));
 }
 
 void load_kernel_libraries(const run_cli& c) {
   if (c.kernel_libs.empty())
     return;
-  if (c.kernel.empty())
-    throw std::invalid_argument("--kernel-lib: only with --kernel (a library adds kernels to run)");
+  if (!c.runs_kernels())
+    throw std::invalid_argument(
+      "--kernel-lib: only with --kernel or --program (a library adds kernels and programs to run)");
   for (const auto& path : c.kernel_libs)
     load_kernel_library(path);
 }

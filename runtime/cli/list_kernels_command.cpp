@@ -1,6 +1,7 @@
 #include "runtime/cli/list_kernels_command.hpp"
 
 #include "kernels/kernel_library.hpp"
+#include "kernels/program.hpp"
 #include "kernels/registry.hpp"
 
 #include <fmt/format.h>
@@ -13,8 +14,10 @@ namespace kb {
 
 namespace {
 
-void print_kernel(const kernel_def& d, const std::string& origin) {
-  fmt::print("{} ({})\n", d.name, origin);
+/// A kernel's or a program's name, origin, description and arguments.
+template <class Def>
+void print_kernel(const Def& d, const std::string& origin, const char* what = "") {
+  fmt::print("{}{} ({})\n", what, d.name, origin);
   if (!d.description.empty())
     fmt::print("  {}\n", d.description);
   for (const auto& a : d.args) {
@@ -31,7 +34,9 @@ void print_kernel(const kernel_def& d, const std::string& origin) {
 CLI::App* add_list_kernels_command(CLI::App& app, int& exit_code) {
   auto libs = std::make_shared<std::vector<std::string>>();
   auto* cmd = app.add_subcommand(
-    "list-kernels", "print every kernel `run --kernel` can run, its arguments and their defaults");
+    "list-kernels",
+    "print every kernel `run --kernel` and every host program `run --program` can run, their "
+    "arguments and their defaults");
   cmd->add_option("--kernel-lib", *libs,
                   "also list the kernels of this kernel library (docs/kernels.md); repeatable")
     ->allow_extra_args(false);
@@ -48,6 +53,15 @@ CLI::App* add_list_kernels_command(CLI::App& app, int& exit_code) {
     for (const auto& [name, k] : loaded_kernels()) {
       fmt::print("\n");
       print_kernel(k.def, k.library);
+    }
+    // Host programs (`run --program NAME`), after the kernels they launch.
+    for (const auto& [name, d] : shipped_programs()) {
+      fmt::print("\n");
+      print_kernel(d, "shipped", "program ");
+    }
+    for (const auto& [name, p] : loaded_programs()) {
+      fmt::print("\n");
+      print_kernel(p.def, p.library, "program ");
     }
     exit_code = 0;
   });

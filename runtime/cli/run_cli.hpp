@@ -53,6 +53,11 @@ struct run_cli {
   double stall_timeout = 60; ///< --stall-timeout seconds without an event (0: off)
   // -- kernels (runtime/cli/kernel_cli.cpp) --
   std::string kernel;                ///< set: run this kernel instead of --op
+  std::string program;               ///< set: run this host program (kernels/program.hpp)
+  /// --kernel or --program: the run's work is kernels, not the built-in driver.
+  bool runs_kernels() const { return !kernel.empty() || !program.empty(); }
+  /// "--kernel" or "--program", as messages name the option given.
+  const char* work_option() const { return program.empty() ? "--kernel" : "--program"; }
   std::vector<std::string> args;     ///< --arg KEY=VALUE
   std::vector<std::string> inputs;   ///< --input TENSOR=FILE.npy
   std::vector<std::string> places;   ///< --place TENSOR=WHERE

@@ -78,10 +78,13 @@ std::vector<std::string> part_args(const run_cli& c) {
   a.push_back(std::to_string(c.seed));
   if (c.procs > 1) // local peers: the processes share this host's cores
     a.emplace_back("--one-host");
-  if (!c.kernel.empty()) {
+  if (c.runs_kernels()) {
     // A kernel's grid covers every PE unless --pes was given.
     a[std::find(a.begin(), a.end(), "--pes") - a.begin() + 1] = c.pes_given ? c.pes : "all";
-    add("--kernel", c.kernel);
+    if (!c.kernel.empty())
+      add("--kernel", c.kernel);
+    if (!c.program.empty())
+      add("--program", c.program);
     for (const auto& x : c.args)
       add("--arg", x);
     for (const auto& x : c.inputs)

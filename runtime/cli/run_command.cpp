@@ -11,6 +11,7 @@
 #include "runtime/cli/run_limits_cli.hpp"
 #include "runtime/cli/run_program.hpp"
 #include "runtime/cli/kernel_cli.hpp"
+#include "runtime/cli/program_cli.hpp"
 #include "runtime/cli/report_machine.hpp"
 #include "runtime/cli/run_outputs.hpp"
 #include "runtime/cli/run_session.hpp"
@@ -129,6 +130,8 @@ int replay_data(const run_cli& c, data_session* session, const run_result& resul
 
 int run(const run_cli& c) {
   run_session s(c);
+  if (!c.program.empty())
+    return run_program_cli(s);
   if (!c.kernel.empty())
     return run_kernel_cli(s);
   topology_spec& topo = s.in.topo;
@@ -349,6 +352,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--kernel", c->kernel,
                   "run a kernel by name instead of --op: shipped (gemm, softmax, ...) or "
                   "from a --kernel-lib (`kernbench list-kernels` lists them); see --arg")
+    ->group("Kernels");
+  cmd->add_option("--program", c->program,
+                  "run a host program by name: kernels launched on queues in one run, data "
+                  "flowing through memory (shipped: gemm_chain, ...; or from a --kernel-lib; "
+                  "`kernbench list-kernels` lists them); see --arg")
     ->group("Kernels");
   cmd->add_option("--kernel-lib", c->kernel_libs,
                   "load a kernel library built against an installed kernbench "

@@ -1,108 +1,20 @@
 #include "runtime/host/kernel_run.hpp"
 
-#include "runtime/address.hpp"
-#include "runtime/data/dtype_convert.hpp"
-#include "runtime/data/npy.hpp"
-#include "runtime/data/npy_convert.hpp"
-#include "runtime/data/random_input.hpp"
 #include "runtime/host/kernel_calls.hpp"
+#include "runtime/host/launch_parts.hpp"
 #include "runtime/host/tensor_placement.hpp"
-#include "runtime/kernel/kernel_context.hpp"
-#include "runtime/pipeline/command.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include <atomic>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <limits>
-#include <set>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace kb {
-
-namespace {
-
-/// The random values of input `index` (runtime/data/random_input.hpp),
-/// quantized to its dtype: the bytes deployed and the values they hold.
-std::pair<std::vector<uint8_t>, std::vector<double>> random_input(const kernel_tensor& t,
-                                                                  uint64_t seed, size_t index) {
-  const random_input_stream stream(seed, index, t.lo, t.hi);
-  std::vector<double> v(size_t{t.rows} * t.cols);
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = stream.at(i);
-  if (t.adjust)
-    t.adjust(v);
-  std::vector<uint8_t> bytes(v.size() * dtype_bytes(t.type));
-  encode_f64(t.type, v, bytes);
-  decode_f64(t.type, bytes, v);
-  return {std::move(bytes), std::move(v)};
-}
-
-/// The same bytes as random_input, made only when something reads them
-/// (a load in Phase 1, the replay, a dump): for an input without `adjust`
-/// whose values nothing needs up front (no --verify). A kernel that never
-/// loads an input (a composite GEMM) never makes it (docs/adr/0028).
-void deploy_random_input(const kernel_tensor& t, uint64_t seed, size_t index,
-                         memory_image& image, const placed_tensor& at) {
-  generate_placed(image, at,
-                  std::make_shared<const memory_image::byte_source>(
-                    [stream = random_input_stream(seed, index, t.lo, t.hi),
-                     type = t.type](uint64_t first, std::span<uint8_t> out) {
-                      stream.fill_bytes(type, first, out);
-                    }));
-}
-
-/// Input `t` from the .npy file `path`: the bytes deployed and their values.
-/// A conversion that changes a value is refused unless `cast`.
-std::pair<std::vector<uint8_t>, std::vector<double>> file_input(const kernel_tensor& t,
-                                                                const std::string& path,
-                                                                bool cast) {
-  const npy_array a = read_npy(path);
-  const bool matches = (a.shape.size() == 2 && a.shape[0] == t.rows && a.shape[1] == t.cols) ||
-                       (a.shape.size() == 1 && t.rows == 1 && a.shape[0] == t.cols);
-  if (!matches) {
-    std::string shape;
-    for (uint64_t d : a.shape)
-      shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    throw std::invalid_argument(fmt::format("--input {}={}: the file holds a {} array; tensor {} is {}x{}",
-                                            t.name, path, shape.empty() ? "0-d" : shape, t.name,
-                                            t.rows, t.cols));
-  }
-  npy_conversion c = convert_npy(a, t.type);
-  if (c.changed > 0 && !cast)
-    throw std::invalid_argument(fmt::format(
-      "--input {}={}: {} of {} values of the file ({}) change as {}, the dtype of tensor {}; the "
-      "first is [{},{}] = {}, which becomes {}. Give --input-cast to convert anyway (as a store "
-      "does: round to nearest even, floats overflow to inf, integers saturate, NaN -> 0)",
-      t.name, path, c.changed, c.values.size(), a.descr(), to_string(t.type), t.name,
-      c.first / t.cols, c.first % t.cols, c.first_was, c.first_becomes));
-  return {std::move(c.bytes), std::move(c.values)};
-}
-
-} // namespace
 
 kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const kernel_args& args,
                              const kernel_run_options& o) {
   kernel_launch l = call_prepare(def, args);
-  if (l.grid[0] == 0 || l.grid[1] == 0 || l.grid[2] == 0)
-    throw std::invalid_argument(fmt::format("{}: a grid of {}x{}x{} programs (each axis needs 1 "
-                                            "or more)",
-                                            kernel_named(def.name), l.grid[0], l.grid[1],
-                                            l.grid[2]));
-  // Two 32-bit axes fit in 64 bits; within the limit, so does the third.
-  const uint64_t plane = uint64_t{l.grid[0]} * l.grid[1];
-  const uint64_t total = plane > max_programs ? plane : plane * l.grid[2];
-  if (total > max_programs)
-    throw std::invalid_argument(fmt::format(
-      "{}: a grid of {}x{}x{} programs, more than the limit of {} (2^24) in all (a PE runs its "
-      "programs one after the other, each simulated command by command)",
-      kernel_named(def.name), l.grid[0], l.grid[1], l.grid[2], max_programs));
-  const auto programs_n = static_cast<uint32_t>(total);
+  const uint32_t programs_n = grid_programs(kernel_named(def.name), l.grid);
   std::vector<std::string> pes = pe_prefixes(topo);
   if (pes.empty())
     throw std::invalid_argument(fmt::format("{}: the topology has no PE", topo.file));
@@ -111,32 +23,8 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
       fmt::format("--pes {}: the topology has {} PEs", o.pes, pes.size()));
   if (o.pes > 0)
     pes.resize(o.pes);
-  for (const auto& [name, place] : o.places) {
-    const auto it = std::find_if(l.tensors.begin(), l.tensors.end(),
-                                 [&](const kernel_tensor& t) { return t.name == name; });
-    if (it == l.tensors.end()) {
-      std::string names;
-      for (const auto& t : l.tensors)
-        names += (names.empty() ? "" : ", ") + t.name;
-      throw std::invalid_argument(fmt::format("--place {}={}: kernel {} has no tensor '{}' (its "
-                                              "tensors: {})",
-                                              name, to_string(place), def.name, name, names));
-    }
-    it->place = place;
-  }
-
-  for (const auto& [name, path] : o.input_files) {
-    const auto it = std::find_if(l.tensors.begin(), l.tensors.end(),
-                                 [&](const kernel_tensor& t) { return t.name == name; });
-    if (it == l.tensors.end() || it->output || it->scratch) {
-      std::string inputs;
-      for (const auto& t : l.tensors)
-        if (!t.output && !t.scratch)
-          inputs += (inputs.empty() ? "" : ", ") + t.name;
-      throw std::invalid_argument(fmt::format("--input {}={}: kernel {} has no input '{}' (its inputs: {})",
-                                              name, path, def.name, name, inputs));
-    }
-  }
+  apply_places("kernel " + def.name, l.tensors, o.places);
+  check_input_files("kernel " + def.name, l.tensors, o.input_files);
   kernel_run_result r;
   r.kernel = def.name;
   r.specs = l.tensors;
@@ -148,58 +36,20 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   auto placement = std::make_shared<const tensor_placement>(
     place_tensors(def.name, l.tensors, r.pes, topo));
   auto image = std::make_shared<memory_image>();
-  tensor_values inputs;
   for (size_t i = 0; i < l.tensors.size(); ++i) {
-    const kernel_tensor& t = l.tensors[i];
-    const placed_tensor& p = placement->tensors[i];
-    r.tensors.emplace_back(t.name, p.ptr);
-    r.where.push_back(p.where);
-    if (!t.output && !t.scratch) {
-      const auto file = o.input_files.find(t.name);
-      // Without --verify nothing needs the values up front: a random
-      // input is made when read.
-      if (!o.data.verify && file == o.input_files.end() && !t.adjust) {
-        deploy_random_input(t, o.seed, i, *image, p);
-        continue;
-      }
-      auto [b, v] = file != o.input_files.end() ? file_input(t, file->second, o.input_cast)
-                                                : random_input(t, o.seed, i);
-      write_placed(*image, p, 0, b);
-      if (o.data.verify) // the reference's only reader
-        inputs[t.name] = std::move(v);
-    }
+    r.tensors.emplace_back(l.tensors[i].name, placement->tensors[i].ptr);
+    r.where.push_back(placement->tensors[i].where);
   }
+  const tensor_values inputs = deploy_inputs(
+    l.tensors, *placement, {o.seed, o.input_files, o.input_cast, o.data.verify}, *image);
 
   // The grid, dealt to the PEs round robin; a PE runs its programs in turn.
   std::map<std::string, std::shared_ptr<const pe_program>> programs;
-  for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe) {
-    std::vector<uint32_t> ids;
-    for (uint64_t id = pe; id < programs_n; id += pes.size())
-      ids.push_back(static_cast<uint32_t>(id));
-    auto prog = std::make_shared<pe_program>();
-    prog->kernel = def.name;
-    if (!placement->guarded->empty())
-      prog->placed = placement->guarded;
-    if (const auto it = placement->host_tcm.find(pes[pe]); it != placement->host_tcm.end())
-      prog->host_tcm_bytes = it->second;
-    const auto& g = l.grid;
-    prog->program_id = {ids.front() % g[0], ids.front() / g[0] % g[1], ids.front() / g[0] / g[1]};
-    prog->num_programs = g;
-    // The pointers this PE gets (its own cube's copies); the lambda keeps
-    // the placement, which owns the spread layouts they point into.
-    prog->fn = [body = l.body, table = placement->table_for(pes[pe], l.tensors), placement,
-                ids](tl::context& tl) {
-      auto& k = static_cast<kernel_context&>(tl);
-      for (uint32_t id : ids) {
-        k.set_program(id);
-        body(tl, table);
-      }
-      // A launch completes when its commands have: a program need not wait
-      // for its last stores (the next one's loads overlap them).
-      tl.wait_all();
-    };
-    programs[pes[pe]] = std::move(prog);
-  }
+  for (auto& [pe, part] : deal_grid(def.name, l, programs_n, pes, placement,
+                                    [&](const std::string& p) {
+                                      return placement->table_for(p, l.tensors);
+                                    }))
+    programs[pe] = std::move(part);
 
   // Rank 0 (or a run in one process) keeps the op log and replays it; the
   // other processes of a split run ship their records to it (o.machine.ops).
@@ -215,16 +65,7 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   if (!r.run.error.empty() || !replays || r.run.result.stopped)
     return r; // nothing to replay: the run failed or stopped early, or rank 0 replays
   data.absorb(r.run.result.nodes);
-  std::vector<data_tensor> tensors;
-  for (size_t i = 0; i < l.tensors.size(); ++i) {
-    const kernel_tensor& t = l.tensors[i];
-    std::optional<tolerance> tol;
-    if (t.tolerance)
-      tol = tolerance{t.tolerance->rtol, t.tolerance->atol_factor, false};
-    const std::vector<tensor_view>& parts = placement->tensors[i].parts;
-    tensors.push_back({t.name, parts.front(), t.output, tol, t.scratch,
-                       parts.size() > 1 ? parts : std::vector<tensor_view>{}});
-  }
+  const std::vector<data_tensor> tensors = data_tensors(l.tensors, *placement);
   tensor_values expected;
   if (o.data.verify)
     expected = call_reference(def.name, l, inputs);

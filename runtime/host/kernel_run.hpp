@@ -8,6 +8,7 @@
 
 #include "kernels/registry.hpp"
 #include "runtime/host/data_session.hpp"
+#include "runtime/host/launch_parts.hpp"
 #include "runtime/run/machine_run.hpp"
 
 #include <map>
@@ -43,9 +44,6 @@ struct kernel_run_result {
   std::array<uint32_t, 3> grid{1, 1, 1}; ///< along axes 0, 1, 2
   data_result data;          ///< Phase 2 and the verdicts (one per output, with verify)
 };
-
-/// The most programs a launch may have (the product of its grid's axes).
-inline constexpr uint64_t max_programs = uint64_t{1} << 24;
 
 /// Runs `def` with `args` on `topo`. Bad arguments or options are
 /// std::invalid_argument; a failed run is in `run.error`; what the kernel's

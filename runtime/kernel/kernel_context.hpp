@@ -47,6 +47,9 @@ public:
   virtual bool done(uint64_t id) const = 0;
   /// The bytes a load brought back (once).
   virtual std::vector<uint8_t> take_data(uint64_t id) = 0;
+  /// Empty, or for a load of bytes a compute result wrote (no data in
+  /// Phase 1), who wrote them: "command 3 of kernel k on sip0.cube0.pe0".
+  virtual std::string pending_from(uint64_t id) const = 0;
   /// Commands issued and not yet done.
   virtual uint64_t outstanding() const = 0;
   /// Command `command` writes a compute result into the `bytes` at
@@ -214,8 +217,6 @@ private:
                         const std::vector<uint8_t>* live, const tl::tensor::state* mask,
                         const std::string& what, std::optional<math_fn> atomic = std::nullopt);
 
-  /// A load of a range this kernel filled with a compute result fails.
-  void check_not_pending(const tensor_view& range, const std::string& what) const;
   /// memory_hazards::write_hazards, after the writers of `inputs` not yet
   /// done; without repeats.
   std::vector<uint64_t> write_deps(std::initializer_list<const tl::tensor::state*> inputs,

@@ -88,7 +88,6 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
   auto at = [&](const mask_run& g) { return src.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs) { // only live elements must lie in one memory
     check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, false, what);
-    check_not_pending(memory_hazards::bytes(at(g), stride, g.rows, uint64_t{g.cols} * e), what);
   }
   auto s = allocate(b.rows, b.cols, src.type);
   const tensor_view tile = s->view();
@@ -127,6 +126,14 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
   s->data.resize(uint64_t{b.rows} * b.cols * e);
   for (uint64_t i = 0; i < uint64_t{b.rows} * b.cols; ++i)
     std::copy(one.begin(), one.end(), s->data.begin() + static_cast<ptrdiff_t>(i * e));
+  for (size_t i = 0; i < dma_count; ++i)
+    if (std::string from = port_.pending_from(ids[i]); !from.empty()) {
+      // A compute result's bytes among the live ones: no Phase 1 data.
+      s->data.clear();
+      s->pending_from = std::move(from);
+      s->writer = ids[i];
+      return tl::tensor(std::move(s));
+    }
   for (size_t i = 0; i < dma_count; ++i) {
     const mask_run& g = runs[i];
     const uint64_t row_bytes = uint64_t{g.cols} * e;

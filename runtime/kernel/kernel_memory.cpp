@@ -35,13 +35,6 @@ kernel_context::write_deps(std::initializer_list<const tl::tensor::state*> input
   return deps;
 }
 
-void kernel_context::check_not_pending(const tensor_view& range, const std::string& what) const {
-  if (const memory_hazards::write* w = hazards_.pending_in(range))
-    fail(fmt::format("{} from {} reads what command {} ({}) wrote: a compute result, whose "
-                     "data exists only in the Phase 2 replay",
-                     what, describe_address(range.address), w->command, w->what));
-}
-
 tl::tensor kernel_context::load(tl::ptr src, tl::block b) { return get(load_async(src, b)); }
 
 tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
@@ -56,7 +49,6 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
   const std::string what = fmt::format("load of {}x{} {}", b.rows, b.cols, to_string(src.type));
   check_range(src.address, (b.rows - 1) * stride + row_bytes, src.type, false, what);
   const tensor_view range = memory_hazards::bytes(src.address, stride, b.rows, row_bytes);
-  check_not_pending(range, what);
   auto s = allocate(b.rows, b.cols, src.type);
   const stage st = dma_stage(true, src.address, stride, s->view());
   // A load after this kernel's own store to the same bytes starts once the
@@ -89,6 +81,13 @@ tl::tensor kernel_context::get(const tl::future& f) {
   suspend_until([this, id] { return port_.done(id); },
                 fmt::format("waits for command {} ({})", id, l->what), wait_kind::load, id);
   tl::tensor::state& s = *fs->block;
+  if (std::string from = port_.pending_from(id); !from.empty()) {
+    // Bytes a compute result wrote: a tensor without data, usable by
+    // compute and stores (docs/adr/0043); the replay fills it.
+    s.pending_from = std::move(from);
+    hazards_.loaded(id);
+    return tl::tensor(fs->block);
+  }
   s.data = port_.take_data(id);
   const uint64_t expected = uint64_t{l->range.rows} * l->range.row_bytes();
   if (s.data.size() != expected)

@@ -29,13 +29,6 @@ tensor_view memory_hazards::bytes(uint64_t address, uint64_t stride, uint64_t ro
           dtype::i8};
 }
 
-const memory_hazards::write* memory_hazards::pending_in(const tensor_view& range) const {
-  for (const write& w : pending_)
-    if (overlap(range, w.range))
-      return &w;
-  return nullptr;
-}
-
 void memory_hazards::drop_finished_stores() {
   std::erase_if(in_flight_, [this](const write& w) { return done_(w.command); });
 }
@@ -61,13 +54,15 @@ const memory_hazards::load* memory_hazards::load_of(uint64_t id) const {
 void memory_hazards::forward(const tensor_view& range, const std::vector<write>& stores,
                              std::vector<uint8_t>& data) {
   size_t first = 0;
+  // The memory's bytes are what the load waited for after an atomic or a
+  // compute result's write (no data here to lay over them).
   for (size_t i = 0; i < stores.size(); ++i)
-    if (stores[i].atomic && overlap(range, stores[i].range))
+    if ((stores[i].atomic || stores[i].data.empty()) && overlap(range, stores[i].range))
       first = i + 1;
   const uint64_t stride = range.row_stride, row_bytes = range.row_bytes();
   for (size_t i = first; i < stores.size(); ++i) {
     const write& w = stores[i];
-    if (w.atomic || !overlap(range, w.range))
+    if (w.atomic || w.data.empty() || !overlap(range, w.range))
       continue;
     // Copy every byte both cover, row by row of the store.
     const uint64_t w_bytes = w.range.row_bytes();
@@ -93,31 +88,28 @@ std::vector<uint64_t> memory_hazards::write_hazards(const tensor_view& range) co
   for (const auto& [id, l] : loads_)
     if (overlap(range, l.range))
       add(id);
-  for (const write& w : in_flight_)
-    if (overlap(range, w.range))
+  for (const write& w : in_flight_) // stores with data
+    if (!w.data.empty() && overlap(range, w.range))
       add(w.command);
   for (const composite_reads& c : composites_)
     for (const byte_range& r : c.reads)
       if (view_meets(range, r))
         add(c.command);
-  for (const write& w : pending_) // a compute result still being written
-    if (overlap(range, w.range))
+  for (const write& w : in_flight_) // compute results still being written
+    if (w.data.empty() && overlap(range, w.range))
       add(w.command);
   return out;
 }
 
 void memory_hazards::wrote(write w) {
   drop_finished_stores();
-  if (w.data.empty())
-    pending_.push_back(std::move(w));
-  else
-    in_flight_.push_back(std::move(w));
+  in_flight_.push_back(std::move(w));
 }
 
 std::vector<uint64_t> memory_hazards::stores_in_flight() const {
   std::vector<uint64_t> out;
   for (const write& w : in_flight_)
-    if (!done_(w.command))
+    if (!w.data.empty() && !done_(w.command))
       out.push_back(w.command);
   return out;
 }

@@ -46,9 +46,6 @@ public:
   };
 
   // -- loads ---------------------------------------------------------------------
-  /// The compute result a read of `range` would take (null: none): an
-  /// error, since its data exists only in the Phase 2 replay.
-  const write* pending_in(const tensor_view& range) const;
   /// Forgets the stores that are done, then: those still in flight that
   /// write bytes of `range` (a load of it starts after them).
   std::vector<uint64_t> stores_into(const tensor_view& range);
@@ -76,7 +73,8 @@ public:
   void wrote(write w);
 
   // -- composite commands --------------------------------------------------------
-  /// This kernel's stores not yet done.
+  /// This kernel's stores with data not yet done (a composite command
+  /// keeps its order with compute results' writes in PE_SCHEDULER).
   std::vector<uint64_t> stores_in_flight() const;
   /// Its loads not yet done that read bytes of `range`.
   std::vector<uint64_t> loads_reading(const tensor_view& range) const;
@@ -87,8 +85,9 @@ private:
   void drop_finished_stores();
 
   std::function<bool(uint64_t)> done_;
-  std::vector<write> in_flight_; ///< stores with data, not yet done
-  std::vector<write> pending_;   ///< ranges holding compute results
+  /// Its writes not yet done: stores with data, and compute results' writes
+  /// (no data; a load of their bytes waits for them and gets no data).
+  std::vector<write> in_flight_;
   std::map<uint64_t, load> loads_;
   /// Composite commands maybe in flight, with the byte ranges they read.
   struct composite_reads {

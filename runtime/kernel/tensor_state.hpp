@@ -23,6 +23,9 @@ struct tensor::state {
   bool ready = false;          ///< data holds its Phase 1 bytes
   std::vector<uint8_t> data;   ///< row-major, packed
   std::string owner;           ///< "kernel gemm on sip0.cube0.pe0", for errors
+  /// A loaded tensor without data (not ready): who wrote the bytes it
+  /// loaded with a compute result (docs/adr/0043), for errors.
+  std::string pending_from;
   /// Commands that read or write the block: it is reused only once they are
   /// all done (Phase 2 must never see a later tensor's op overtake them).
   mutable std::vector<uint64_t> users;

@@ -60,6 +60,12 @@ bool tensor::ready() const { return get().ready; }
 
 std::span<const uint8_t> tensor::bytes() const {
   const state& s = get();
+  if (!s.ready && !s.pending_from.empty())
+    throw kernel_error(fmt::format(
+      "{}: the data of a {}x{} {} tensor loaded by command {} was read in Phase 1; the bytes it "
+      "loaded hold a compute result ({} wrote them), pending until the Phase 2 replay (only "
+      "loads of host data or of stores of loaded data have data in Phase 1)",
+      s.owner, s.rows, s.cols, to_string(s.type), s.writer, s.pending_from));
   if (!s.ready)
     throw kernel_error(fmt::format(
       "{}: the data of a {}x{} {} compute result was read in Phase 1; compute results are "

@@ -14,6 +14,7 @@
 namespace kb {
 
 struct pe_program; // runtime/machine/pe_program.hpp
+struct host_plan;  // runtime/pipeline/host_plan.hpp
 struct topology_spec; // runtime/config/topology_spec.hpp
 class fabric_map;     // runtime/machine/fabric_map.hpp
 class memory_image;   // runtime/data/memory_image.hpp
@@ -37,6 +38,10 @@ struct machine_context {
   /// Shared: the context is copied for every node built.
   using program_map = std::map<std::string, std::shared_ptr<const pe_program>>;
   std::shared_ptr<const program_map> programs;
+  /// A host program's launches (null: one kernel, or the built-in driver):
+  /// the host node issues them, the M_CPUs and PE_CPUs run them in program
+  /// mode (their programs' `launches`).
+  std::shared_ptr<const host_plan> launches;
   /// Routes of the memory fabric (set by build_machine before any node is
   /// made); fabric kinds keep the pointer.
   std::shared_ptr<const fabric_map> fabric;

@@ -102,4 +102,16 @@ inline constexpr stat_decl done_ps = declare_stat(
 inline constexpr std::array all = {kernels, kernels_done, launch_ps, done_ps};
 } // namespace launch_stats
 
+/// Per launch of a host program (the host node), qualified by its number.
+namespace program_stats {
+inline constexpr stat_decl issue_ps = declare_stat(
+  "host", "launch{}.issue_ps", stat_unit::ps, "when the host issued the launch");
+inline constexpr stat_decl done_ps = declare_stat(
+  "host", "launch{}.done_ps", stat_unit::ps, "when the launch's last completion reached the host");
+inline constexpr stat_decl decided_by = declare_stat(
+  "host", "launch{}.decided_by", stat_unit::number,
+  "1 + the launch whose completion let it be issued (0: issued at the start)");
+inline constexpr std::array all = {issue_ps, done_ps, decided_by};
+} // namespace program_stats
+
 } // namespace kb

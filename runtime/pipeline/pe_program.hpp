@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kb {
@@ -29,6 +30,11 @@ struct pe_program {
   std::shared_ptr<const placed_ranges> placed;
   /// Bytes of this PE's AllocatableTCM the host's tensors hold (from its start).
   uint64_t host_tcm_bytes = 0;
+  /// A host program's launches on this PE (kernels/program.hpp): the
+  /// launch's number and what the PE runs for it, in launch order. Set, the
+  /// PE runs nothing of its own: each starts when its launch arrives from
+  /// the M_CPU (after the kernel it runs then, if any, has returned).
+  std::vector<std::pair<uint32_t, std::shared_ptr<const pe_program>>> launches;
 };
 
 } // namespace kb

@@ -128,8 +128,10 @@ void unit_node::end_stage(lane_id lane) {
     m.kind = kind_of(pipe_kind::tile_done);
     m.arg0 = ls.command;
     m.arg1 = ls.tile;
-    if (t.hasData() && ls.stage.getWantData())
-      m.body = std::move(ls.token); // a kernel load: the bytes go back to it
+    // A kernel load: the bytes (or who wrote them, if a compute result
+    // did: no bytes in Phase 1) go back to it.
+    if ((t.hasData() || t.hasPendingFrom()) && ls.stage.getWantData())
+      m.body = std::move(ls.token);
     send_on(done_link(t.getScheduler()), std::move(m));
     release(lane);
     return;

@@ -182,7 +182,29 @@ void write_kernel_info_json(json_writer& j, const kernel_info& k) {
       .value(std::isfinite(v.max_abs_error) ? std::optional<double>(v.max_abs_error) : std::nullopt)
       .field("text", v.text)
       .end_object();
-  j.end_array().end_object();
+  j.end_array();
+  if (!k.launches.empty()) { // a program run (schema 6.2)
+    j.key("launches").begin_array();
+    for (const auto& l : k.launches) {
+      j.begin_object()
+        .field("kernel", l.kernel)
+        .field("queue", l.queue)
+        .field("pes", l.pes)
+        .field("programs", l.programs);
+      j.key("after").begin_array();
+      for (const uint32_t a : l.after)
+        j.value(uint64_t{a});
+      j.end_array();
+      j.field("issue_ps", l.issue_ps).field("done_ps", l.done_ps).key("decided_by");
+      if (l.decided_by)
+        j.value(uint64_t{*l.decided_by});
+      else
+        j.null_value();
+      j.field("critical", l.critical).end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
 }
 
 } // namespace kb

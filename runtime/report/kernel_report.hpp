@@ -47,6 +47,16 @@ struct kernel_info {
   std::vector<tensor> tensors;
   bool verified = false;                 ///< --verify ran
   std::vector<output_verdict> verdicts;  ///< one per output (with verify)
+  /// A host program's launches (`run --program`; empty for a kernel).
+  struct launch {
+    std::string kernel, queue;
+    uint64_t pes = 0, programs = 0;
+    std::vector<uint32_t> after;     ///< launches it waited for
+    uint64_t issue_ps = 0, done_ps = 0;
+    std::optional<uint32_t> decided_by; ///< the launch whose completion let it go
+    bool critical = false;           ///< on the program's critical path
+  };
+  std::vector<launch> launches;
 };
 
 /// The summary's "kernel time" and "critical path" sections.

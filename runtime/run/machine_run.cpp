@@ -118,6 +118,7 @@ machine_run run_machine(topology_spec topology,
     (*progs)[pe] = prog;
   }
   ctx.programs = std::move(progs);
+  ctx.launches = o.launches;
   ctx.deploy = o.deploy;
   ctx.fabric = o.fabric;
   auto owned = std::make_unique<simulation>();

@@ -8,6 +8,7 @@
 #include "runtime/engine/simulation.hpp"
 #include "runtime/machine/fabric_map.hpp"
 #include "runtime/machine/machine.hpp"
+#include "runtime/pipeline/host_plan.hpp"
 #include "runtime/pipeline/pe_program.hpp"
 #include "runtime/trace/progress_recorder.hpp"
 #include "runtime/trace/trace_filter.hpp"
@@ -77,6 +78,8 @@ struct machine_options {
   /// Set: what the trace keeps (--trace-select, --trace-window,
   /// --trace-kinds; runtime/trace/trace_filter.hpp). Null: everything.
   std::shared_ptr<const trace_filter> trace_select;
+  /// A host program's launches (runtime/pipeline/host_plan.hpp; null: none).
+  std::shared_ptr<const host_plan> launches;
   /// The host's initial contents of every memory (kernel runs; null: zeros).
   std::shared_ptr<const memory_image> deploy;
   /// Set: every unit logs its data ops here (the op log, seed ADR-0020 D5).

@@ -107,21 +107,20 @@ TEST(KernelMisuse, APollingKernelIsEndedAtMaxSimTime) {
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
 }
 
-// Program 1 loads what program 0 stored from a compute result on another
-// PE: the memory knows those bytes are pending and the load fails naming
-// both kernels' commands, both PEs and the range, instead of reading the
-// zeros Phase 1 holds there (the Phase 2 replay would see the real values).
-TEST(KernelMisuse, LoadingAnotherPesPendingResultIsAnError) {
+// The last program loads what program 0 stored from a compute result on
+// another PE: the memory knows those bytes are pending and the load gives a
+// tensor without data (docs/adr/0043); reading an element of it fails
+// naming the load, both kernels' commands and both PEs, instead of reading
+// the zeros Phase 1 holds there (the Phase 2 replay would see the real values).
+TEST(KernelMisuse, ReadingAnotherPesPendingResultIsAnError) {
   for (const std::string split : splits) {
     const auto r = run_bounded(misuse("cross_read", split));
     EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
     // Program 15 issued 41 loads before it (the first, then 40 to pass time).
-    EXPECT_THAT(r.err, HasSubstr("sip0.cube0.hbm at t=48461640 ps: the load of command 42 "
-                                 "(kernel misuse) on sip1.cube1.pe3 reads 256 B at 0x2000 (hbm "
-                                 "of sip0.cube0), which command 3 of kernel misuse on "
-                                 "sip0.cube0.pe0 writes with a compute result (256 B at 0x2000 "
-                                 "(hbm of sip0.cube0)): Phase 1 has no data for compute "
-                                 "results"))
+    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3: the data of a 1x64 f32 "
+                                 "tensor loaded by command 42 was read in Phase 1; the bytes it "
+                                 "loaded hold a compute result (command 3 of kernel misuse on "
+                                 "sip0.cube0.pe0 wrote them)"))
       << split;
   }
 }
@@ -142,9 +141,9 @@ TEST(KernelOptions, OptionsThatDoNotApplyAreRefusedByName) {
                                 "commands; a kernel issues its own)"},
     {"--kernel gemm --repeat 2", "--repeat: not with --kernel"},
     {"--kernel gemm --placement sram", "--placement: not with --kernel"},
-    {"--arg M=64", "--arg: only with --kernel (it is a kernel's; the built-in driver takes "
+    {"--arg M=64", "--arg: only with --kernel or --program (it is a kernel's; the built-in driver takes "
                    "--M, --K, --N, --dtype, ...)"},
-    {"--input a=x.npy", "--input: only with --kernel"},
+    {"--input a=x.npy", "--input: only with --kernel or --program"},
   };
   for (const auto& k : cases) {
     const auto r = run_kernbench("run --quiet " + k.args);

@@ -92,7 +92,7 @@ TEST(KernelPlace, BadPlacesAreRefusedNamingTheTensor) {
                    "sram:sipS.cubeC, spread, spread:ROWS, replicated or tcm:sipS.cubeC.peP\n");
   c = run_kernbench("run --place a=hbm");
   EXPECT_EQ(c.exit_code, 2);
-  EXPECT_THAT(c.err, HasSubstr("--place: only with --kernel"));
+  EXPECT_THAT(c.err, HasSubstr("--place: only with --kernel or --program"));
   // A scratch tensor is no input: --input refuses it like an output.
 }
 

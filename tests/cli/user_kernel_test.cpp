@@ -101,8 +101,8 @@ TEST(kernel_lib, a_kernel_name_that_is_taken_is_refused) {
 TEST(kernel_lib, needs_kernel_and_an_unknown_kernel_names_the_loaded_ones) {
   auto r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_good);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "kernbench: error: --kernel-lib: only with --kernel (a library adds kernels "
-                   "to run)\n");
+  EXPECT_EQ(r.err, "kernbench: error: --kernel-lib: only with --kernel or --program (a library adds "
+                   "kernels and programs to run)\n");
   r = run_kernbench(k_run + "--kernel-lib " KB_TEST_KERNELS_good " --kernel thrice");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--kernel thrice: no such kernel (kernbench ships eltwise_chain, "

@@ -100,18 +100,22 @@ gemm_plan_args small_gemm() {
   return g;
 }
 
-TEST(KernelErrors, LoadingWhatTheKernelsGemmWroteIsAnError) {
-  // Even after the GEMM is done: its result exists only in Phase 2.
+TEST(KernelErrors, ReadingWhatTheKernelsGemmWroteIsAnError) {
+  // Even after the GEMM is done its result exists only in Phase 2: the load
+  // gives a tensor without data (docs/adr/0043), whose data is an error.
   const auto r = run_kernel_on_pe0([](tl::context& tl) {
     tl.wait(tl.gemm(small_gemm()));
-    tl.load({hbm(128 * 1024 + 31 * 128), dtype::f32}, {1, 4}); // C's last row
+    const tl::tensor c = tl.load({hbm(128 * 1024 + 31 * 128), dtype::f32}, {1, 4}); // C's last row
+    EXPECT_FALSE(c.ready());
+    (void)c.at(0, 0);
   });
-  const uint64_t t = test::figure(r.run, "sip0.cube0.pe0.pe_cpu", "cmd1.done_ps");
+  const uint64_t t = test::figure(r.run, "sip0.cube0.pe0.pe_cpu", "cmd2.done_ps");
   EXPECT_EQ(r.run.error,
-            cpu_error(t, "kernel k on sip0.cube0.pe0: load of 1x4 f32 from 0x20f80 (hbm of "
-                         "sip0.cube0) reads what command 1 (gemm 32x32x32 f32 tiles 32x32x32) "
-                         "wrote: a compute result, whose data exists only in the Phase 2 "
-                         "replay"));
+            cpu_error(t, "kernel k on sip0.cube0.pe0: the data of a 1x4 f32 tensor loaded by "
+                         "command 2 was read in Phase 1; the bytes it loaded hold a compute "
+                         "result (command 1 of kernel k on sip0.cube0.pe0 wrote them), pending "
+                         "until the Phase 2 replay (only loads of host data or of stores of "
+                         "loaded data have data in Phase 1)"));
 }
 
 TEST(KernelErrors, LoadingNextToWhatTheGemmWroteIsFine) {

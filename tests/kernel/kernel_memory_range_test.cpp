@@ -124,33 +124,54 @@ TEST(KernelMemoryRange, AnotherPeReadsALoadedTensorFromItsTcm) {
     << "Phase 2: the copy of pe1's TCM tensor";
 }
 
-// Issue 28: a compute result in pe1's TCM (a tl.scale of a loaded tensor)
-// has no Phase 1 data: pe0 loading it from there is an error naming both
-// commands, kernels and PEs, never the stale bytes the TCM holds.
-TEST(KernelMemoryRange, LoadingAnotherPesTcmComputeResultIsAnError) {
-  const tl::ptr flag{hbm(8192), dtype::f32};
-  uint64_t y_at = 0;
-  const auto r = run_kernels(
-    {{"sip0.cube0.pe1",
-      [&](tl::context& tl) {
-        const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 16}); // command 1
-        const tl::tensor y = tl.scale(x, 2.0);                        // command 2
-        y_at = y.address();
-        tl.wait(tl.store(flag, x)); // command 3: the flag (x[0] = 1)
-        for (int i = 0; i < 100; ++i)
-          (void)tl.load(flag, {1, 1}); // keep y alive meanwhile
-      }},
-     {"sip0.cube0.pe0",
-      [&](tl::context& tl) {
-        (void)wait_for_flag(tl, flag);
-        (void)tl.load({y_at, dtype::f32}, {1, 16});
-      }}},
-    iota_at_zero());
-  EXPECT_THAT(r.run.error, HasSubstr("sip0.cube0.pe1.pe_tcm at t="));
-  EXPECT_THAT(r.run.error,
-              HasSubstr("(kernel k) on sip0.cube0.pe0 reads 64 B at " + describe_address(y_at) +
-                        ", which command 2 of kernel k on sip0.cube0.pe1 writes with a compute "
-                        "result (64 B at " + describe_address(y_at) + ")"));
+// Issue 28, ADR-0043: a compute result in pe1's TCM (a tl.scale of a loaded
+// tensor) has no Phase 1 data: pe0 loading it from there gets a tensor
+// without data, never the stale bytes the TCM holds; storing it works (the
+// replay fills it), reading its data is an error naming both commands,
+// kernels and PEs.
+TEST(KernelMemoryRange, LoadingAnotherPesTcmComputeResultGivesAPendingTensor) {
+  for (const bool peek : {false, true}) {
+    const tl::ptr flag{hbm(8192), dtype::f32};
+    uint64_t y_at = 0;
+    bool ready = true;
+    const auto r = run_kernels(
+      {{"sip0.cube0.pe1",
+        [&](tl::context& tl) {
+          const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 16}); // command 1
+          const tl::tensor y = tl.scale(x, 2.0);                        // command 2
+          y_at = y.address();
+          tl.wait(tl.store(flag, x)); // command 3: the flag (x[0] = 1)
+          for (int i = 0; i < 100; ++i)
+            (void)tl.load(flag, {1, 1}); // keep y alive meanwhile
+        }},
+       {"sip0.cube0.pe0",
+        [&](tl::context& tl) {
+          (void)wait_for_flag(tl, flag);
+          const tl::tensor y = tl.load({y_at, dtype::f32}, {1, 16});
+          ready = y.ready();
+          if (peek)
+            (void)y.at(0, 0);
+          tl.wait(tl.store({hbm(12288), dtype::f32}, y));
+        }}},
+      iota_at_zero());
+    EXPECT_FALSE(ready);
+    if (peek) {
+      EXPECT_THAT(r.run.error, HasSubstr("sip0.cube0.pe0.pe_cpu at t="));
+      EXPECT_THAT(r.run.error,
+                  HasSubstr("kernel k on sip0.cube0.pe0: the data of a 1x16 f32 tensor loaded by "
+                            "command "));
+      EXPECT_THAT(r.run.error, HasSubstr("the bytes it loaded hold a compute result (command 2 "
+                                         "of kernel k on sip0.cube0.pe1 wrote them)"));
+      continue;
+    }
+    ASSERT_EQ(r.run.error, "");
+    ASSERT_TRUE(r.replayed);
+    std::vector<float> twice = iota(1, 16);
+    for (float& v : twice)
+      v *= 2;
+    EXPECT_EQ(r.final_image.read(hbm(12288), 64), bytes_of(twice))
+      << "Phase 2: pe1's compute result, through its TCM, pe0's load and store";
+  }
 }
 
 // Once the result's block is freed and a load fills it again, its bytes

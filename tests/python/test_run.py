@@ -36,6 +36,21 @@ def test_a_kernel_with_verify_is_the_clis_run():
     assert "verdict: PASS" in r.text
 
 
+def test_a_program_is_the_clis_run():
+    r = kernbench.run(program="gemm_chain", args={"M": 128}, verify=True)
+    c = cli(["run", "--program", "gemm_chain", "--arg", "M=128", "--verify"])
+    assert c.exit_code == 0, c.err
+    assert r.ok
+    assert comparable(r.json) == comparable(c.json)
+    launches = r.json["kernel"]["launches"]
+    assert [l["kernel"] for l in launches] == ["gemm", "gemm"]
+    # The second is issued when the first completes at the host.
+    assert launches[1]["issue_ps"] == launches[0]["done_ps"]
+    assert launches[1]["decided_by"] == 0 and launches[1]["critical"]
+    assert r.json["end_ps"] == launches[1]["done_ps"]
+    assert "verdict: PASS" in r.text
+
+
 def test_options_with_dashes_lists_and_sets_map_to_the_cli():
     r = kernbench.run(M=128, K=128, N=128, tile=(64, 64, 64), max_sim_time="1ms",
                       set={"cube.pe_template.pe_gemm.mac_rows": 16}, threads=2)

@@ -4,8 +4,8 @@
 //   throw_string  throw "no luck" (a const char*) after a load,
 //   spin          loop forever without a tl:: call (the stall watchdog),
 //   poll          load a flag nothing ever sets, forever (--max-sim-time),
-//   cross_read    load what program 0 stores from a compute result (a
-//                 pending tensor): Phase 1 has no data for it,
+//   cross_read    load what program 0 stores from a compute result and
+//                 read an element of it: Phase 1 has no data for it,
 //   none          nothing wrong.
 // Every other program loads a row and returns.
 
@@ -59,7 +59,7 @@ kernel_def misuse_kernel() {
       // cross_read: let program 0's store land, then read what it wrote.
       for (int i = 0; i < 40; ++i)
         (void)tl.load(t.at("x"), {1, cols});
-      (void)tl.load(t.at("y"), {1, cols});
+      (void)tl.load(t.at("y"), {1, cols}).at(0, 0);
     };
     return l;
   };

@@ -1,0 +1,185 @@
+#include "runtime/cli/program_cli.hpp"
+
+#include "kernels/program.hpp"
+#include "runtime/cli/kernel_arg_list.hpp"
+#include "runtime/cli/kernel_cli.hpp"
+#include "runtime/cli/memory_budget.hpp"
+#include "runtime/cli/run_inputs.hpp"
+#include "runtime/cli/run_outputs.hpp"
+#include "runtime/host/program_run.hpp"
+#include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/report/run_metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kb {
+
+namespace {
+
+/// The host's figures of each launch.
+struct launch_times {
+  uint64_t issue_ps = 0, done_ps = 0;
+  uint32_t decided_by = 0; ///< 1 + launch (0: the start)
+};
+
+std::vector<launch_times> times_of(const machine_run& run, size_t launches) {
+  std::vector<launch_times> out(launches);
+  for (const node_summary& n : run.result.nodes) {
+    if (n.name != "host")
+      continue;
+    for (size_t i = 0; i < launches; ++i) {
+      const std::string q = std::to_string(i);
+      out[i].issue_ps = figure_or_zero(n, program_stats::issue_ps, q);
+      out[i].done_ps = figure_or_zero(n, program_stats::done_ps, q);
+      out[i].decided_by = static_cast<uint32_t>(figure_or_zero(n, program_stats::decided_by, q));
+    }
+  }
+  return out;
+}
+
+/// The program's critical path, first launch first: from the launch that
+/// ended last back through the launch whose completion let each be issued.
+std::vector<size_t> program_path(const std::vector<launch_times>& t) {
+  size_t last = 0;
+  for (size_t i = 1; i < t.size(); ++i)
+    if (t[i].done_ps > t[last].done_ps)
+      last = i;
+  std::vector<size_t> path{last};
+  while (t[path.back()].decided_by != 0 && path.size() <= t.size())
+    path.push_back(t[path.back()].decided_by - 1);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::string ns(uint64_t ps) { return fmt::format("{:.3f}", static_cast<double>(ps) / 1000.0); }
+
+void print_launches(const program_run_result& r, const std::vector<launch_times>& t) {
+  size_t queues = 0;
+  {
+    std::vector<std::string> q;
+    for (const auto& l : r.launches)
+      if (std::find(q.begin(), q.end(), l.queue) == q.end())
+        q.push_back(l.queue);
+    queues = q.size();
+  }
+  fmt::print("\nprogram {} ({} launches on {} queue(s), {} PE(s))\n", r.program,
+             r.launches.size(), queues, r.pes.size());
+  fmt::print("  {:>6}  {:<16} {:<8} {:>5} {:>8} {:>14} {:>14} {:>14}  {}\n", "launch", "kernel",
+             "queue", "PEs", "programs", "issued (ns)", "done (ns)", "took (ns)", "after");
+  for (size_t i = 0; i < r.launches.size(); ++i) {
+    const launch_info& l = r.launches[i];
+    std::string after;
+    for (const uint32_t a : l.after)
+      after += (after.empty() ? "" : ",") + std::to_string(a);
+    fmt::print("  {:>6}  {:<16} {:<8} {:>5} {:>8} {:>14} {:>14} {:>14}  {}\n", i, l.kernel,
+               l.queue, l.pes.size(), l.programs, ns(t[i].issue_ps), ns(t[i].done_ps),
+               ns(t[i].done_ps - std::min(t[i].done_ps, t[i].issue_ps)),
+               after.empty() ? "-" : after);
+  }
+  const std::vector<size_t> path = program_path(t);
+  const size_t last = path.back();
+  std::string chain;
+  for (const size_t i : path)
+    chain += fmt::format("{}launch {} ({})", chain.empty() ? "" : " -> ", i, r.launches[i].kernel);
+  fmt::print("  critical path   {}: the program ends at {} ns\n", chain, ns(t[last].done_ps));
+}
+
+} // namespace
+
+int run_program_cli(run_session& s) {
+  const run_cli& c = s.c;
+  const program_def& def = find_program(c.program);
+  const kernel_args args = kernel_args::for_program(def.name, def.args, parse_kernel_args(c.args));
+  kernel_run_options o;
+  o.seed = c.seed;
+  o.data = data_request_of(c);
+  for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
+    o.input_files[name] = path;
+  o.input_cast = c.input_cast;
+  for (const auto& [name, where] : parse_kernel_args(c.places, "--place")) {
+    const auto place = parse_tensor_place(where);
+    if (!place)
+      throw std::invalid_argument(fmt::format(
+        "--place {}={}: expected hbm, hbm:sipS.cubeC, sram:sipS.cubeC, spread, spread:ROWS, "
+        "replicated or tcm:sipS.cubeC.peP",
+        name, where));
+    o.places[name] = *place;
+  }
+  o.pes = grid_pes(c);
+  s.join();
+  std::unique_ptr<heartbeat> beat =
+    s.start_heartbeat(fmt::format("kernbench run --program {}", def.name), {});
+  o.machine = s.opts;
+  program_run_result r = run_program(std::move(s.in.topo), def, args, o);
+  beat.reset();
+  if (!s.peers && c.rank == 0 && !r.run.error.empty()) {
+    fmt::print(stderr, "kernbench run --program {}: {}\n", def.name, r.run.error);
+    return 1;
+  }
+  if (const auto done = s.end(r.run.error))
+    return *done;
+  const bool stopped = r.run.result.stopped;
+  kernel_info info;
+  info.name = def.name;
+  info.args = args.values();
+  info.pes = r.pes.size();
+  for (const auto& l : r.launches)
+    info.programs += l.programs;
+  for (size_t i = 0; i < r.specs.size() && i < r.tensors.size(); ++i) {
+    const kernel_tensor& t = r.specs[i];
+    info.tensors.push_back({t.name, t.rows, t.cols, t.type, t.output, t.scratch,
+                            r.tensors[i].second.address, r.where[i]});
+  }
+  info.verified = c.verify && !stopped && r.data.replayed;
+  const std::vector<launch_times> times = times_of(r.run, r.launches.size());
+  for (size_t i = 0; i < r.launches.size(); ++i) {
+    const launch_info& l = r.launches[i];
+    kernel_info::launch row{l.kernel, l.queue, l.pes.size(), l.programs, l.after,
+                            times[i].issue_ps, times[i].done_ps, std::nullopt, false};
+    if (times[i].decided_by != 0)
+      row.decided_by = times[i].decided_by - 1;
+    info.launches.push_back(std::move(row));
+  }
+  if (!stopped)
+    for (const size_t i : program_path(times))
+      info.launches[i].critical = true;
+  for (const auto& v : r.data.verdicts)
+    info.verdicts.push_back({v.name, v.ok, v.elements, v.mismatches, v.max_abs_error, v.describe()});
+  report_input rep;
+  if (const auto t = args.values().find("dtype"); t != args.values().end())
+    rep.compute_dtype = parse_dtype(t->second).value_or(dtype::f16);
+  rep.label = fmt::format("program {}", def.name);
+  rep.kernel = &info;
+  s.describe(rep, r.run, r.pes);
+  index_commands(rep);
+  print_summary(c, rep);
+  print_launches(r, times);
+  for (const auto& t : info.tensors)
+    fmt::print("  tensor {:<8} {}x{} {} at 0x{:x} ({}){}\n", t.name, t.rows, t.cols,
+               to_string(t.type), t.address, t.where,
+               t.output ? ", output" : t.scratch ? ", scratch" : "");
+  int status = 0;
+  if (stopped)
+    fmt::print("  data            not replayed: the run was stopped before its end (no op "
+               "log, tensors or verdict)\n");
+  else {
+    status = print_data_result(c, r.data);
+    if (status != 0) // name the launch that last wrote each failing output
+      for (const auto& v : r.data.verdicts)
+        if (!v.ok)
+          for (size_t i = r.launches.size(); i-- > 0;)
+            if (std::any_of(r.launches[i].writes.begin(), r.launches[i].writes.end(),
+                            [&](const std::string& w) { return w == v.name; })) {
+              fmt::print("  mismatch        {} was last written by launch {} ({} on queue {})\n",
+                         v.name, i, r.launches[i].kernel, r.launches[i].queue);
+              break;
+            }
+  }
+  s.write(rep);
+  return s.close(status);
+}
+
+} // namespace kb
