@@ -105,6 +105,9 @@ struct kernel_tensor {
   /// A scratch tensor: allocated, not initialised (it reads as zeros), not
   /// verified; `--dump-tensors` writes what the kernel left in it.
   bool scratch = false;
+  /// An input the kernel also writes (in place): without it a store or
+  /// atomic into an input is a kernel_error naming the tensor.
+  bool inout = false;
 };
 
 /// Where the host put the tensors: name -> pointer.
@@ -137,7 +140,7 @@ struct kernel_def {
 /// The version of the kernel library interface: this header, kernels/tl.hpp
 /// and what they include. A library built against another version is
 /// refused when it is loaded.
-inline constexpr int kernel_abi_version = 4;
+inline constexpr int kernel_abi_version = 5;
 
 /// What a kernel library's `kernbench_register_kernels` adds its kernels to.
 class kernel_catalog {

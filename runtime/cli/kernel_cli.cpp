@@ -26,7 +26,7 @@ void check_run_options(const run_cli& c) {
     return;
   auto given = [&](const char* o) { return c.given.count(o) > 0; };
   if (c.kernel.empty()) {
-    for (const char* o : {"--arg", "--input", "--input-cast", "--place"})
+    for (const char* o : {"--arg", "--input", "--input-cast", "--place", "--kernel-stack"})
       if (given(o))
         throw std::invalid_argument(fmt::format(
           "{}: only with --kernel (it is a kernel's; the built-in driver takes --M, --K, "
