@@ -133,6 +133,10 @@ TEST(KernelFault, AFaultInASplitRunIsReportedByItsProcess) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr(who + " crashed in its own code: SIGSEGV"));
   o.expect_untouched("split");
+  // --kernel-stack reaches the other process.
+  const auto overflow = run_kernbench(misuse_run("overflow", "--procs 2 --kernel-stack 128"));
+  EXPECT_EQ(overflow.exit_code, 1) << overflow.out << overflow.err;
+  EXPECT_THAT(overflow.err, HasSubstr(who + " overflowed its 128 KiB stack"));
 }
 
 // A crash in kernbench's own code or a kernel library's reference (run
