@@ -111,6 +111,9 @@ struct kernel_tensor {
   /// A scratch tensor: allocated, not initialised (it reads as zeros), not
   /// verified; `--dump-tensors` writes what the kernel left in it.
   bool scratch = false;
+  /// An input the kernel also writes (in place): without it a store or
+  /// atomic into an input is a kernel_error naming the tensor.
+  bool inout = false;
 };
 
 /// Where the host put the tensors: name -> pointer.

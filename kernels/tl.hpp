@@ -49,25 +49,38 @@ struct spread_layout {
   std::vector<uint64_t> blocks;
 };
 
+/// The host's tensor a pointer came from (docs/kernels.md "When a kernel
+/// misbehaves"): every load, store and atomic through the pointer must stay
+/// within its elements, and only a writable tensor (an output, a scratch or
+/// an in-out input) may be written. The host owns it for the run.
+struct tensor_extent {
+  std::string name;
+  uint64_t elements = 0; ///< rows x cols
+  uint32_t rows = 0, cols = 0;
+  bool writable = false;
+};
+
 /// A typed pointer into global memory (HBM, SRAM or another PE's TCM).
-/// `address` is always where the element it points at lies; for a spread
-/// tensor `spread` and `index` (the element's number in the tensor) let
-/// `+` step from block to block, so a kernel indexes a spread tensor as it
-/// does any other. An access that runs from one block into the next is a
-/// kernel_error.
+/// `address` is always where the element it points at lies and `index`
+/// is that element's number in its tensor; for a spread tensor `spread`
+/// lets `+` step from block to block, so a kernel indexes a spread tensor
+/// as it does any other. An access that runs from one block into the next,
+/// or past either end of `tensor` (the host's pointers carry it), is a
+/// kernel_error: step pointers with `+`, not by changing `address`.
 struct ptr {
   uint64_t address = 0;
   dtype type = dtype::f32;
   const spread_layout* spread = nullptr; ///< null: the tensor is contiguous
-  uint64_t index = 0;                    ///< with `spread`: the element's number
+  uint64_t index = 0;                    ///< the element's number in its tensor
+  const tensor_extent* tensor = nullptr; ///< null: a raw address, checked against memory only
   /// `elements` further on.
   ptr operator+(uint64_t elements) const {
     if (spread == nullptr || spread->blocks.empty() || spread->block_elements == 0)
-      return {address + elements * dtype_bytes(type), type, spread, index + elements};
+      return {address + elements * dtype_bytes(type), type, spread, index + elements, tensor};
     const uint64_t i = index + elements;
     const uint64_t b = std::min<uint64_t>(i / spread->block_elements, spread->blocks.size() - 1);
     return {spread->blocks[b] + (i - b * spread->block_elements) * dtype_bytes(type), type,
-            spread, i};
+            spread, i, tensor};
   }
 };
 

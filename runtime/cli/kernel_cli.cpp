@@ -30,7 +30,7 @@ void check_run_options(const run_cli& c) {
       "--kernel {} --program {}: one or the other (a program names the kernels it launches)",
       c.kernel, c.program));
   if (!c.runs_kernels()) {
-    for (const char* o : {"--arg", "--input", "--input-cast", "--place"})
+    for (const char* o : {"--arg", "--input", "--input-cast", "--place", "--kernel-stack"})
       if (given(o))
         throw std::invalid_argument(fmt::format(
           "{}: only with --kernel or --program (it is a kernel's; the built-in driver takes --M, "

@@ -63,6 +63,7 @@ struct run_cli {
   std::vector<std::string> places;   ///< --place TENSOR=WHERE
   bool input_cast = false;           ///< --input-cast: convert --input files even if values change
   std::vector<std::string> kernel_libs; ///< --kernel-lib PATH: kernel libraries to load
+  uint32_t kernel_stack_kib = 512;   ///< --kernel-stack: each kernel's fiber stack
   // -- data (kernel and driver runs) --
   bool verify = false;
   bool verify_given = false;         ///< --verify or --no-verify on the command line

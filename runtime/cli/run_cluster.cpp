@@ -49,6 +49,8 @@ std::vector<std::string> part_args(const run_cli& c) {
   add("--out-dtype", c.out_dtype_name);
   add("--max-sim-time", c.max_sim_time);
   add("--stall-timeout", fmt::format("{}", c.stall_timeout));
+  if (c.runs_kernels())
+    add("--kernel-stack", std::to_string(c.kernel_stack_kib));
   a.emplace_back("--tile");
   for (auto t : c.tile)
     a.push_back(std::to_string(t));

@@ -298,8 +298,9 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                 "no progress line on standard error (a run longer than ~2 s prints one "
                 "every ~2 s; results are the same either way)");
   cmd->add_option("--max-sim-time", c->max_sim_time,
-                  "stop the run at this simulated time (e.g. 1ms, 250us); work still pending "
-                  "there (a kernel that polls forever) is an error naming it (default: none)");
+                  "stop the run at this simulated time (e.g. 1ms, 250us; none: never); work "
+                  "still pending there (a kernel that polls forever) is an error naming it "
+                  "(default: 1s for a kernel run, none for the built-in driver)");
   cmd->add_option("--stall-timeout", c->stall_timeout,
                   "seconds of wall-clock time without a simulated event after which the run "
                   "ends (exit 1) naming every kernel still running and what it waits for (a "
@@ -375,6 +376,11 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                   "(row blocks over the HBM of the grid's cubes), replicated (an input, a "
                   "copy per cube) or tcm:sipS.cubeC.peP")
     ->group("Kernels");
+  cmd->add_option("--kernel-stack", c->kernel_stack_kib,
+                  "KiB of stack each kernel runs on (a guard page below it: a kernel that "
+                  "overflows it ends the run naming it and this option)")
+    ->capture_default_str()
+    ->group("Kernels");
   cmd->add_flag("--input-cast", c->input_cast,
                 "convert --input files to the tensors' dtypes even where values change, as a "
                 "store does (round to nearest even, floats overflow to inf, integers saturate, "
@@ -416,7 +422,8 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
               "--trace-hops --trace-select 'sip1.cube2.*' --trace cube.json.gz   # one cube\n"
               "Exit status: 0 ran (with --verify: every output matches), 1 the run failed (a "
               "simulation error, an output that could not be written, a lost process, a "
-              "kernel that threw or stalled), 2 bad input, 3 --verify found a mismatch, "
+              "kernel that threw, crashed, exited or stalled), 2 bad input, 3 --verify found a "
+              "mismatch, "
               "130/143 ended by SIGINT/SIGTERM (temporaries removed).");
   cmd->callback([c, cmd, &exit_code] {
     // `kernbench run` alone runs the default GEMM and checks its numbers.

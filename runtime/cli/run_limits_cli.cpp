@@ -1,5 +1,7 @@
 #include "runtime/cli/run_limits_cli.hpp"
 
+#include "runtime/kernel/kernel_fiber.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -46,14 +48,24 @@ SimTime parse_sim_duration(const std::string& text, const std::string& option,
 }
 
 void apply_run_limits(const run_cli& c, machine_options& o) {
-  if (!c.max_sim_time.empty())
+  if (c.max_sim_time == "none")
+    o.end = SimTime::infinity();
+  else if (!c.max_sim_time.empty())
     o.end = parse_sim_duration(c.max_sim_time, "--max-sim-time");
+  else if (c.runs_kernels()) // a kernel polling forever must not hang the run
+    o.end = kernel_default_end;
   if (!std::isfinite(c.stall_timeout) || c.stall_timeout < 0 || c.stall_timeout > 86400)
     throw std::invalid_argument(fmt::format(
       "--stall-timeout {}: expected seconds from 0 (no watchdog) to 86400", c.stall_timeout));
   o.stall_timeout = std::chrono::milliseconds(static_cast<int64_t>(c.stall_timeout * 1000));
   if (c.stall_timeout > 0 && o.stall_timeout.count() == 0)
     o.stall_timeout = std::chrono::milliseconds(1);
+  // A kernel's stack: enough for fmt and the tl:: calls' own frames, at
+  // most what a process of many kernels can map.
+  if (c.kernel_stack_kib < 64 || c.kernel_stack_kib > 1024 * 1024)
+    throw std::invalid_argument(fmt::format(
+      "--kernel-stack {}: expected KiB from 64 to 1048576 (1 GiB)", c.kernel_stack_kib));
+  kernel_fiber::set_default_stack_bytes(size_t{c.kernel_stack_kib} * 1024);
 }
 
 } // namespace kb

@@ -1,6 +1,7 @@
 #include "runtime/data/npy.hpp"
 
 #include "runtime/data/dtype_convert.hpp"
+#include "runtime/io/atomic_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -219,15 +220,18 @@ void write_npy(const std::string& path, const npy_array& a) {
     encode_f32(dtype::f32, f, widened);
     data = &widened;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw std::runtime_error(fmt::format("{}: cannot open for writing", path));
-  const std::string h = npy_header(a.type, a.shape);
-  out.write(h.data(), static_cast<std::streamsize>(h.size()));
-  out.write(reinterpret_cast<const char*>(data->data()), static_cast<std::streamsize>(data->size()));
-  out.close();
-  if (!out)
-    throw std::runtime_error(fmt::format("{}: writing failed", path));
+  // Complete or absent (atomic_file): a full disk or a signal leaves no
+  // truncated .npy, and an existing file is replaced only by a whole one.
+  try {
+    atomic_file out(path, ".npy file");
+    const std::string h = npy_header(a.type, a.shape);
+    out.stream().write(h.data(), static_cast<std::streamsize>(h.size()));
+    out.stream().write(reinterpret_cast<const char*>(data->data()),
+                       static_cast<std::streamsize>(data->size()));
+    out.commit();
+  } catch (const output_error& e) {
+    throw std::runtime_error(e.what());
+  }
 }
 
 void write_npy(const std::string& path, const memory_image& m, const tensor_view& v) {

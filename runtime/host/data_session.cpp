@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kb {
@@ -89,25 +90,65 @@ data_session::data_session(const data_request& r, std::shared_ptr<const memory_i
   if (!r.wants_results())
     return;
   temporary_ = r.oplog.empty();
-  log_path_ = temporary_ ? temp_oplog() : r.oplog;
-  // Written while the run goes: a signal leaves neither the temporary nor
-  // a partial --oplog behind.
+  // A kept --oplog is written to a temporary beside it and renamed over it
+  // only when the run has finished (commit_oplog): a run that fails or is
+  // stopped leaves the path it was given as it was (issue 67 item 1). A
+  // device, FIFO or pipe cannot take a rename: the log is written to a
+  // temporary of our own and copied into it at the end.
+  struct stat st {};
+  const bool in_place = !temporary_ && ::stat(r.oplog.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (!temporary_ && !in_place) {
+    try {
+      kept_ = std::make_unique<atomic_file>(r.oplog, "--oplog file");
+    } catch (const output_error& e) {
+      throw std::invalid_argument(e.what()); // known before the run: bad input
+    }
+    log_path_ = kept_->temp_path();
+  } else {
+    log_path_ = temp_oplog();
+    if (!std::ofstream(log_path_, std::ios::binary))
+      throw std::invalid_argument(fmt::format("op log {}: cannot write it", log_path_));
+  }
+  // Written while the run goes: a signal leaves no temporary behind.
   log_on_signal_ = signal_cleanup::file(log_path_);
-  if (!std::ofstream(log_path_, std::ios::binary))
-    throw std::invalid_argument(fmt::format("{}{}: cannot write it",
-                                            temporary_ ? "op log " : "--oplog ", log_path_));
-  if (!r.op_digests.empty() && !std::ofstream(r.op_digests, std::ios::app))
-    throw std::invalid_argument(fmt::format("--op-digests {}: cannot write it", r.op_digests));
+  if (!r.op_digests.empty()) // checked, not created: a failed run leaves no file
+    try {
+      check_writable(r.op_digests, "--op-digests file");
+    } catch (const output_error& e) {
+      throw std::invalid_argument(e.what());
+    }
   log_ = std::make_shared<op_log>(log_path_);
 }
 
 data_session::~data_session() {
   log_.reset();
-  std::error_code ec;
-  // A run that failed or was stopped (ADR-0030) leaves no partial --oplog.
-  if (temporary_ || (!finished_ && !log_path_.empty()))
-    std::filesystem::remove(log_path_, ec);
+  // Only the files this session made itself are removed: its temporary op
+  // log (a kept_ one's goes with kept_, unless committed). Never the path
+  // it was given (ADR-0042).
+  if (!committed_ && !log_path_.empty())
+    ::unlink(log_path_.c_str());
   log_on_signal_.release();
+}
+
+void data_session::commit_oplog() {
+  if (temporary_ || committed_)
+    return;
+  if (kept_) {
+    kept_->commit(); // the log was written under its temporary name
+  } else { // a device, FIFO or pipe: copied into it
+    atomic_file out(request_.oplog, "--oplog file");
+    {
+      std::ifstream in(log_path_, std::ios::binary);
+      out.stream() << in.rdbuf();
+      if (in.bad())
+        throw output_error(fmt::format("cannot write --oplog file '{}': cannot read back its "
+                                       "temporary '{}'",
+                                       request_.oplog, log_path_));
+    }
+    out.commit();
+    ::unlink(log_path_.c_str());
+  }
+  committed_ = true;
 }
 
 std::shared_ptr<op_sink> data_session::sink() const { return log_; }
@@ -137,9 +178,10 @@ data_result data_session::finish(
   if (!log_)
     return d;
   d.op_records = log_->finish();
-  finished_ = true;
-  if (!request_.verify && request_.dump_dir.empty() && request_.op_digests.empty())
+  if (!request_.verify && request_.dump_dir.empty() && request_.op_digests.empty()) {
+    commit_oplog();
     return d;
+  }
 
   memory_image final_image = *initial_;
   final_image.materialize(); // inputs made when read: made once, before the workers
@@ -152,6 +194,7 @@ data_result data_session::finish(
     };
   d.phase2 = replay(log_path_, final_image, ro);
   d.replayed = true;
+  commit_oplog(); // complete and replayed: it is the run's op log now
   if (!request_.op_digests.empty())
     write_file_atomically(request_.op_digests, "--op-digests file", digests);
   if (request_.verify)

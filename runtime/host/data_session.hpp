@@ -16,6 +16,7 @@
 #include "runtime/data/memory_image.hpp"
 #include "runtime/data/verify.hpp"
 #include "runtime/engine/protocol.hpp"
+#include "runtime/io/atomic_file.hpp"
 #include "runtime/io/signal_cleanup.hpp"
 
 #include <functional>
@@ -81,8 +82,9 @@ public:
   /// naming the node if its records are damaged.
   void absorb(const std::vector<node_summary>& nodes);
 
-  /// After a clean run: closes the op log (a --oplog is kept; without
-  /// finish, the destructor removes it: the run failed or stopped early), replays it on a copy of the
+  /// After a clean run: closes the op log (a --oplog replaces its path
+  /// once complete and replayed; without finish, or if the replay fails,
+  /// the path given is left as it was), replays it on a copy of the
   /// initial image (when verify, dumps or digests want it), checks every
   /// output of `tensors` against `expected(name)` (with verify) and dumps
   /// every tensor (inputs from the initial image, outputs from the final).
@@ -92,10 +94,15 @@ public:
 private:
   data_request request_;
   std::shared_ptr<const memory_image> initial_;
-  std::string log_path_;
+  /// Writes the kept --oplog to its path (a rename, or a copy into a
+  /// device, FIFO or pipe); output_error naming it on failure.
+  void commit_oplog();
+
+  std::unique_ptr<atomic_file> kept_; ///< a --oplog that is a regular file (or new)
+  std::string log_path_;              ///< the file being written: always a temporary
   signal_cleanup::entry log_on_signal_;
-  bool temporary_ = false;
-  bool finished_ = false; ///< finish() closed the log: a --oplog stays
+  bool temporary_ = false; ///< no --oplog: the log is removed at the end
+  bool committed_ = false; ///< the --oplog is at its path
   std::shared_ptr<op_log> log_;
 };
 

@@ -202,6 +202,12 @@ tensor_placement place_tensors(const std::string& kernel, const std::vector<kern
     }
     if (p.parts.empty())
       p.parts.push_back(packed_view(p.ptr.address, t.rows, t.cols, t.type));
+    // What the kernel's accesses through it are checked against (ADR-0042).
+    p.extent = std::make_shared<const tl::tensor_extent>(
+      tl::tensor_extent{t.name, uint64_t{t.rows} * t.cols, t.rows, t.cols,
+                        t.output || t.scratch || t.inout});
+    p.ptr.tensor = p.extent.get();
+    p.ptr.index = 0;
     out.tensors.push_back(std::move(p));
   }
   return out;

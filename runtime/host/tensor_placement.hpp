@@ -28,6 +28,7 @@ namespace kb {
 struct placed_tensor {
   tl::ptr ptr; ///< what the kernel gets (a replicated tensor: the first copy)
   std::shared_ptr<const tl::spread_layout> spread; ///< a spread tensor's blocks
+  std::shared_ptr<const tl::tensor_extent> extent; ///< what ptr.tensor points at
   /// A replicated tensor's copies: (sip, cube) -> address.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> copies;
   /// Its rows in order, each part a packed view (one for a contiguous

@@ -125,6 +125,28 @@ void atomic_file::commit() {
   done_ = true;
 }
 
+void check_writable(const std::string& path, std::string_view what) {
+  auto refuse = [&](const std::string& why) {
+    throw output_error(fmt::format("cannot write {} '{}': {}", what, path, why));
+  };
+  if (path.empty())
+    throw output_error(fmt::format("cannot write {}: the file name is empty", what));
+  if (path == data_stdout::name)
+    return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      refuse("it is a directory");
+    if (::access(path.c_str(), W_OK) != 0)
+      refuse(std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      return; // written in place
+  }
+  const std::string dir = directory_of(follow_links(path, std::string(what)));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    refuse(std::strerror(errno));
+}
+
 void write_file_atomically(const std::string& path, std::string_view what, std::string_view data) {
   atomic_file f(path, std::string(what));
   f.stream().write(data.data(), static_cast<std::streamsize>(data.size()));

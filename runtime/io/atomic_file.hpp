@@ -66,6 +66,12 @@ private:
   std::ostream out_{&buf_};
 };
 
+/// Throws `output_error` (as atomic_file would word it) unless `path`
+/// could be written: an existing file must allow writing, a new one's
+/// directory new entries. Creates, opens and truncates nothing, so a run
+/// that fails later leaves the path as it found it.
+void check_writable(const std::string& path, std::string_view what);
+
 /// Writes `data` to `path` through an `atomic_file`.
 void write_file_atomically(const std::string& path, std::string_view what, std::string_view data);
 

@@ -84,17 +84,7 @@ void on_signal(int sig) {
     install_handler(sig); // SA_RESETHAND made it the default again
     return;
   }
-  for (slot& s : table()) {
-    const auto what = static_cast<kind>(s.what.load(std::memory_order_acquire));
-    if (what == kind::file)
-      ::unlink(s.path);
-    else if (what == kind::folder)
-      remove_folder(s.path);
-    else if (what == kind::process && s.pid > 0) {
-      ::kill(s.pid, SIGTERM);
-      ::kill(s.pid, SIGCONT);
-    }
-  }
+  remove_now();
   // The default action, so that the exit status names the signal.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -142,6 +132,20 @@ void install() {
     if (old.sa_handler == SIG_IGN)
       continue;
     install_handler(sig);
+  }
+}
+
+void remove_now() {
+  for (slot& s : table()) {
+    const auto what = static_cast<kind>(s.what.load(std::memory_order_acquire));
+    if (what == kind::file)
+      ::unlink(s.path);
+    else if (what == kind::folder)
+      remove_folder(s.path);
+    else if (what == kind::process && s.pid > 0) {
+      ::kill(s.pid, SIGTERM);
+      ::kill(s.pid, SIGCONT);
+    }
   }
 }
 

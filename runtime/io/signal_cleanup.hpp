@@ -26,6 +26,12 @@ namespace kb::signal_cleanup {
 /// Installs the handlers (once; later calls do nothing). main() calls it.
 void install();
 
+/// Does now what a signal would: removes every registered file and folder
+/// and ends every registered process. Async-signal-safe: a fault handler
+/// that ends the process with _exit calls it first (runtime/kernel/
+/// kernel_fault.hpp, ADR-0042).
+void remove_now();
+
 /// A worker process of a split run: SIGINT is ignored from now on. A
 /// terminal's Ctrl-C reaches every process of its group, and rank 0 stops
 /// the whole run through its shards (ADR-0030); SIGTERM still ends it.

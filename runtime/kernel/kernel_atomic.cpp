@@ -14,6 +14,7 @@ namespace kb {
 
 tl::handle kernel_context::atomic(math_fn f, tl::ptr dst, const tl::tensor& t,
                                   const tl::tensor* mask, uint64_t row_stride) {
+  const tl_call call(*this, "tl.atomic");
   if (!is_atomic(f))
     fail(fmt::format("tl.atomic of '{}': the atomics are atomic_add and atomic_max",
                      to_string(f)));

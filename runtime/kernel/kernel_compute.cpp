@@ -85,11 +85,13 @@ op_record one_input(math_fn f, const tl::tensor::state& s) {
 } // namespace
 
 tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, dtype out) {
+  const tl_call call(*this, "tl.dot");
   return dot(a, b, tl::dot_opts{}, out);
 }
 
 tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, tl::dot_opts o,
                                dtype out) {
+  const tl_call call(*this, "tl.dot");
   const auto& x = operand(a, "dot");
   const auto& y = operand(b, "dot");
   op_record op = dot_op(x, y, o);
@@ -102,6 +104,7 @@ tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, tl::dot
 
 tl::tensor kernel_context::dot(const tl::tensor& a, const tl::tensor& b, const tl::tensor& acc,
                                tl::dot_opts o) {
+  const tl_call call(*this, "tl.dot");
   const auto& x = operand(a, "dot");
   const auto& y = operand(b, "dot");
   const auto& c = operand(acc, "dot (its accumulator)");
@@ -153,6 +156,7 @@ op_record kernel_context::dot_op(const tl::tensor::state& x, const tl::tensor::s
 }
 
 tl::tensor kernel_context::unary(math_fn f, const tl::tensor& x, double scalar) {
+  const tl_call call(*this, "tl.unary");
   const auto& s = operand(x, std::string(to_string(f)));
   if (arity(f) != 1 || is_reduction(f) || f == math_fn::cast)
     fail(fmt::format("{} is not a unary op (use binary, reduce or cast)", to_string(f)));
@@ -165,12 +169,14 @@ tl::tensor kernel_context::unary(math_fn f, const tl::tensor& x, double scalar) 
 }
 
 tl::tensor kernel_context::binary(math_fn f, const tl::tensor& a, const tl::tensor& b) {
+  const tl_call call(*this, "tl.binary");
   if (arity(f) != 2)
     fail(fmt::format("{} is not a binary op", to_string(f)));
   return where_like(f, {&a, &b});
 }
 
 tl::tensor kernel_context::where(const tl::tensor& cond, const tl::tensor& a, const tl::tensor& b) {
+  const tl_call call(*this, "tl.where");
   return where_like(math_fn::where, {&cond, &a, &b});
 }
 
@@ -206,6 +212,7 @@ tl::tensor kernel_context::where_like(math_fn f, std::vector<const tl::tensor*> 
 }
 
 tl::tensor kernel_context::reduce(math_fn f, const tl::tensor& x, int axis) {
+  const tl_call call(*this, "tl.reduce");
   const auto& s = operand(x, std::string(to_string(f)));
   if (!is_reduction(f))
     fail(fmt::format("{} is not a reduction (sum, row_max, row_min)", to_string(f)));
@@ -220,6 +227,7 @@ tl::tensor kernel_context::reduce(math_fn f, const tl::tensor& x, int axis) {
 }
 
 tl::tensor kernel_context::cast(const tl::tensor& x, dtype to) {
+  const tl_call call(*this, "tl.cast");
   const auto& s = operand(x, "cast");
   auto t = compute(one_input(math_fn::cast, s), s.rows, s.cols, to, math_op::add, uint64_t{s.rows} * s.cols,
                    producers({&s}));

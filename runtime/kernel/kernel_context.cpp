@@ -31,15 +31,48 @@ void kernel_context::fail(const std::string& what) const {
   throw tl::kernel_error(fmt::format("kernel {} on {}: {}", site_.kernel, site_.pe, what));
 }
 
+kernel_context::tl_call::tl_call(const kernel_context& k, const char* name, bool noted)
+  : frame_(k.frame_), outer_(k.frame_.in_runtime) {
+  if (kernel_fault::current() != &frame_)
+    kernel_fault::foreign_thread(frame_, name);
+  if (!outer_ && noted)
+    frame_.last_call = name;
+  frame_.in_runtime = true;
+}
+
+std::string kernel_context::program_text() const {
+  const auto& id = site_.program_id;
+  const auto& n = site_.num_programs;
+  return n[1] == 1 && n[2] == 1 ? fmt::format("program {}", id[0])
+                                : fmt::format("program ({}, {}, {})", id[0], id[1], id[2]);
+}
+
+void kernel_context::name_frame() {
+  const std::string who =
+    fmt::format("kernel {} on {} ({})", site_.kernel, site_.pe, program_text());
+  const size_t len = std::min(who.size(), sizeof frame_.who - 1);
+  std::copy_n(who.data(), len, frame_.who);
+  frame_.who[len] = 0;
+}
+
 void kernel_context::start(kernel_fn fn) {
   fiber_ = std::make_unique<kernel_fiber>([this, fn = std::move(fn)] { fn(*this); });
   watch_ = std::make_unique<kernel_watch>(site_.pe, site_.kernel);
+  name_frame();
+  frame_.guard_begin = fiber_->guard_begin();
+  frame_.guard_end = fiber_->guard_end();
+  frame_.stack_kib = kernel_fiber::default_stack_bytes() / 1024;
   resume();
 }
 
 void kernel_context::run_commands(std::span<const pe_command> commands) {
   watch_ = std::make_unique<kernel_watch>(site_.pe, site_.kernel);
   watch_->running();
+  // The driver is kernbench's own code on the actor's thread: its tl::
+  // calls come from there, and a fault in them is kernbench's (a crash).
+  name_frame();
+  frame_.in_runtime = true;
+  const kernel_fault::running here(frame_);
   try {
     for (const pe_command& c : commands)
       issue_command(c);
@@ -62,7 +95,9 @@ void kernel_context::run_commands(std::span<const pe_command> commands) {
 
 void kernel_context::resume() {
   watch_->running();
+  kernel_fault::prepare_thread();
   try {
+    const kernel_fault::running here(frame_);
     fiber_->resume();
   } catch (...) {
     watch_->returned();
@@ -108,28 +143,55 @@ void kernel_context::suspend_until(std::function<bool()> ready, std::string why,
 void kernel_context::set_program(uint32_t linear) {
   const auto& n = site_.num_programs;
   site_.program_id = {linear % n[0], linear / n[0] % n[1], linear / n[0] / n[1]};
+  name_frame();
 }
 
 uint32_t kernel_context::program_id(unsigned axis) const {
+  const tl_call call(*this, "tl.program_id", false);
   if (axis > 2)
     fail(fmt::format("program_id({}): the grid has axes 0, 1 and 2", axis));
   return site_.program_id[axis];
 }
 
 uint32_t kernel_context::num_programs(unsigned axis) const {
+  const tl_call call(*this, "tl.num_programs", false);
   if (axis > 2)
     fail(fmt::format("num_programs({}): the grid has axes 0, 1 and 2", axis));
   return site_.num_programs[axis];
 }
 
+void kernel_context::check_tensor(uint64_t address, uint64_t span, bool writability,
+                                  const std::string& what, const tl::ptr& from) const {
+  const tl::tensor_extent& t = *from.tensor;
+  const uint32_t e = dtype_bytes(from.type);
+  // The elements [first, first + count) of the tensor, from the pointer's
+  // own element number (the host's pointers start at 0; `+` keeps it).
+  const uint64_t count = (span + e - 1) / e;
+  const uint64_t first = from.index + (address - from.address) / e;
+  const bool outside =
+    address < from.address || first >= t.elements || count > t.elements - first;
+  if (!writability && outside)
+    fail(fmt::format("{} ({}): elements [{}, {}) of tensor {} ({}x{}, {} elements) are outside "
+                     "it",
+                     what, program_text(), first, first + count, t.name, t.rows, t.cols,
+                     t.elements));
+  if (writability && !t.writable)
+    fail(fmt::format("{} ({}): writes elements [{}, {}) of tensor {}, an input; a kernel "
+                     "writes only its outputs and scratch tensors, or an input it declares "
+                     "in-out (kernel_tensor::inout)",
+                     what, program_text(), first, first + count, t.name));
+}
+
 void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bool write,
-                                 const std::string& what) const {
+                                 const std::string& what, const tl::ptr& from) const {
   const uint32_t e = dtype_bytes(type);
   if (address % e != 0)
     fail(fmt::format("{}: address {} is not aligned to its {} elements ({} B)", what,
                      describe_address(address), to_string(type), e));
   if (span == 0)
     fail(fmt::format("{}: an empty block", what));
+  if (from.tensor)
+    check_tensor(address, span, false, what, from);
   if (!site_.fabric)
     fail("the PE was built without the machine's fabric map (build it with build_machine)");
   const uint64_t last = address + (span - 1);
@@ -158,6 +220,9 @@ void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bo
   if (site_.placed)
     if (std::string why = site_.placed->check(address, span, write); !why.empty())
       fail(fmt::format("{}: {}", what, why));
+  // Last: on a replicated input the placed ranges' word is the more precise.
+  if (from.tensor && write)
+    check_tensor(address, span, true, what, from);
 }
 
 std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint32_t cols,
@@ -189,6 +254,7 @@ std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint3
 }
 
 void kernel_context::wait(tl::handle h) {
+  const tl_call call(*this, "tl.wait");
   if (h.command == 0) // a masked store with no live element: nothing to wait for
     return;
   // A masked store of several DMA commands waits for them all (kernel_masked.cpp).
@@ -208,6 +274,7 @@ std::string kernel_context::all_waiting() const {
 }
 
 void kernel_context::wait_all() {
+  const tl_call call(*this, "tl.wait_all");
   suspend_until([this] { return port_.outstanding() == 0; }, all_waiting(), wait_kind::handle, 0);
 }
 

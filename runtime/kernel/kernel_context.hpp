@@ -6,6 +6,7 @@
 // allocation that does not fit are tl::kernel_errors naming the kernel.
 
 #include "kernels/tl.hpp"
+#include "runtime/kernel/kernel_fault.hpp"
 #include "runtime/kernel/kernel_fiber.hpp"
 #include "runtime/kernel/kernel_watch.hpp"
 #include "runtime/kernel/mask_runs.hpp"
@@ -152,12 +153,40 @@ public:
                     uint64_t row_stride) override;
 
 private:
+  /// Opens every tl:: call: a call from any thread but the one running this
+  /// kernel's fiber ends the run naming the kernel (kernel_fault::
+  /// foreign_thread); the call is noted as the last one for fault messages,
+  /// and while it runs a fault is kernbench's, not the kernel's.
+  class tl_call {
+  public:
+    /// `noted`: false for the grid's accessors, which a fault message
+    /// would name to no use.
+    tl_call(const kernel_context& k, const char* name, bool noted = true);
+    ~tl_call() { frame_.in_runtime = outer_; }
+    tl_call(const tl_call&) = delete;
+    tl_call& operator=(const tl_call&) = delete;
+
+  private:
+    kernel_frame& frame_;
+    bool outer_;
+  };
+  /// frame_.who from the site ("kernel k on sip0.cube0.pe3 (program 5)").
+  void name_frame();
+  /// "program 5", or "program (1, 2, 0)" in a grid of more than one axis.
+  std::string program_text() const;
+
   [[noreturn]] void fail(const std::string& what) const;
-  /// Checks that [address, address + span) is aligned for `type`, owned
-  /// by one memory and (placed_ranges) inside one block of a spread tensor,
-  /// and not a replicated tensor when `write`; `what` names the access.
+  /// Checks that [address, address + span) is aligned for `type`, within
+  /// the elements of the tensor `from` points into (and a writable one when
+  /// `write`; ADR-0042), owned by one memory and (placed_ranges) inside one
+  /// block of a spread tensor, and not a replicated tensor when `write`;
+  /// `what` names the access.
   void check_range(uint64_t address, uint64_t span, dtype type, bool write,
-                   const std::string& what) const;
+                   const std::string& what, const tl::ptr& from) const;
+  /// The tensor part of check_range: that the access stays within the
+  /// tensor's elements, or (`writability`) that the tensor may be written.
+  void check_tensor(uint64_t address, uint64_t span, bool writability, const std::string& what,
+                    const tl::ptr& from) const;
   /// The same for a composite command's reads and its write of m x n `out`
   /// elements at `dst` (only the placed ranges: PE_SCHEDULER's plans check
   /// the rest).
@@ -237,6 +266,7 @@ private:
   std::function<bool()> ready_; ///< set while suspended
   std::string why_;
   bool commands_done_ = false; ///< run_commands: every command is done
+  mutable kernel_frame frame_; ///< what the fault handlers say of it
 };
 
 } // namespace kb

@@ -37,6 +37,7 @@ namespace {
 struct kernel_cancelled {};
 
 std::atomic<size_t> held_stacks{0};
+std::atomic<size_t> stack_default{512 * 1024};
 std::atomic<size_t> limit_override{0}; ///< the override + 1; 0: none
 
 /// vm.max_map_count, or Linux's default where it cannot be read.
@@ -215,6 +216,18 @@ void kernel_fiber::suspend() {
   impl_->arrived_in_kernel(saved);
   if (impl_->cancelled)
     throw kernel_cancelled{};
+}
+
+size_t kernel_fiber::default_stack_bytes() { return stack_default.load(); }
+void kernel_fiber::set_default_stack_bytes(size_t bytes) { stack_default.store(bytes); }
+
+// Boost's protected_fixedsize_stack puts one guard page at the low end of
+// the mapping it reports (kernel_bottom).
+uintptr_t kernel_fiber::guard_begin() const {
+  return reinterpret_cast<uintptr_t>(impl_->kernel_bottom);
+}
+uintptr_t kernel_fiber::guard_end() const {
+  return guard_begin() + ctx::stack_traits::page_size();
 }
 
 bool kernel_fiber::finished() const { return impl_->finished; }

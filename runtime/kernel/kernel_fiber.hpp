@@ -7,6 +7,7 @@
 // `resume`, on the actor's own stack.
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -17,8 +18,9 @@ namespace kb {
 class kernel_fiber {
 public:
   /// `stack_bytes`: the kernel's stack (guard page below it: an overflow
-  /// faults instead of corrupting the simulator).
-  explicit kernel_fiber(std::function<void()> body, size_t stack_bytes = 512 * 1024);
+  /// faults instead of corrupting the simulator, and kernel_fault reports
+  /// it).
+  explicit kernel_fiber(std::function<void()> body, size_t stack_bytes = default_stack_bytes());
   ~kernel_fiber();
   kernel_fiber(const kernel_fiber&) = delete;
   kernel_fiber& operator=(const kernel_fiber&) = delete;
@@ -30,6 +32,14 @@ public:
 
   bool finished() const;
   bool running() const;
+
+  /// The guard page below the stack: [guard_begin, guard_end).
+  uintptr_t guard_begin() const;
+  uintptr_t guard_end() const;
+
+  /// The stack a kernel gets (`run --kernel-stack KiB`; 512 KiB unless set).
+  static size_t default_stack_bytes();
+  static void set_default_stack_bytes(size_t bytes);
 
   /// The most kernel stacks this process holds at once. Each is two memory
   /// maps (the stack and its guard page) and a process may hold

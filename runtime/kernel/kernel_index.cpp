@@ -71,6 +71,7 @@ tl::tensor kernel_context::math_command(op_record op, uint32_t rows, uint32_t co
 }
 
 tl::tensor kernel_context::arange(uint32_t n, int32_t start, int axis) {
+  const tl_call call(*this, "tl.arange");
   if (n == 0)
     fail("arange(0): a tensor needs at least 1 element");
   if (axis != 0 && axis != 1)
@@ -89,6 +90,7 @@ tl::tensor kernel_context::arange(uint32_t n, int32_t start, int axis) {
 }
 
 tl::tensor kernel_context::full(uint32_t rows, uint32_t cols, double value, dtype type) {
+  const tl_call call(*this, "tl.full");
   if (rows == 0 || cols == 0)
     fail(fmt::format("full of {}x{}: rows and cols must be at least 1", rows, cols));
   op_record op;
@@ -98,6 +100,7 @@ tl::tensor kernel_context::full(uint32_t rows, uint32_t cols, double value, dtyp
 }
 
 tl::tensor kernel_context::compare(math_fn f, const tl::tensor& a, const tl::tensor& b) {
+  const tl_call call(*this, "tl.compare");
   const std::string name(to_string(f));
   if (!is_mask_op(f) || arity(f) != 2)
     fail(fmt::format("{} is not a comparison (lt, le, gt, ge, eq, ne) or logical_and/or", name));
@@ -114,6 +117,7 @@ tl::tensor kernel_context::compare(math_fn f, const tl::tensor& a, const tl::ten
 }
 
 tl::tensor kernel_context::logical_not(const tl::tensor& x) {
+  const tl_call call(*this, "tl.logical_not");
   const auto& s = operand(x, "logical_not");
   op_record op;
   op.fn = math_fn::logical_not;

@@ -72,6 +72,7 @@ void kernel_context::check_live_stride(const std::vector<mask_run>& runs, uint32
 }
 
 tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask, double other) {
+  const tl_call call(*this, "tl.load");
   const uint32_t e = dtype_bytes(src.type);
   if (b.rows == 0 || b.cols == 0)
     fail(fmt::format("masked load of a {}x{} block: rows and cols must be at least 1", b.rows,
@@ -87,7 +88,7 @@ tl::tensor kernel_context::load(tl::ptr src, tl::block b, const tl::tensor& mask
   check_live_stride(runs, b.rows, b.row_stride, what);
   auto at = [&](const mask_run& g) { return src.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs) { // only live elements must lie in one memory
-    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, false, what);
+    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, src.type, false, what, src);
   }
   auto s = allocate(b.rows, b.cols, src.type);
   const tensor_view tile = s->view();
@@ -170,7 +171,7 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
     check_live_stride(runs, s.rows, row_stride, what);
   auto at = [&](const mask_run& g) { return dst.address + g.row * stride + uint64_t{g.col} * e; };
   for (const mask_run& g : runs)
-    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, dst.type, true, what);
+    check_range(at(g), (g.rows - 1) * stride + uint64_t{g.cols} * e, dst.type, true, what, dst);
   const tensor_view tile = s.view();
   std::vector<uint64_t> ids;
   for (const mask_run& g : runs) {
@@ -202,6 +203,7 @@ tl::handle kernel_context::store_live(tl::ptr dst, const tl::tensor::state& s,
 
 tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, const tl::tensor& mask,
                                  uint64_t row_stride) {
+  const tl_call call(*this, "tl.store");
   const auto& s = operand(t, "masked store");
   const std::string what =
     fmt::format("masked store of {}x{} {}", s.rows, s.cols, to_string(s.type));

@@ -35,9 +35,13 @@ kernel_context::write_deps(std::initializer_list<const tl::tensor::state*> input
   return deps;
 }
 
-tl::tensor kernel_context::load(tl::ptr src, tl::block b) { return get(load_async(src, b)); }
+tl::tensor kernel_context::load(tl::ptr src, tl::block b) {
+  const tl_call call(*this, "tl.load");
+  return get(load_async(src, b));
+}
 
 tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
+  const tl_call call(*this, "tl.load_async");
   const uint32_t e = dtype_bytes(src.type);
   const uint64_t stride = (b.row_stride ? b.row_stride : b.cols) * uint64_t{e};
   const uint64_t row_bytes = uint64_t{b.cols} * e;
@@ -47,7 +51,7 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
     fail(fmt::format("load: a row stride of {} elements is below the {} columns", b.row_stride,
                      b.cols));
   const std::string what = fmt::format("load of {}x{} {}", b.rows, b.cols, to_string(src.type));
-  check_range(src.address, (b.rows - 1) * stride + row_bytes, src.type, false, what);
+  check_range(src.address, (b.rows - 1) * stride + row_bytes, src.type, false, what, src);
   const tensor_view range = memory_hazards::bytes(src.address, stride, b.rows, row_bytes);
   auto s = allocate(b.rows, b.cols, src.type);
   const stage st = dma_stage(true, src.address, stride, s->view());
@@ -66,6 +70,7 @@ tl::future kernel_context::load_async(tl::ptr src, tl::block b) {
 }
 
 tl::tensor kernel_context::get(const tl::future& f) {
+  const tl_call call(*this, "tl.get");
   tl::future::state* fs = f.raw();
   if (!fs)
     fail("get() of a tl::future that holds nothing (default-constructed)");
@@ -99,6 +104,7 @@ tl::tensor kernel_context::get(const tl::future& f) {
 }
 
 tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_stride) {
+  const tl_call call(*this, "tl.store");
   const tl::tensor::state* s = t.raw();
   if (!s)
     fail("store of a tl::tensor that holds nothing");
@@ -114,7 +120,7 @@ tl::handle kernel_context::store(tl::ptr dst, const tl::tensor& t, uint64_t row_
   const uint64_t stride = (row_stride ? row_stride : s->cols) * uint64_t{e};
   const uint64_t row_bytes = uint64_t{s->cols} * e;
   const std::string what = fmt::format("store of {}x{} {}", s->rows, s->cols, to_string(dst.type));
-  check_range(dst.address, (s->rows - 1) * stride + row_bytes, dst.type, true, what);
+  check_range(dst.address, (s->rows - 1) * stride + row_bytes, dst.type, true, what, dst);
   const stage st = dma_stage(false, dst.address, stride, s->view());
   // Visible to this kernel's later loads once this write reaches the memory.
   const std::span<const uint8_t> payload =
@@ -183,10 +189,12 @@ tl::handle kernel_context::composite(const pe_command& c, uint64_t dst, uint32_t
 }
 
 tl::handle kernel_context::gemm(gemm_plan_args a) {
+  const tl_call call(*this, "tl.gemm");
   return composite(a, a.c_addr, a.m, a.n, a.out_dtype.value_or(a.in_dtype));
 }
 
 tl::handle kernel_context::math(math_plan_args a) {
+  const tl_call call(*this, "tl.math");
   return composite(a, a.dst_addr, a.m, a.n, a.out_dtype.value_or(a.in_dtype));
 }
 

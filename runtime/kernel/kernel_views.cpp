@@ -59,6 +59,7 @@ std::shared_ptr<const tl::tensor::state> root_of(const tl::tensor& t) {
 
 tl::tensor kernel_context::slice(const tl::tensor& x, uint32_t row, uint32_t col, uint32_t rows,
                                  uint32_t cols) {
+  const tl_call call(*this, "tl.slice");
   const auto& s = operand(x, "slice");
   if (rows == 0 || cols == 0 || row >= s.rows || col >= s.cols || rows > s.rows - row ||
       cols > s.cols - col)
@@ -70,6 +71,7 @@ tl::tensor kernel_context::slice(const tl::tensor& x, uint32_t row, uint32_t col
 }
 
 tl::tensor kernel_context::reshape(const tl::tensor& x, uint32_t rows, uint32_t cols) {
+  const tl_call call(*this, "tl.reshape");
   const auto& s = operand(x, "reshape");
   if (s.row_stride != 0)
     fail(fmt::format("reshape of a non-contiguous {}x{} view (rows {} B apart, {} B each): "
@@ -86,6 +88,7 @@ tl::tensor kernel_context::reshape(const tl::tensor& x, uint32_t rows, uint32_t 
 }
 
 tl::tensor kernel_context::arg_reduce(math_fn f, const tl::tensor& x, int axis) {
+  const tl_call call(*this, "tl.arg_reduce");
   const auto& s = operand(x, std::string(to_string(f)));
   if (!is_arg_reduction(f))
     fail(fmt::format("{} is not an index reduction (argmax, argmin)", to_string(f)));
@@ -99,6 +102,7 @@ tl::tensor kernel_context::arg_reduce(math_fn f, const tl::tensor& x, int axis) 
 }
 
 tl::tensor kernel_context::cumsum(const tl::tensor& x, int axis) {
+  const tl_call call(*this, "tl.cumsum");
   const auto& s = operand(x, "cumsum");
   if (axis != 0 && axis != 1)
     fail(fmt::format("cumsum along axis {}: a 2-D tensor has axes 0 and 1", axis));

@@ -40,6 +40,9 @@ std::string joined(const path_step& s) {
 
 double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole : 0.0; }
 
+/// The critical path's first and last commands the text report lists.
+constexpr size_t path_ends = 32;
+
 } // namespace
 
 void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped) {
@@ -78,7 +81,17 @@ void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes
   fmt::print(out, "\ncritical path: {}'s kernel returned last, at {} ns (started at {} ns); "
                   "the chain of commands that decided it\n",
              path.pe, summary_ns(path.time.end_ps), summary_ns(path.time.start_ps));
-  for (const path_step& s : path.steps) {
+  // A kernel that polled a million times has a chain of a million commands:
+  // its ends are what tell (a text report of hundreds of MB took a stopped
+  // run ~100 s to write, issue 61 item 5).
+  const size_t n = path.steps.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 2 * path_ends && i == path_ends) {
+      fmt::print(out, "  ... {} more commands of the chain ...\n", n - 2 * path_ends);
+      i = n - path_ends - 1;
+      continue;
+    }
+    const path_step& s = path.steps[i];
     const command_stat& c = *s.command;
     fmt::print(out, "  cmd {:<4} {:<44} on {:<20} issue {:>10} ns  start {:>10} ns  done {:>10} ns"
                     "  ({} ns on its units)  {}\n",

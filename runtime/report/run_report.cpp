@@ -60,6 +60,9 @@ std::vector<stage_record> stage_records(const std::vector<trace_record>& records
 
 namespace {
 
+/// The first and the last commands of a PE the text report lists.
+constexpr size_t pe_command_lines = 512;
+
 std::string ns_or(const std::optional<uint64_t>& ps, const char* missing) {
   return ps && *ps ? fmt::format("{} ns", ns_str(*ps)) : std::string(missing);
 }
@@ -97,12 +100,23 @@ void write_summary(std::ostream& out, const report_input& in) {
              grouped ? fmt::format(", over {} PEs (--per-pe: each)", in.pes.size()) : "");
   if (grouped)
     write_grouped_latency(out, groups);
+  // A PE's first and last commands only: a kernel that polled a flag a
+  // million times made this hundreds of MB, and a stopped run took ~100 s
+  // to write it (issue 61 item 5). The JSON's pes[].commands has them all.
   for (const auto& p : grouped ? no_pes : in.commands)
-    for (const command_stat& c : p.rows)
+    for (size_t i = 0; i < p.rows.size(); ++i) {
+      if (p.rows.size() > 2 * pe_command_lines && i == pe_command_lines) {
+        fmt::print(out, "  {:<18} ... {} more commands (the JSON's pes[].commands has them)\n",
+                   p.pe, p.rows.size() - 2 * pe_command_lines);
+        i = p.rows.size() - pe_command_lines - 1;
+        continue;
+      }
+      const command_stat& c = p.rows[i];
       fmt::print(out, "  {:<18} cmd {:<3} {:>6} tiles  issue {:>12} ns  start {:>12} ns  done {:>12} ns  "
                       "latency {:>12} ns  {}\n",
                  p.pe, c.id, c.tiles, ns_str(c.issue_ps), ns_str(c.start_ps), ns_str(c.done_ps),
                  ns_str(c.done_ps - std::min(c.issue_ps, c.done_ps)), c.what);
+    }
   fmt::print(out, "\nsimulated time: {} ns\n", ns_str(end));
   if (const uint64_t k = kernel_latency_ps(r))
     fmt::print(out, "kernel latency: {} ns (host launch -> host receipt of the last completion, "

@@ -1,5 +1,6 @@
 #include "runtime/run/run_limits.hpp"
 
+#include "runtime/io/signal_cleanup.hpp"
 #include "runtime/kernel/kernel_watch.hpp"
 
 #include <fmt/format.h>
@@ -52,7 +53,9 @@ bool end_stalled_run(const std::string& who, std::chrono::milliseconds stalled,
   // One write, so that the lines of two processes' reports do not mix.
   std::fflush(stdout);
   [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, text.data(), text.size());
-  // A thread is inside the kernel's code: nothing can unwind it.
+  // A thread is inside the kernel's code: nothing can unwind it. The
+  // outputs' temporaries go (issue 67 item 8): each is complete or absent.
+  signal_cleanup::remove_now();
   std::_Exit(1);
 }
 

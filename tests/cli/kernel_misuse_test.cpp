@@ -5,6 +5,8 @@
 // (the misbehaving program runs on the last PE, in the second process).
 
 #include "tests/cli/cli_support.hpp"
+#include "tests/cli/misuse_run.hpp"
+#include "runtime/cli/run_limits_cli.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,13 +20,8 @@ namespace {
 using test::run_kernbench;
 using ::testing::HasSubstr;
 
-/// 2 SIPs x 2 cubes x 4 PEs: the last of 16 programs runs on
-/// sip1.cube1.pe3, which --procs 2 puts in the second process.
 std::string misuse(const std::string& how, const std::string& more = "") {
-  return "run --quiet --topology " + test::source_dir() +
-         "/config/scale/2sip_2cube_4pe.yaml --kernel-lib " KB_TEST_KERNELS_misuse
-         " --kernel misuse --arg programs=16 --arg how=" +
-         how + " " + more;
+  return test::misuse_run(how, more);
 }
 
 /// Runs it, and checks that it ended within 10 s (a liveness bound: the
@@ -85,6 +82,28 @@ TEST(KernelMisuse, BadLimitsAreRefusedByName) {
   r = run_kernbench(misuse("poll", "--stall-timeout -1"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--stall-timeout -1: expected seconds from 0"));
+}
+
+// Issue 61 item 5: a kernel run without --max-sim-time stops at a default
+// end (1 s of simulated time, ~850,000 polls of a flag); `none` turns it
+// off; a driver run has none.
+TEST(KernelMisuse, AKernelRunHasADefaultEndThatNoneTurnsOff) {
+  run_cli kernel;
+  kernel.kernel = "misuse";
+  machine_options o;
+  apply_run_limits(kernel, o);
+  EXPECT_EQ(o.end, kernel_default_end);
+  EXPECT_EQ(o.end, SimTime{1'000'000'000'000});
+  kernel.max_sim_time = "none";
+  machine_options off;
+  apply_run_limits(kernel, off);
+  EXPECT_TRUE(off.end.is_infinite());
+  machine_options driver;
+  apply_run_limits(run_cli{}, driver);
+  EXPECT_TRUE(driver.end.is_infinite());
+  // The same through the command line: accepted, and the run is unchanged.
+  const auto r = run_kernbench(misuse("none", "--max-sim-time none"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 // A kernel polling a flag nothing sets runs on in simulated time: the run

@@ -66,6 +66,22 @@ pid_t start(const std::vector<std::string>& args, const std::string& dir, const 
   return pid;
 }
 
+/// The misuse library's kernel (tests/cli/misuse_run.hpp) misbehaving as
+/// `how` says, with `more` options, started as `start` does, printing a
+/// progress line every 50 ms (so that `running` sees its loop going).
+pid_t start_misuse(const std::string& how, std::vector<std::string> more, const std::string& dir,
+                   const std::string& tmp) {
+  std::vector<std::string> args{"run", "--topology",
+                                test::source_dir() + "/config/scale/2sip_2cube_4pe.yaml",
+                                "--kernel-lib", KB_TEST_KERNELS_misuse, "--kernel", "misuse",
+                                "--arg", "programs=16", "--arg", "how=" + how};
+  args.insert(args.end(), more.begin(), more.end());
+  ::setenv("KB_HEARTBEAT_MS", "50", 1);
+  const pid_t pid = start(args, dir, tmp);
+  ::unsetenv("KB_HEARTBEAT_MS");
+  return pid;
+}
+
 /// Waits up to `limit` for `pred`.
 template <class F>
 bool eventually(F pred, std::chrono::seconds limit) {
@@ -258,14 +274,9 @@ TEST(signal_cleanup, a_second_signal_ends_the_run_at_once_leaving_nothing) {
   const std::string outs = dir + "/outs", tmp = dir + "/tmp";
   fs::create_directories(outs);
   fs::create_directories(tmp);
-  ::setenv("KB_HEARTBEAT_MS", "50", 1);
-  const pid_t pid =
-    start({"run", "--topology", test::source_dir() + "/config/scale/2sip_2cube_4pe.yaml",
-           "--kernel-lib", KB_TEST_KERNELS_misuse, "--kernel", "misuse", "--arg", "programs=16",
-           "--arg", "how=spin", "--stall-timeout", "0", "--trace-stream", outs + "/t.stream",
-           "--json", outs + "/r.json"},
-          dir, tmp);
-  ::unsetenv("KB_HEARTBEAT_MS");
+  const pid_t pid = start_misuse("spin", {"--stall-timeout", "0", "--trace-stream",
+                                           outs + "/t.stream", "--json", outs + "/r.json"},
+                                  dir, tmp);
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(running(dir)) << "no progress line: " << test::slurp(dir + "/err");
   ASSERT_EQ(::kill(pid, SIGINT), 0);
@@ -276,6 +287,33 @@ TEST(signal_cleanup, a_second_signal_ends_the_run_at_once_leaving_nothing) {
   EXPECT_EQ(entries(tmp), std::vector<std::string>{});
   EXPECT_NE(test::slurp(dir + "/err").find("stopping the run at its next safe point"),
             std::string::npos);
+}
+
+// Issue 61 item 5: a kernel polling a flag forever (its limit turned off)
+// issues one command per poll; SIGTERM ends the run with its report, which
+// lists each PE's first and last 512 commands only (it listed them all: 18
+// MB after 3 s here, hundreds of MB after minutes). Collecting the
+// per-command figures still takes seconds (ADR-0042 "Limits"): the bound is
+// a liveness one.
+TEST(signal_cleanup, a_terminated_polling_kernel_reports_its_commands_capped) {
+  const std::string dir = test::temp_dir("signal_poll");
+  const std::string outs = dir + "/outs", tmp = dir + "/tmp";
+  fs::create_directories(outs);
+  fs::create_directories(tmp);
+  const pid_t pid =
+    start_misuse("poll", {"--max-sim-time", "none", "--csv", outs + "/r.csv"}, dir, tmp);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(running(dir)) << "no progress line: " << test::slurp(dir + "/err");
+  std::this_thread::sleep_for(std::chrono::seconds(3)); // tens of thousands of polls
+  clock_type::duration took{};
+  EXPECT_EQ(status_after(pid, SIGTERM, took), 128 + SIGTERM) << test::slurp(dir + "/err");
+  EXPECT_LT(took, std::chrono::seconds(20));
+  const std::string out = test::slurp(dir + "/out");
+  EXPECT_NE(out.find(" more commands (the JSON's pes[].commands has them)"), std::string::npos)
+    << out.substr(0, 4000);
+  EXPECT_LT(out.size(), 1024u * 1024) << "the text report lists every command";
+  EXPECT_EQ(entries(outs), std::vector<std::string>{"r.csv"});
+  EXPECT_EQ(entries(tmp), std::vector<std::string>{});
 }
 
 TEST(signal_cleanup, a_terminated_sweep_ends_its_points_and_removes_its_folder) {
