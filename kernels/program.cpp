@@ -1,5 +1,6 @@
 #include "kernels/program.hpp"
 
+#include "kernels/detail/find_by_name.hpp"
 #include "kernels/kernel_library.hpp"
 #include "kernels/shipped.hpp"
 
@@ -115,21 +116,7 @@ const std::map<std::string, program_def>& shipped_programs() {
 }
 
 const program_def& find_program(const std::string& name) {
-  const auto& all = shipped_programs();
-  if (auto it = all.find(name); it != all.end())
-    return it->second;
-  const auto& loaded = loaded_programs();
-  if (auto it = loaded.find(name); it != loaded.end())
-    return it->second.def;
-  std::string known;
-  for (const auto& [n, d] : all)
-    known += (known.empty() ? "" : ", ") + n;
-  std::string more;
-  for (const auto& [n, k] : loaded)
-    more += (more.empty() ? "" : ", ") + n;
-  throw std::invalid_argument(fmt::format(
-    "--program {}: no such program (kernbench ships {}; {})", name, known,
-    more.empty() ? "no --kernel-lib adds more" : "the --kernel-lib libraries add " + more));
+  return detail::find_by_name(name, shipped_programs(), loaded_programs(), "program");
 }
 
 program_plan build_program(const program_def& def, const kernel_args& args) {

@@ -1,5 +1,6 @@
 #include "kernels/registry.hpp"
 
+#include "kernels/detail/find_by_name.hpp"
 #include "kernels/kernel_library.hpp"
 #include "kernels/shipped.hpp"
 
@@ -110,21 +111,7 @@ const std::map<std::string, kernel_def>& shipped_kernels() {
 }
 
 const kernel_def& find_kernel(const std::string& name) {
-  const auto& all = shipped_kernels();
-  if (auto it = all.find(name); it != all.end())
-    return it->second;
-  const auto& loaded = loaded_kernels();
-  if (auto it = loaded.find(name); it != loaded.end())
-    return it->second.def;
-  std::string known;
-  for (const auto& [n, d] : all)
-    known += (known.empty() ? "" : ", ") + n;
-  std::string more;
-  for (const auto& [n, k] : loaded)
-    more += (more.empty() ? "" : ", ") + n;
-  throw std::invalid_argument(fmt::format(
-    "--kernel {}: no such kernel (kernbench ships {}; {})", name, known,
-    more.empty() ? "no --kernel-lib adds more" : "the --kernel-lib libraries add " + more));
+  return detail::find_by_name(name, shipped_kernels(), loaded_kernels(), "kernel");
 }
 
 } // namespace kb

@@ -71,6 +71,26 @@ void load_kernel_libraries(const run_cli& c) {
     load_kernel_library(path);
 }
 
+kernel_run_options kernel_run_options_of(const run_cli& c) {
+  kernel_run_options o;
+  o.seed = c.seed;
+  o.data = data_request_of(c);
+  for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
+    o.input_files[name] = path;
+  o.input_cast = c.input_cast;
+  for (const auto& [name, where] : parse_kernel_args(c.places, "--place")) {
+    const auto place = parse_tensor_place(where);
+    if (!place)
+      throw std::invalid_argument(fmt::format(
+        "--place {}={}: expected hbm, hbm:sipS.cubeC, sram:sipS.cubeC, spread, spread:ROWS, "
+        "replicated or tcm:sipS.cubeC.peP",
+        name, where));
+    o.places[name] = *place;
+  }
+  o.pes = grid_pes(c); // a grid is dealt to every PE unless --pes says otherwise
+  return o;
+}
+
 data_request data_request_of(const run_cli& c) {
   data_request d;
   d.verify = c.verify;
@@ -141,22 +161,7 @@ int run_kernel_cli(run_session& s) {
     }
     check_memory(fmt::format("kernel {}'s tensors", def.name), estimate);
   }
-  kernel_run_options o;
-  o.seed = c.seed;
-  o.data = data_request_of(c);
-  for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
-    o.input_files[name] = path;
-  o.input_cast = c.input_cast;
-  for (const auto& [name, where] : parse_kernel_args(c.places, "--place")) {
-    const auto place = parse_tensor_place(where);
-    if (!place)
-      throw std::invalid_argument(fmt::format(
-        "--place {}={}: expected hbm, hbm:sipS.cubeC, sram:sipS.cubeC, spread, spread:ROWS, "
-        "replicated or tcm:sipS.cubeC.peP",
-        name, where));
-    o.places[name] = *place;
-  }
-  o.pes = grid_pes(c); // a grid is dealt to every PE unless --pes says otherwise
+  kernel_run_options o = kernel_run_options_of(c);
   // A split run (--procs, --peers): every process builds the same grid and
   // tensors; the others ship their op records to rank 0, which replays.
   s.join();

@@ -10,6 +10,7 @@
 #include "runtime/config/topology_spec.hpp"
 #include "runtime/engine/phase_clock.hpp"
 #include "runtime/host/data_session.hpp"
+#include "runtime/host/kernel_run.hpp"
 
 #include <map>
 #include <string>
@@ -30,6 +31,11 @@ void load_kernel_libraries(const run_cli& c);
 /// The data options of a run (--verify, --dump-tensors, --oplog,
 /// --op-digests, --phase2-workers).
 data_request data_request_of(const run_cli& c);
+
+/// A kernel's or a program's run options from the command line (--seed,
+/// the data options, --input, --input-cast, --place, --pes); bad values are
+/// std::invalid_argument.
+kernel_run_options kernel_run_options_of(const run_cli& c);
 
 /// Prints the op log, Phase 2 and verify lines of a run; returns its exit
 /// status: 0, or 3 when an output does not match.

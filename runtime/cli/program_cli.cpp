@@ -93,22 +93,7 @@ int run_program_cli(run_session& s) {
   const run_cli& c = s.c;
   const program_def& def = find_program(c.program);
   const kernel_args args = kernel_args::for_program(def.name, def.args, parse_kernel_args(c.args));
-  kernel_run_options o;
-  o.seed = c.seed;
-  o.data = data_request_of(c);
-  for (const auto& [name, path] : parse_kernel_args(c.inputs, "--input"))
-    o.input_files[name] = path;
-  o.input_cast = c.input_cast;
-  for (const auto& [name, where] : parse_kernel_args(c.places, "--place")) {
-    const auto place = parse_tensor_place(where);
-    if (!place)
-      throw std::invalid_argument(fmt::format(
-        "--place {}={}: expected hbm, hbm:sipS.cubeC, sram:sipS.cubeC, spread, spread:ROWS, "
-        "replicated or tcm:sipS.cubeC.peP",
-        name, where));
-    o.places[name] = *place;
-  }
-  o.pes = grid_pes(c);
+  kernel_run_options o = kernel_run_options_of(c);
   s.join();
   std::unique_ptr<heartbeat> beat =
     s.start_heartbeat(fmt::format("kernbench run --program {}", def.name), {});
