@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kb {
@@ -62,6 +63,15 @@ void host::issue_ready(uint32_t by) {
     s.issue_ps = now().ps();
     s.decided_by = by == UINT32_MAX ? 0 : by + 1;
     s.waiting = static_cast<uint32_t>(s.links.size());
+    // A slice from its issue to its completion, on a track of its own
+    // while it is in flight (launches overlap).
+    const auto free = std::find(tracks_.begin(), tracks_.end(), 0);
+    s.track = static_cast<uint16_t>(free - tracks_.begin());
+    if (free == tracks_.end())
+      tracks_.push_back(1);
+    else
+      *free = 1;
+    hook_event(trace_kind::call_start, {s.track, launch_slice, 0, i, 0});
     for (const uint32_t l : s.links) {
       outgoing m;
       m.kind = kind_of(pipe_kind::launch);
@@ -91,7 +101,12 @@ void host::on_message(sim_event& ev) {
     return;
   s.done = true;
   s.done_ps = now().ps();
+  hook_event(trace_kind::call_end, {s.track, launch_slice, 0, i, 0});
+  // The launches it lets go take other tracks: a slice that begins in the
+  // picosecond another ends never shares its track (in-order readers would
+  // see the new one begin inside the old).
   issue_ready(static_cast<uint32_t>(i));
+  tracks_[s.track] = 0;
 }
 
 void host::on_finish() {

@@ -56,9 +56,11 @@ private:
     uint32_t decided_by = 0;  ///< 1 + the launch that let it go (0: the start)
     uint64_t issue_ps = 0;
     uint64_t done_ps = 0;
+    uint16_t track = 0; ///< its trace track: one no launch in flight holds
     std::vector<uint32_t> links; ///< to its M_CPUs
   };
   std::vector<state> launches_;
+  std::vector<uint8_t> tracks_; ///< trace tracks held by a launch in flight
   size_t next_ = 0; ///< launches before it are all issued
 };
 

@@ -21,8 +21,9 @@ enum class trace_kind : uint8_t {
   tile_ready,
   command_complete,
   message_hop, ///< a message leaving a node (only when hops are traced)
-  call_start,  ///< PE_CPU: the kernel (what = kernel_slice) or a wait of it begins
-  call_end,    ///< PE_CPU: ... ends
+  call_start,  ///< PE_CPU: the kernel (what = kernel_slice) or a wait of it begins;
+               ///< the host: a program's launch (what = launch_slice)
+  call_end,    ///< PE_CPU, the host: ... ends
   message_receive, ///< streams before version 2 only: now drawn from the hop
   service,     ///< a node serving from one time to another (a memory channel)
 };
@@ -30,6 +31,10 @@ enum class trace_kind : uint8_t {
 /// call_start/call_end `what`: a kernel wait_kind (0 load, 1 wait, 2 TCM;
 /// context: the command waited for, 0 for several), or the kernel itself.
 inline constexpr uint16_t kernel_slice = 0xff;
+/// The host's call_start/call_end `what`: a program's launch, from its issue
+/// to its completion (context: the launch's number; lane: a track of the
+/// host no other launch holds meanwhile).
+inline constexpr uint16_t launch_slice = 0xfe;
 
 std::string_view to_string(trace_kind k);
 

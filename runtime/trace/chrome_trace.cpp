@@ -34,10 +34,11 @@ uint64_t track(node_id n, uint64_t sub) {
   return uint64_t{n} * tids_per_node + sub;
 }
 
-/// A PE_CPU slice: the kernel, or what it waits for.
+/// A PE_CPU slice: the kernel, or what it waits for; a host's launch.
 std::string call_name(uint16_t what, uint64_t command) {
   switch (what) {
     case kernel_slice: return "kernel";
+    case launch_slice: return fmt::format("launch {}", command);
     case 0: return fmt::format("load c{} (blocked)", command);
     case 1: return command ? fmt::format("wait c{}", command) : std::string("wait_all");
     case 2: return "wait for TCM";
@@ -138,7 +139,7 @@ void chrome_trace_writer::note_thread(int pid, uint64_t tid, const trace_record&
   if (lane.empty() && r.kind == trace_kind::engine_start)
     lane = lane_name(static_cast<stage_type>(r.tag.what));
   else if (lane.empty() && r.kind == trace_kind::call_start)
-    lane = "kernel";
+    lane = r.tag.what == launch_slice ? "launches" : "kernel";
 }
 
 void chrome_trace_writer::flush_ends() {

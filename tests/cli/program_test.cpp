@@ -206,6 +206,19 @@ TEST(Program, ResultsAreTheSameWhateverTheThreadsAndProcesses) {
   EXPECT_EQ(results(args + " --procs 2", "p2"), one);
 }
 
+TEST(Program, TheTraceDrawsEachLaunchOnTheHost) {
+  // two_queues: both launches in flight at once, each on a track of its own.
+  const std::string dir = test::temp_dir("program_trace");
+  const auto r = run_kernbench(cli("two_queues", "--trace " + dir + "/t.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = test::slurp(dir + "/t.json");
+  EXPECT_THAT(json, HasSubstr(R"("name":"process_name","pid":1,"args":{"name":"host"})"));
+  EXPECT_THAT(json, HasSubstr(R"({"ph":"B","pid":1,"tid":)"));
+  EXPECT_THAT(json, HasSubstr(R"("ts":0.000000,"name":"launch 0")"));
+  EXPECT_THAT(json, HasSubstr(R"("ts":0.000000,"name":"launch 1")"));
+  EXPECT_THAT(json, HasSubstr(R"("pid":1,"tid":1,"args":{"name":"host/launches"})"));
+}
+
 TEST(Program, GemmChainRunsAndVerifiesOnTheDefaultMachine) {
   const auto r = run_kernbench("run --program gemm_chain --verify");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

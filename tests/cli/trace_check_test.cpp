@@ -62,6 +62,7 @@ TEST(trace_check, the_traces_of_runs_with_and_without_hops_are_drawn_whole) {
     {"channels", "run --quiet --pes all --set cube.hbm.impl=hbm_ctrl_channels_v1 "
                  "--set cube.hbm.channels=4" + size},
     {"softmax_kernel", "run --quiet --kernel softmax"},
+    {"gemm_chain_program", "run --quiet --program gemm_chain"},
   };
   for (const auto& [name, args] : runs)
     for (const std::string hops : {"", " --trace-hops"}) {
