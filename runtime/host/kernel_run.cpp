@@ -33,15 +33,13 @@ kernel_run_result run_kernel(topology_spec topo, const kernel_def& def, const ke
   for (size_t pe = 0; pe < pes.size() && pe < programs_n; ++pe)
     r.pes.push_back(pes[pe]);
   // Each tensor in its memory (by default the HBM of the first PE's cube).
-  auto placement = std::make_shared<const tensor_placement>(
-    place_tensors(def.name, l.tensors, r.pes, topo));
-  auto image = std::make_shared<memory_image>();
-  for (size_t i = 0; i < l.tensors.size(); ++i) {
-    r.tensors.emplace_back(l.tensors[i].name, placement->tensors[i].ptr);
-    r.where.push_back(placement->tensors[i].where);
-  }
-  const tensor_values inputs = deploy_inputs(
-    l.tensors, *placement, {o.seed, o.input_files, o.input_cast, o.data.verify}, *image);
+  deployed_tensors deployed = place_and_deploy(
+    def.name, l.tensors, r.pes, topo, {o.seed, o.input_files, o.input_cast, o.data.verify});
+  const auto& placement = deployed.placement;
+  const auto& image = deployed.image;
+  const tensor_values& inputs = deployed.inputs;
+  r.tensors = deployed.pointers;
+  r.where = deployed.where;
 
   // The grid, dealt to the PEs round robin; a PE runs its programs in turn.
   std::map<std::string, std::shared_ptr<const pe_program>> programs;

@@ -133,6 +133,21 @@ tensor_values deploy_inputs(const std::vector<kernel_tensor>& tensors,
   return inputs;
 }
 
+deployed_tensors place_and_deploy(const std::string& who,
+                                  const std::vector<kernel_tensor>& tensors,
+                                  const std::vector<std::string>& pes, const topology_spec& topo,
+                                  const deploy_options& o) {
+  deployed_tensors d;
+  d.placement = std::make_shared<const tensor_placement>(place_tensors(who, tensors, pes, topo));
+  d.image = std::make_shared<memory_image>();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    d.pointers.emplace_back(tensors[i].name, d.placement->tensors[i].ptr);
+    d.where.push_back(d.placement->tensors[i].where);
+  }
+  d.inputs = deploy_inputs(tensors, *d.placement, o, *d.image);
+  return d;
+}
+
 std::map<std::string, std::shared_ptr<pe_program>>
 deal_grid(const std::string& kernel, const kernel_launch& l, uint32_t programs,
           const std::vector<std::string>& pes,

@@ -46,6 +46,23 @@ tensor_values deploy_inputs(const std::vector<kernel_tensor>& tensors,
                             const tensor_placement& placement, const deploy_options& o,
                             memory_image& image);
 
+/// Tensors placed and their initial contents deployed: what a kernel run
+/// and a program run start from.
+struct deployed_tensors {
+  std::shared_ptr<const tensor_placement> placement;
+  std::shared_ptr<memory_image> image;
+  tensor_values inputs; ///< with `verify`: every input's values
+  std::vector<std::pair<std::string, tl::ptr>> pointers; ///< where each tensor went
+  std::vector<std::string> where; ///< each tensor's memory, in words
+};
+
+/// Places `tensors` of `who` (a kernel or program name) for `pes` on
+/// `topo` (place_tensors) and deploys the inputs (deploy_inputs).
+deployed_tensors place_and_deploy(const std::string& who,
+                                  const std::vector<kernel_tensor>& tensors,
+                                  const std::vector<std::string>& pes, const topology_spec& topo,
+                                  const deploy_options& o);
+
 /// The grid `grid` of `kernel` dealt round robin to `pes` (a PE runs its
 /// programs in turn): each PE's part, running `body` with the pointers
 /// `table_of(pe)` gives it. Only PEs that get a program have a part.

@@ -184,15 +184,13 @@ program_run_result run_program(topology_spec topo, const program_def& def, const
   for (const size_t n : used)
     r.pes.push_back(machine_pes[n]);
   // The program's tensors, placed once for every PE any launch runs on.
-  auto placement =
-    std::make_shared<const tensor_placement>(place_tensors(def.name, plan.tensors, r.pes, topo));
-  auto image = std::make_shared<memory_image>();
-  for (size_t i = 0; i < plan.tensors.size(); ++i) {
-    r.tensors.emplace_back(plan.tensors[i].name, placement->tensors[i].ptr);
-    r.where.push_back(placement->tensors[i].where);
-  }
-  const tensor_values inputs = deploy_inputs(
-    plan.tensors, *placement, {o.seed, o.input_files, o.input_cast, o.data.verify}, *image);
+  deployed_tensors deployed = place_and_deploy(
+    def.name, plan.tensors, r.pes, topo, {o.seed, o.input_files, o.input_cast, o.data.verify});
+  const auto& placement = deployed.placement;
+  const auto& image = deployed.image;
+  const tensor_values& inputs = deployed.inputs;
+  r.tensors = deployed.pointers;
+  r.where = deployed.where;
 
   // Each PE's parts of the launches, in launch order; the host's plan.
   std::map<std::string, std::shared_ptr<pe_program>> parts;
