@@ -1,7 +1,8 @@
 #pragma once
 // Element data types of tensors moved and computed by the PE pipeline. Part
 // of the kernel API (kernels/tl.hpp), used by the runtime as it is; the
-// functions are defined in runtime/plan/dtype.cpp.
+// functions are defined in runtime/plan/dtype.cpp, round_to in
+// runtime/data/dtype_convert.cpp.
 
 #include <cstdint>
 #include <optional>
@@ -33,5 +34,10 @@ std::string_view to_string(dtype t);
 
 /// Parses a lower-case dtype name; `std::nullopt` if unknown.
 std::optional<dtype> parse_dtype(std::string_view name);
+
+/// `x` as a store of it to `t` leaves it, as a double: f32/f16/bf16 round to
+/// nearest even (overflow to inf, NaN stays NaN), i8/i32 round to nearest
+/// even and saturate (NaN -> 0). One rounding, straight from the double.
+double round_to(dtype t, double x);
 
 } // namespace kb

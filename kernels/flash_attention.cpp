@@ -6,10 +6,14 @@
 // dtype and accumulated into O with an accumulating dot. The next K and V
 // blocks are loaded (load_async) while this block computes. A causal block
 // on the diagonal masks S with arange comparisons; blocks above it are
-// skipped. Q, K, V and O are (heads * seq) x d, head h in rows [h seq,
-// (h + 1) seq). Grid: axis 0 the heads, axis 1 the query blocks, so with as
-// many PEs as heads each PE runs one head.
+// skipped. Two layouts: `heads` (Q, K, V and O are (heads * seq) x d, head h
+// in rows [h seq, (h + 1) seq)) and `packed`, as a QKV projection leaves
+// them: one tensor QKV, seq x 3 heads d, whose column blocks are Q, K and V
+// (head h at columns h d of its block), and O seq x heads d (head h at
+// columns h d), read and written with a row stride. Grid: axis 0 the heads,
+// axis 1 the query blocks, so with as many PEs as heads each PE runs one head.
 
+#include "kernels/layer_ops.hpp"
 #include "kernels/shipped.hpp"
 
 #include <fmt/format.h>
@@ -27,29 +31,47 @@ struct attention_args {
   uint32_t heads, seq, d, bm, bn;
   bool causal;
   dtype type;
+  bool packed;
 };
+
+/// Where Q, K, V and O of head h start, and their row stride (elements).
+struct head_ptrs {
+  tl::ptr q, k, v, o;
+  uint64_t stride, o_stride;
+};
+
+head_ptrs head_of(const attention_args& a, const tensor_table& t, uint32_t h) {
+  if (a.packed) {
+    const uint64_t width = uint64_t{a.heads} * a.d, col = uint64_t{h} * a.d;
+    const tl::ptr qkv = t.at("qkv");
+    return {qkv + col, qkv + width + col, qkv + 2 * width + col, t.at("o") + col, 3 * width,
+            width};
+  }
+  const uint64_t head = uint64_t{h} * a.seq * a.d; // elements before head h
+  return {t.at("q") + head, t.at("k") + head, t.at("v") + head, t.at("o") + head, a.d, a.d};
+}
 
 void attention_body(tl::context& tl, const attention_args& a, const tensor_table& t) {
   const uint32_t h = tl.program_id(0), m0 = tl.program_id(1) * a.bm;
-  const uint64_t head = uint64_t{h} * a.seq * a.d; // elements before head h
-  const tl::ptr Q = t.at("q") + head, K = t.at("k") + head, V = t.at("v") + head;
+  const head_ptrs at = head_of(a, t, h);
   const uint32_t rows = std::min(a.bm, a.seq - m0);
-  const tl::tensor q = tl.load(Q + uint64_t{m0} * a.d, {rows, a.d});
+  const tl::tensor q = tl.load(at.q + uint64_t{m0} * at.stride, {rows, a.d, at.stride});
   const float inf = std::numeric_limits<float>::infinity();
   tl::tensor m = tl.full(rows, 1, -inf);
   tl::tensor l = tl.zeros(rows, 1);
   tl::tensor acc = tl.zeros(rows, a.d);
   const uint32_t end = a.causal ? m0 + rows : a.seq; // keys a query block sees
   auto fetch = [&](tl::ptr base, uint32_t n0) {
-    return tl.load_async(base + uint64_t{n0} * a.d, {std::min(a.bn, end - n0), a.d});
+    return tl.load_async(base + uint64_t{n0} * at.stride,
+                         {std::min(a.bn, end - n0), a.d, at.stride});
   };
-  tl::future next_k = fetch(K, 0), next_v = fetch(V, 0);
+  tl::future next_k = fetch(at.k, 0), next_v = fetch(at.v, 0);
   const double scale = 1.0 / std::sqrt(static_cast<double>(a.d));
   for (uint32_t n0 = 0; n0 < end; n0 += a.bn) {
     const tl::tensor k = next_k.get(), v = next_v.get();
     if (n0 + a.bn < end) { // the next blocks arrive while this one computes
-      next_k = fetch(K, n0 + a.bn);
-      next_v = fetch(V, n0 + a.bn);
+      next_k = fetch(at.k, n0 + a.bn);
+      next_v = fetch(at.v, n0 + a.bn);
     }
     tl::tensor s = tl.scale(tl.dot(q, k, {.trans_b = true}), scale); // rows x cols
     if (a.causal && n0 + k.rows() > m0) { // the diagonal block: key j <= query i
@@ -64,40 +86,7 @@ void attention_body(tl::context& tl, const attention_args& a, const tensor_table
     acc = tl.dot(tl.cast(p, a.type), v, tl.mul(acc, alpha));
     m = m_new;
   }
-  tl.store(t.at("o") + head + uint64_t{m0} * a.d, tl.cast(tl.div(acc, l), a.type));
-}
-
-/// The f64 reference: softmax(Q K^T / sqrt(d)) V per head.
-std::vector<double> attention_reference(const attention_args& a, const std::vector<double>& q,
-                                        const std::vector<double>& k,
-                                        const std::vector<double>& v) {
-  std::vector<double> out(size_t{a.heads} * a.seq * a.d);
-  std::vector<double> s(a.seq);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(a.d));
-  for (uint32_t h = 0; h < a.heads; ++h) {
-    const size_t base = size_t{h} * a.seq * a.d;
-    for (uint32_t i = 0; i < a.seq; ++i) {
-      const uint32_t keys = a.causal ? i + 1 : a.seq;
-      double top = -std::numeric_limits<double>::infinity();
-      for (uint32_t j = 0; j < keys; ++j) {
-        double dot = 0;
-        for (uint32_t c = 0; c < a.d; ++c)
-          dot += q[base + size_t{i} * a.d + c] * k[base + size_t{j} * a.d + c];
-        s[j] = dot * scale;
-        top = std::max(top, s[j]);
-      }
-      double sum = 0;
-      for (uint32_t j = 0; j < keys; ++j)
-        sum += s[j] = std::exp(s[j] - top);
-      for (uint32_t c = 0; c < a.d; ++c) {
-        double o = 0;
-        for (uint32_t j = 0; j < keys; ++j)
-          o += s[j] * v[base + size_t{j} * a.d + c];
-        out[base + size_t{i} * a.d + c] = o / sum;
-      }
-    }
-  }
-  return out;
+  tl.store(at.o + uint64_t{m0} * at.o_stride, tl.cast(tl.div(acc, l), a.type), at.o_stride);
 }
 
 } // namespace
@@ -113,11 +102,14 @@ kernel_def flash_attention_kernel() {
             {"block_m", "64", "query rows per program (grid axis 1)"},
             {"block_n", "64", "keys per step"},
             {"causal", "0", "1: query i sees keys 0..i only", {"0", "1"}},
-            {"dtype", "f16", "element type of Q, K, V and O", {"f16", "bf16"}}};
+            {"dtype", "f16", "element type of Q, K, V and O", {"f16", "bf16"}},
+            {"layout", "heads", "heads: q, k, v, o each (heads x seq) x d; packed: qkv "
+             "seq x 3 heads d (Q, K, V column blocks, head h at columns h d), o seq x heads d",
+             {"heads", "packed"}}};
   d.prepare = [](const kernel_args& x) {
     attention_args a{x.u32("heads"),   x.u32("seq"),     x.u32("head_dim"),
                      x.u32("block_m"), x.u32("block_n"), x.u32("causal") == 1,
-                     x.type("dtype")};
+                     x.type("dtype"),   x.text("layout") == "packed"};
     if (a.heads == 0 || a.seq == 0 || a.bm == 0 || a.bn == 0)
       throw std::invalid_argument(
         "--arg: kernel flash_attention needs heads, seq, block_m and block_n above 0");
@@ -125,14 +117,25 @@ kernel_def flash_attention_kernel() {
     if (rows / a.heads != a.seq)
       throw std::invalid_argument("--arg heads x seq: more than 2^32 - 1 rows");
     kernel_launch l;
-    l.tensors = {{"q", rows, a.d, a.type},
-                 {"k", rows, a.d, a.type},
-                 {"v", rows, a.d, a.type},
-                 {"o", rows, a.d, a.type, true}};
+    if (a.packed)
+      l.tensors = {{"qkv", a.seq, 3 * a.heads * a.d, a.type},
+                   {"o", a.seq, a.heads * a.d, a.type, true}};
+    else
+      l.tensors = {{"q", rows, a.d, a.type},
+                   {"k", rows, a.d, a.type},
+                   {"v", rows, a.d, a.type},
+                   {"o", rows, a.d, a.type, true}};
     l.grid = {a.heads, (a.seq + a.bm - 1) / a.bm, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { attention_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
-      return tensor_values{{"o", attention_reference(a, in.at("q"), in.at("k"), in.at("v"))}};
+      const attention_shape shape{a.heads, a.seq, a.d, a.causal};
+      if (a.packed) {
+        const auto& qkv = in.at("qkv");
+        return tensor_values{
+          {"o", attention_reference(shape, attention_packed_layout(shape), qkv, qkv, qkv)}};
+      }
+      return tensor_values{{"o", attention_reference(shape, attention_heads_layout(shape),
+                                                     in.at("q"), in.at("k"), in.at("v"))}};
     };
     return l;
   };

@@ -5,8 +5,12 @@
 // accumulating tl.dot per step into an f32 (i32) accumulator, and masked
 // loads and a masked store at ragged edges (masked-off elements read as 0
 // and are neither moved nor written). docs/kernels.md walks through it.
+// Optional epilogue on the f32 accumulator, before the cast to C's dtype:
+// an activation (relu, or GELU by its tanh approximation) and then a
+// residual R (M x N, C's dtype) added: C = act(A x B) + R.
 
 #include "kernels/gemm_reference.hpp"
+#include "kernels/layer_ops.hpp"
 #include "kernels/shipped.hpp"
 
 #include <fmt/format.h>
@@ -21,6 +25,8 @@ namespace {
 struct pipelined_args {
   uint32_t m, k, n, bm, bn, bk;
   dtype in, out;
+  activation act;
+  bool residual;
 };
 
 /// A block on its way into TCM: a future while a whole block is in flight,
@@ -54,6 +60,9 @@ void pipelined_body(tl::context& tl, const pipelined_args& a, const tensor_table
   const uint32_t steps = (a.k + a.bk - 1) / a.bk;
   incoming next_a = fetch(tl, A, a.m, a.k, m0, 0, a.bm, a.bk);
   incoming next_b = fetch(tl, B, a.k, a.n, 0, n0, a.bk, a.bn);
+  incoming residual; // arrives during the K loop
+  if (a.residual)
+    residual = fetch(tl, t.at("r"), a.m, a.n, m0, n0, a.bm, a.bn);
   for (uint32_t s = 0; s < steps; ++s) {
     const tl::tensor x = next_a.get();
     const tl::tensor y = next_b.get();
@@ -64,8 +73,12 @@ void pipelined_body(tl::context& tl, const pipelined_args& a, const tensor_table
     }
     acc = tl.dot(x, y, acc);
   }
-  const tl::tensor c = a.out == acc.type() ? acc : tl.cast(acc, a.out);
   const uint32_t rows = std::min(a.bm, a.m - m0), cols = std::min(a.bn, a.n - n0);
+  if (a.act != activation::none)
+    acc = apply_activation(tl, a.act, acc);
+  if (a.residual)
+    acc = tl.add(acc, residual.get());
+  const tl::tensor c = a.out == acc.type() ? acc : tl.cast(acc, a.out);
   const tl::ptr at = C + uint64_t{m0} * a.n + n0;
   // No wait: the next program's loads overlap this store (the launch
   // completes when every command has).
@@ -90,20 +103,35 @@ kernel_def gemm_pipelined_kernel() {
             {"block_k", "64", "columns of A (rows of B) per step of the K loop"},
             {"dtype", "f16", "element type of A and B", {"f16", "bf16", "f32", "i8"}},
             {"out_dtype", "f32", "element type of C (a float type for float A and B, i32 for i8)",
-             {"f16", "bf16", "f32", "i32"}}};
+             {"f16", "bf16", "f32", "i32"}},
+            {"activation", "none", "applied to A x B before the residual (gelu: tanh approximation)",
+             {"none", "relu", "gelu"}},
+            {"residual", "0", "1: C = act(A x B) + R, R (M x N) a tensor in C's dtype", {"0", "1"}}};
   d.prepare = [](const kernel_args& x) {
     pipelined_args a{x.u32("M"),       x.u32("K"),       x.u32("N"),
                      x.u32("block_m"), x.u32("block_n"), x.u32("block_k"),
-                     x.type("dtype"),  x.type("out_dtype")};
+                     x.type("dtype"),  x.type("out_dtype"), parse_activation(x.text("activation")),
+                     x.u32("residual") == 1};
     if (a.m == 0 || a.k == 0 || a.n == 0 || a.bm == 0 || a.bn == 0 || a.bk == 0)
       throw std::invalid_argument(
         "--arg: kernel gemm_pipelined needs M, K, N, block_m, block_n and block_k above 0");
+    if (a.in == dtype::i8 && (a.act != activation::none || a.residual))
+      throw std::invalid_argument(fmt::format(
+        "--arg activation={} residual={}: kernel gemm_pipelined has its epilogue for float "
+        "types only (dtype is i8)", x.text("activation"), x.text("residual")));
     kernel_launch l;
     l.tensors = gemm_tensors("gemm_pipelined", a.m, a.k, a.n, a.in, a.out);
+    if (a.residual)
+      l.tensors.insert(l.tensors.begin() + 2, kernel_tensor{"r", a.m, a.n, a.out});
     l.grid = {(a.n + a.bn - 1) / a.bn, (a.m + a.bm - 1) / a.bm, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { pipelined_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
-      return tensor_values{{"c", gemm_reference(a.m, a.k, a.n, a.in, in.at("a"), in.at("b"))}};
+      std::vector<double> c = gemm_reference(a.m, a.k, a.n, a.in, in.at("a"), in.at("b"));
+      apply_activation(a.act, c);
+      if (a.residual)
+        for (size_t i = 0; const double r : in.at("r"))
+          c[i++] += r;
+      return tensor_values{{"c", std::move(c)}};
     };
     return l;
   };

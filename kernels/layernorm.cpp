@@ -2,6 +2,7 @@
 // (rows x cols); gamma and beta are 1 x cols, loaded once per program.
 // Program p takes rows p, p + programs, ...
 
+#include "kernels/layer_ops.hpp"
 #include "kernels/shipped.hpp"
 
 #include <fmt/format.h>
@@ -65,24 +66,8 @@ kernel_def layernorm_kernel() {
     l.grid = {a.programs, 1, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { layernorm_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
-      const auto& X = in.at("x");
-      const auto& g = in.at("gamma");
-      const auto& b = in.at("beta");
-      std::vector<double> y(X.size());
-      for (uint32_t r = 0; r < a.rows; ++r) {
-        const double* row = &X[size_t{r} * a.cols];
-        double mean = 0, var = 0;
-        for (uint32_t c = 0; c < a.cols; ++c)
-          mean += row[c];
-        mean /= a.cols;
-        for (uint32_t c = 0; c < a.cols; ++c)
-          var += (row[c] - mean) * (row[c] - mean);
-        var /= a.cols;
-        const double inv = 1.0 / std::sqrt(var + a.eps);
-        for (uint32_t c = 0; c < a.cols; ++c)
-          y[size_t{r} * a.cols + c] = (row[c] - mean) * inv * g[c] + b[c];
-      }
-      return tensor_values{{"y", std::move(y)}};
+      return tensor_values{{"y", layernorm_reference(a.rows, a.cols, a.eps, in.at("x"),
+                                                     in.at("gamma"), in.at("beta"))}};
     };
     return l;
   };

@@ -119,8 +119,8 @@ const program_def& find_program(const std::string& name) {
   return detail::find_by_name(name, shipped_programs(), loaded_programs(), "program");
 }
 
-program_plan build_program(const program_def& def, const kernel_args& args) {
-  program_builder b(def.name);
+program_plan build_program(const program_def& def, const kernel_args& args, uint32_t pes) {
+  program_builder b(def.name, pes);
   try {
     def.build(b, args);
   } catch (const std::invalid_argument&) {

@@ -83,7 +83,14 @@ struct program_plan {
 /// naming the program.
 class program_builder {
 public:
-  explicit program_builder(std::string program) : program_(std::move(program)) {}
+  /// `pes`: the PEs the program's launches may run on (the machine's, or
+  /// `--pes`), which pes() gives the build function to size grids with.
+  program_builder(std::string program, uint32_t pes)
+      : program_(std::move(program)), pes_(pes) {}
+
+  /// How many PEs the program may launch on (numbered 0 .. pes() - 1 in a
+  /// pe_range), as CUDA host code asks the device for its SM count.
+  uint32_t pes() const { return pes_; }
 
   /// A tensor of the program, as a kernel declares one (kernels/registry.hpp):
   /// inputs get random values from the seed (or --input), outputs start
@@ -115,6 +122,7 @@ private:
   const std::string& queue_name(program_queue q) const;
 
   std::string program_;
+  uint32_t pes_ = 1;
   program_plan plan_;
   /// Per queue: its last launch (UINT32_MAX: none) and what its next launch
   /// waits on besides.
@@ -130,8 +138,9 @@ const std::map<std::string, program_def>& shipped_programs();
 /// The program called `name`, shipped or loaded; std::invalid_argument
 /// listing the known ones.
 const program_def& find_program(const std::string& name);
-/// Runs `def`'s build function with `args`: the plan, checked (std::
-/// invalid_argument naming the program). What the build throws is named too.
-program_plan build_program(const program_def& def, const kernel_args& args);
+/// Runs `def`'s build function with `args` for `pes` usable PEs (what the
+/// builder's pes() gives it): the plan, checked (std::invalid_argument
+/// naming the program). What the build throws is named too.
+program_plan build_program(const program_def& def, const kernel_args& args, uint32_t pes);
 
 } // namespace kb

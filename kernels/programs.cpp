@@ -8,6 +8,7 @@
 
 #include "kernels/gemm_reference.hpp"
 #include "kernels/program.hpp"
+#include "kernels/shipped.hpp"
 
 #include <fmt/format.h>
 
@@ -61,6 +62,8 @@ program_def gemm_chain_program() {
 
 } // namespace
 
-std::vector<program_def> shipped_program_list() { return {gemm_chain_program()}; }
+std::vector<program_def> shipped_program_list() {
+  return {gemm_chain_program(), decoder_layer_program()};
+}
 
 } // namespace kb

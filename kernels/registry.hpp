@@ -157,7 +157,7 @@ struct program_def {
 /// The version of the kernel library interface: this header, kernels/tl.hpp
 /// and what they include. A library built against another version is
 /// refused when it is loaded.
-inline constexpr int kernel_abi_version = 5;
+inline constexpr int kernel_abi_version = 6;
 
 /// What a kernel library's `kernbench_register_kernels` adds its kernels to.
 class kernel_catalog {

@@ -1,5 +1,6 @@
 #pragma once
-// The kernels kernbench ships (one file each under kernels/).
+// The kernels kernbench ships (one file each under kernels/), and the
+// shipped programs that live in their own file.
 
 #include "kernels/registry.hpp"
 
@@ -17,5 +18,8 @@ kernel_def flash_attention_kernel();
 kernel_def gemm_splitk_kernel();
 
 std::vector<kernel_def> shipped_kernel_list();
+
+struct program_def;
+program_def decoder_layer_program(); // kernels/decoder_layer.cpp
 
 } // namespace kb

@@ -32,10 +32,7 @@ int8_t f32_to_i8(float f);
 /// f32 -> i32, round to nearest even, saturating; NaN -> 0.
 int32_t f32_to_i32(float f);
 
-/// `x` as a store of it to `t` leaves it, as a double: f32/f16/bf16 round to
-/// nearest even (overflow to inf, NaN stays NaN), i8/i32 round to nearest
-/// even and saturate (NaN -> 0). One rounding, straight from the double.
-double round_to(dtype t, double x);
+// round_to(dtype, double): kernels/dtype.hpp (part of the kernel API).
 
 /// Whether decode_f32/encode_f32 convert f16 arrays with the CPU's F16C
 /// instructions (same bits as the scalar functions, faster).

@@ -160,7 +160,6 @@ void add_host(topology_spec& topo) {
 
 program_run_result run_program(topology_spec topo, const program_def& def, const kernel_args& args,
                                const kernel_run_options& o) {
-  program_plan plan = build_program(def, args);
   const std::vector<std::string> machine_pes = pe_prefixes(topo);
   if (machine_pes.empty())
     throw std::invalid_argument(fmt::format("{}: the topology has no PE", topo.file));
@@ -168,6 +167,7 @@ program_run_result run_program(topology_spec topo, const program_def& def, const
     throw std::invalid_argument(
       fmt::format("--pes {}: the topology has {} PEs", o.pes, machine_pes.size()));
   const size_t usable = o.pes > 0 ? o.pes : machine_pes.size();
+  program_plan plan = build_program(def, args, static_cast<uint32_t>(usable));
   const std::string who = fmt::format("program {}", def.name);
   apply_places(who, plan.tensors, o.places);
   check_input_files(who, plan.tensors, o.input_files);

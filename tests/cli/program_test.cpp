@@ -181,7 +181,7 @@ TEST(Program, BadProgramsAreRefusedNamingTheProgramAndLaunch) {
   const auto unknown = run_kernbench("run --quiet --program nope");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("--program nope: no such program (kernbench ships "
-                                     "gemm_chain"));
+                                     "decoder_layer, gemm_chain;"));
   const auto both = run_kernbench("run --quiet --program gemm_chain --kernel gemm");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_THAT(both.err, HasSubstr("one or the other"));

@@ -1,0 +1,75 @@
+// The shipped decoder_layer program (kernels/decoder_layer.cpp): seven
+// dependent launches whose kernels read what the previous ones computed,
+// verified stage by stage against the f64 reference on one PE and on
+// several, the same whatever the threads and processes, and refusing the
+// shapes its kernels cannot run, naming the program.
+
+#include "tests/cli/cli_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kb {
+namespace {
+
+using ::testing::HasSubstr;
+using test::run_kernbench;
+
+const std::string small = "run --program decoder_layer --arg seq=64 --arg d_model=128 "
+                          "--arg heads=2 --arg ffn=256 ";
+
+TEST(DecoderLayer, VerifiesEveryStageOnOnePeAndOnFour) {
+  for (const std::string pes : {"1", "4"}) {
+    const auto r = run_kernbench(small + "--verify --pes " + pes);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("program decoder_layer (7 launches on 1 queue(s), " + pes +
+                                 " PE(s))"));
+    EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+    for (const char* t : {"xn", "qkv", "attn", "h1", "h1n", "m", "y"})
+      EXPECT_THAT(r.out, HasSubstr(std::string("verify          ") + t + ": all")) << t;
+  }
+}
+
+TEST(DecoderLayer, VerifiesInBf16WithReluAndWithoutTheCausalMask) {
+  const auto r = run_kernbench("run --program decoder_layer --arg seq=48 --arg d_model=128 "
+                               "--arg heads=1 --arg ffn=160 --verify --arg dtype=bf16 "
+                               "--arg activation=relu --arg causal=0 --arg block=32");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+}
+
+std::string results(const std::string& args, const std::string& name) {
+  const std::string dir = test::temp_dir("decoder_" + name);
+  const auto r = run_kernbench(args + " --json " + dir + "/r.json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string json = test::slurp(dir + "/r.json");
+  return json.substr(0, json.find("\n  \"invocation\": {"));
+}
+
+TEST(DecoderLayer, ResultsAreTheSameWhateverTheThreadsAndProcesses) {
+  const std::string args = small + "--quiet --verify --topology " + test::source_dir() +
+                           "/config/scale/2sip_2cube_4pe.yaml";
+  const std::string one = results(args + " --threads 1", "t1");
+  ASSERT_THAT(one, HasSubstr("\"flash_attention\""));
+  EXPECT_EQ(results(args + " --threads 2", "t2"), one);
+  EXPECT_EQ(results(args + " --procs 2", "p2"), one);
+}
+
+TEST(DecoderLayer, ShapesItsKernelsCannotRunAreRefusedNamingTheProgram) {
+  auto r = run_kernbench("run --program decoder_layer --arg d_model=256 --arg heads=3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--arg d_model=256 heads=3: program decoder_layer needs "
+                               "d_model / heads to be 64 or 128"));
+  r = run_kernbench("run --program decoder_layer --arg ffn=0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("program decoder_layer needs seq, d_model, heads, ffn and block "
+                               "above 0"));
+  r = run_kernbench("run --program decoder_layer --arg dtype=f32");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("program decoder_layer takes f16 or bf16 for dtype"));
+}
+
+} // namespace
+} // namespace kb
