@@ -53,13 +53,16 @@ kernel_tensor weight(std::string name, uint32_t rows, uint32_t cols, dtype t) {
 }
 
 /// LayerNorm's gain (around 1) and bias (small).
-void norm_params(program_builder& p, const std::string& prefix, uint32_t d, dtype t) {
+void norm_params(program_builder& p, const std::string& prefix, uint32_t d, dtype t,
+                 const tensor_place& at) {
   kernel_tensor g{prefix + "_gamma", 1, d, t};
   g.lo = 0.5F;
   g.hi = 1.5F;
+  g.place = at;
   kernel_tensor b{prefix + "_beta", 1, d, t};
   b.lo = -0.1F;
   b.hi = 0.1F;
+  b.place = at;
   p.tensor(std::move(g));
   p.tensor(std::move(b));
 }
@@ -87,16 +90,39 @@ std::vector<double> plus(std::vector<double> x, const std::vector<double>& r) {
   return x;
 }
 
+/// How many of the machine's cubes the layer's rows are split over: the
+/// most that divide seq into parts of at least `block` rows (or of seq).
+uint32_t cubes_used(const program_builder& p, const layer_args& a) {
+  const auto cubes = static_cast<uint32_t>(p.cubes().size());
+  const uint32_t least = std::min(a.block, a.seq);
+  for (uint32_t c = cubes; c > 1; --c)
+    if (a.seq % c == 0 && a.seq / c >= least)
+      return c;
+  return 1;
+}
+
 void build_layer(program_builder& p, const layer_args& a) {
   const uint32_t s = a.seq, d = a.d, f = a.ffn;
   const dtype t = a.type;
-  p.tensor({"x", s, d, t});
-  norm_params(p, "ln1", d, t);
-  p.tensor(weight("w_qkv", d, 3 * d, t));
-  p.tensor(weight("w_o", d, d, t));
-  norm_params(p, "ln2", d, t);
-  p.tensor(weight("w_up", d, f, t));
-  p.tensor(weight("w_down", f, d, t));
+  const uint32_t cubes = cubes_used(p, a), part = s / cubes;
+  // Split over cubes: each cube's rows of every activation in its own HBM,
+  // the weights copied into each.
+  const tensor_place rows_here{cubes > 1 ? tensor_place::memory::spread_cubes
+                                         : tensor_place::memory::first_cube_hbm,
+                               0, 0, 0, part};
+  const tensor_place copied{cubes > 1 ? tensor_place::memory::replicated
+                                      : tensor_place::memory::first_cube_hbm};
+  auto input = [&](kernel_tensor k, const tensor_place& at) {
+    k.place = at;
+    p.tensor(std::move(k));
+  };
+  input({"x", s, d, t}, rows_here);
+  norm_params(p, "ln1", d, t, copied);
+  input(weight("w_qkv", d, 3 * d, t), copied);
+  input(weight("w_o", d, d, t), copied);
+  norm_params(p, "ln2", d, t, copied);
+  input(weight("w_up", d, f, t), copied);
+  input(weight("w_down", f, d, t), copied);
   for (const auto& [name, cols] : {std::pair<const char*, uint32_t>{"xn", d},
                                    {"qkv", 3 * d},
                                    {"attn", d},
@@ -104,34 +130,61 @@ void build_layer(program_builder& p, const layer_args& a) {
                                    {"h1n", d},
                                    {"m", f},
                                    {"y", d}})
-    p.tensor({name, s, cols, t, true});
+    input({name, s, cols, t, true}, rows_here);
 
-  const program_queue q = p.queue("layer");
   const std::string ty(to_string(t)), eps = fmt::format("{}", a.eps);
-  const std::string norm_programs = text(std::min(s, p.pes()));
-  auto norm = [&](const char* in, const char* prefix, const char* out) {
+  // Cube k's queue and PEs, and its rows [r0, r1) of every activation.
+  std::vector<program_queue> queues;
+  std::vector<program_event> projected; // each cube's QKV written
+  for (uint32_t k = 0; k < cubes; ++k) {
+    const program_queue q = p.queue(cubes > 1 ? fmt::format("cube{}", k) : "layer");
+    const pe_range pes = cubes > 1 ? p.cubes()[k] : pe_range{};
+    const uint32_t r0 = k * part, r1 = r0 + part;
+    auto rows = [&](const char* name) { return cubes > 1 ? rows_of(name, r0, r1) : name; };
+    const uint32_t cube_pes = pes.count ? pes.count : p.pes();
     p.launch(q, "layernorm",
-             {{"rows", text(s)}, {"cols", text(d)}, {"programs", norm_programs},
-              {"dtype", ty}, {"eps", eps}},
-             {{"x", in}, {"gamma", std::string(prefix) + "_gamma"},
-              {"beta", std::string(prefix) + "_beta"}, {"y", out}});
-  };
-  norm("x", "ln1", "xn");
-  p.launch(q, "gemm_pipelined", gemm_args(a, s, d, 3 * d, "none", false),
-           {{"a", "xn"}, {"b", "w_qkv"}, {"c", "qkv"}});
-  const uint32_t attention_block = std::min(64u, s);
-  p.launch(q, "flash_attention",
-           {{"heads", text(a.heads)}, {"seq", text(s)}, {"head_dim", text(d / a.heads)},
-            {"block_m", text(attention_block)}, {"block_n", text(attention_block)},
-            {"causal", a.causal ? "1" : "0"}, {"dtype", ty}, {"layout", "packed"}},
-           {{"qkv", "qkv"}, {"o", "attn"}});
-  p.launch(q, "gemm_pipelined", gemm_args(a, s, d, d, "none", true),
-           {{"a", "attn"}, {"b", "w_o"}, {"r", "x"}, {"c", "h1"}});
-  norm("h1", "ln2", "h1n");
-  p.launch(q, "gemm_pipelined", gemm_args(a, s, d, f, a.act, false),
-           {{"a", "h1n"}, {"b", "w_up"}, {"c", "m"}});
-  p.launch(q, "gemm_pipelined", gemm_args(a, s, f, d, "none", true),
-           {{"a", "m"}, {"b", "w_down"}, {"r", "h1"}, {"c", "y"}});
+             {{"rows", text(part)}, {"cols", text(d)},
+              {"programs", text(std::min(part, cube_pes))}, {"dtype", ty}, {"eps", eps}},
+             {{"x", rows("x")}, {"gamma", "ln1_gamma"}, {"beta", "ln1_beta"}, {"y", rows("xn")}},
+             pes);
+    p.launch(q, "gemm_pipelined", gemm_args(a, part, d, 3 * d, "none", false),
+             {{"a", rows("xn")}, {"b", "w_qkv"}, {"c", rows("qkv")}}, pes);
+    queues.push_back(q);
+    projected.push_back(p.record(q));
+  }
+  for (uint32_t k = 0; k < cubes; ++k) {
+    const program_queue q = queues[k];
+    const pe_range pes = cubes > 1 ? p.cubes()[k] : pe_range{};
+    const uint32_t r0 = k * part, r1 = r0 + part;
+    auto rows = [&](const char* name) { return cubes > 1 ? rows_of(name, r0, r1) : name; };
+    // Attention reads the keys of every cube before it (all of them unless causal).
+    for (uint32_t j = 0; j < cubes; ++j)
+      if (j != k && (!a.causal || j < k))
+        p.wait(q, projected[j]);
+    // Query blocks of 64 rows: smaller ones would spread a head over more
+    // PEs, but each reads all of its keys again (over the SIP links, for
+    // the cubes far from the first).
+    const uint32_t cube_pes = pes.count ? pes.count : p.pes();
+    const uint32_t block_m = std::min(64u, part);
+    p.launch(q, "flash_attention",
+             {{"heads", text(a.heads)}, {"seq", text(s)}, {"head_dim", text(d / a.heads)},
+              {"block_m", text(block_m)}, {"block_n", text(std::min(64u, s))},
+              {"causal", a.causal ? "1" : "0"}, {"dtype", ty}, {"layout", "packed"},
+              {"first_query", text(r0)}, {"queries", text(part)}},
+             {{"qkv", "qkv"}, {"o", rows("attn")}}, pes);
+    p.launch(q, "gemm_pipelined", gemm_args(a, part, d, d, "none", true),
+             {{"a", rows("attn")}, {"b", "w_o"}, {"r", rows("x")}, {"c", rows("h1")}}, pes);
+    p.launch(q, "layernorm",
+             {{"rows", text(part)}, {"cols", text(d)},
+              {"programs", text(std::min(part, cube_pes))}, {"dtype", ty}, {"eps", eps}},
+             {{"x", rows("h1")}, {"gamma", "ln2_gamma"}, {"beta", "ln2_beta"},
+              {"y", rows("h1n")}},
+             pes);
+    p.launch(q, "gemm_pipelined", gemm_args(a, part, d, f, a.act, false),
+             {{"a", rows("h1n")}, {"b", "w_up"}, {"c", rows("m")}}, pes);
+    p.launch(q, "gemm_pipelined", gemm_args(a, part, f, d, "none", true),
+             {{"a", rows("m")}, {"b", "w_down"}, {"r", rows("h1")}, {"c", rows("y")}}, pes);
+  }
 
   p.reference([a](const tensor_values& v) {
     const uint32_t s = a.seq, d = a.d, f = a.ffn;

@@ -32,6 +32,7 @@ struct attention_args {
   bool causal;
   dtype type;
   bool packed;
+  uint32_t first, queries; ///< the queries computed: first .. first + queries - 1
 };
 
 /// Where Q, K, V and O of head h start, and their row stride (elements).
@@ -48,13 +49,14 @@ head_ptrs head_of(const attention_args& a, const tensor_table& t, uint32_t h) {
             width};
   }
   const uint64_t head = uint64_t{h} * a.seq * a.d; // elements before head h
-  return {t.at("q") + head, t.at("k") + head, t.at("v") + head, t.at("o") + head, a.d, a.d};
+  return {t.at("q") + head, t.at("k") + head, t.at("v") + head,
+          t.at("o") + uint64_t{h} * a.queries * a.d, a.d, a.d};
 }
 
 void attention_body(tl::context& tl, const attention_args& a, const tensor_table& t) {
-  const uint32_t h = tl.program_id(0), m0 = tl.program_id(1) * a.bm;
+  const uint32_t h = tl.program_id(0), m0 = a.first + tl.program_id(1) * a.bm;
   const head_ptrs at = head_of(a, t, h);
-  const uint32_t rows = std::min(a.bm, a.seq - m0);
+  const uint32_t rows = std::min(a.bm, a.first + a.queries - m0);
   const tl::tensor q = tl.load(at.q + uint64_t{m0} * at.stride, {rows, a.d, at.stride});
   const float inf = std::numeric_limits<float>::infinity();
   tl::tensor m = tl.full(rows, 1, -inf);
@@ -86,7 +88,7 @@ void attention_body(tl::context& tl, const attention_args& a, const tensor_table
     acc = tl.dot(tl.cast(p, a.type), v, tl.mul(acc, alpha));
     m = m_new;
   }
-  tl.store(at.o + uint64_t{m0} * at.o_stride, tl.cast(tl.div(acc, l), a.type), at.o_stride);
+  tl.store(at.o + uint64_t{m0 - a.first} * at.o_stride, tl.cast(tl.div(acc, l), a.type), at.o_stride);
 }
 
 } // namespace
@@ -105,37 +107,56 @@ kernel_def flash_attention_kernel() {
             {"dtype", "f16", "element type of Q, K, V and O", {"f16", "bf16"}},
             {"layout", "heads", "heads: q, k, v, o each (heads x seq) x d; packed: qkv "
              "seq x 3 heads d (Q, K, V column blocks, head h at columns h d), o seq x heads d",
-             {"heads", "packed"}}};
+             {"heads", "packed"}},
+            {"first_query", "0", "the first query row computed (a chunk of the sequence's "
+             "queries; keys are the whole sequence)"},
+            {"queries", "0", "query rows computed, from first_query (0: to the end); O has "
+             "this many rows per head"}};
   d.prepare = [](const kernel_args& x) {
     attention_args a{x.u32("heads"),   x.u32("seq"),     x.u32("head_dim"),
                      x.u32("block_m"), x.u32("block_n"), x.u32("causal") == 1,
-                     x.type("dtype"),   x.text("layout") == "packed"};
+                     x.type("dtype"),   x.text("layout") == "packed",
+                     x.u32("first_query"), x.u32("queries")};
     if (a.heads == 0 || a.seq == 0 || a.bm == 0 || a.bn == 0)
       throw std::invalid_argument(
         "--arg: kernel flash_attention needs heads, seq, block_m and block_n above 0");
     const uint32_t rows = a.heads * a.seq;
     if (rows / a.heads != a.seq)
       throw std::invalid_argument("--arg heads x seq: more than 2^32 - 1 rows");
+    if (a.first >= a.seq || a.queries > a.seq - a.first)
+      throw std::invalid_argument(fmt::format(
+        "--arg first_query={} queries={}: kernel flash_attention computes queries within the "
+        "sequence's {}", a.first, a.queries, a.seq));
+    if (a.queries == 0)
+      a.queries = a.seq - a.first;
     kernel_launch l;
     if (a.packed)
       l.tensors = {{"qkv", a.seq, 3 * a.heads * a.d, a.type},
-                   {"o", a.seq, a.heads * a.d, a.type, true}};
+                   {"o", a.queries, a.heads * a.d, a.type, true}};
     else
       l.tensors = {{"q", rows, a.d, a.type},
                    {"k", rows, a.d, a.type},
                    {"v", rows, a.d, a.type},
-                   {"o", rows, a.d, a.type, true}};
-    l.grid = {a.heads, (a.seq + a.bm - 1) / a.bm, 1};
+                   {"o", a.heads * a.queries, a.d, a.type, true}};
+    l.grid = {a.heads, (a.queries + a.bm - 1) / a.bm, 1};
     l.body = [a](tl::context& tl, const tensor_table& t) { attention_body(tl, a, t); };
     l.reference = [a](const tensor_values& in) {
       const attention_shape shape{a.heads, a.seq, a.d, a.causal};
-      if (a.packed) {
-        const auto& qkv = in.at("qkv");
-        return tensor_values{
-          {"o", attention_reference(shape, attention_packed_layout(shape), qkv, qkv, qkv)}};
+      const std::vector<double> all =
+        a.packed ? attention_reference(shape, attention_packed_layout(shape), in.at("qkv"),
+                                       in.at("qkv"), in.at("qkv"))
+                 : attention_reference(shape, attention_heads_layout(shape), in.at("q"),
+                                       in.at("k"), in.at("v"));
+      // The computed queries' rows: one run (packed) or one per head.
+      const size_t row = a.packed ? size_t{a.heads} * a.d : a.d;
+      const uint32_t runs = a.packed ? 1 : a.heads;
+      std::vector<double> o;
+      for (uint32_t h = 0; h < runs; ++h) {
+        const auto from = all.begin() + static_cast<std::ptrdiff_t>(
+                                          (size_t{h} * a.seq + a.first) * row);
+        o.insert(o.end(), from, from + static_cast<std::ptrdiff_t>(size_t{a.queries} * row));
       }
-      return tensor_values{{"o", attention_reference(shape, attention_heads_layout(shape),
-                                                     in.at("q"), in.at("k"), in.at("v"))}};
+      return tensor_values{{"o", std::move(o)}};
     };
     return l;
   };

@@ -13,6 +13,10 @@
 
 namespace kb {
 
+std::string rows_of(const std::string& tensor, uint32_t first, uint32_t end) {
+  return fmt::format("{}[{}:{}]", tensor, first, end);
+}
+
 void program_builder::fail(const std::string& why) const {
   throw std::invalid_argument(fmt::format("program {}: {}", program_, why));
 }
@@ -119,8 +123,9 @@ const program_def& find_program(const std::string& name) {
   return detail::find_by_name(name, shipped_programs(), loaded_programs(), "program");
 }
 
-program_plan build_program(const program_def& def, const kernel_args& args, uint32_t pes) {
-  program_builder b(def.name, pes);
+program_plan build_program(const program_def& def, const kernel_args& args,
+                           program_machine machine) {
+  program_builder b(def.name, std::move(machine));
   try {
     def.build(b, args);
   } catch (const std::invalid_argument&) {

@@ -54,12 +54,24 @@ struct pe_range {
   uint32_t count = 0;
 };
 
+/// The machine a program's build function sizes its work for.
+struct program_machine {
+  uint32_t pes = 1;            ///< the PEs it may launch on (the machine's, or --pes)
+  std::vector<pe_range> cubes; ///< the PEs of each cube among them, in order
+};
+
+/// A binding to rows [first, end) of the program's tensor `tensor`:
+/// "tensor[first:end]" (a launch's kernel then sees just those rows, as a
+/// tensor of end - first rows; its accesses are checked against them).
+std::string rows_of(const std::string& tensor, uint32_t first, uint32_t end);
+
 /// One launch as the program declared it.
 struct launch_decl {
   uint32_t queue = 0;
   std::string kernel;
   std::map<std::string, std::string> args; ///< as `--arg K=V` would give them
-  /// The kernel's tensor name -> the program's tensor it runs on.
+  /// The kernel's tensor name -> the program's tensor it runs on, whole
+  /// ("x") or some of its rows ("x[64:128]", rows_of).
   std::map<std::string, std::string> bind;
   pe_range pes;
   /// Launches that must complete (at the host) before this one is issued:
@@ -83,14 +95,15 @@ struct program_plan {
 /// naming the program.
 class program_builder {
 public:
-  /// `pes`: the PEs the program's launches may run on (the machine's, or
-  /// `--pes`), which pes() gives the build function to size grids with.
-  program_builder(std::string program, uint32_t pes)
-      : program_(std::move(program)), pes_(pes) {}
+  program_builder(std::string program, program_machine machine)
+      : program_(std::move(program)), machine_(std::move(machine)) {}
 
   /// How many PEs the program may launch on (numbered 0 .. pes() - 1 in a
   /// pe_range), as CUDA host code asks the device for its SM count.
-  uint32_t pes() const { return pes_; }
+  uint32_t pes() const { return machine_.pes; }
+  /// The PEs of each cube among them, in the machine's order (SIP, cube):
+  /// for work split over the cubes (with tensors placed "cubes").
+  const std::vector<pe_range>& cubes() const { return machine_.cubes; }
 
   /// A tensor of the program, as a kernel declares one (kernels/registry.hpp):
   /// inputs get random values from the seed (or --input), outputs start
@@ -100,7 +113,8 @@ public:
   program_queue queue(std::string name);
   /// Launches `kernel` with `args` on `pes`, after everything queued on `q`
   /// so far (and what `q` waits on). `bind` gives, for each tensor the
-  /// kernel declares, the program's tensor it runs on (same shape and dtype).
+  /// kernel declares, the program's tensor it runs on (same shape and
+  /// dtype), or rows of one (rows_of: those rows' shape).
   program_launch launch(program_queue q, std::string kernel,
                         std::map<std::string, std::string> args,
                         std::map<std::string, std::string> bind, pe_range pes = {});
@@ -122,7 +136,7 @@ private:
   const std::string& queue_name(program_queue q) const;
 
   std::string program_;
-  uint32_t pes_ = 1;
+  program_machine machine_;
   program_plan plan_;
   /// Per queue: its last launch (UINT32_MAX: none) and what its next launch
   /// waits on besides.
@@ -138,9 +152,11 @@ const std::map<std::string, program_def>& shipped_programs();
 /// The program called `name`, shipped or loaded; std::invalid_argument
 /// listing the known ones.
 const program_def& find_program(const std::string& name);
-/// Runs `def`'s build function with `args` for `pes` usable PEs (what the
-/// builder's pes() gives it): the plan, checked (std::invalid_argument
-/// naming the program). What the build throws is named too.
-program_plan build_program(const program_def& def, const kernel_args& args, uint32_t pes);
+/// Runs `def`'s build function with `args` for `machine` (what the
+/// builder's pes() and cubes() give it): the plan, checked
+/// (std::invalid_argument naming the program). What the build throws is
+/// named too.
+program_plan build_program(const program_def& def, const kernel_args& args,
+                           program_machine machine);
 
 } // namespace kb

@@ -126,8 +126,8 @@ std::optional<tensor_place> parse_tensor_place(std::string_view text) {
     p.in = tensor_place::memory::replicated;
     return p;
   }
-  if (text == "spread") {
-    p.in = tensor_place::memory::spread;
+  if (text == "spread" || text == "cubes") {
+    p.in = text == "spread" ? tensor_place::memory::spread : tensor_place::memory::spread_cubes;
     return p;
   }
   const auto colon = text.find(':');
@@ -136,13 +136,13 @@ std::optional<tensor_place> parse_tensor_place(std::string_view text) {
   const std::string_view memory = text.substr(0, colon);
   const std::string rest(text.substr(colon + 1));
   int used = 0;
-  if (memory == "spread") {
+  if (memory == "spread" || memory == "cubes") {
     unsigned rows = 0;
     if (std::sscanf(rest.c_str(), "%u%n", &rows, &used) != 1 ||
         static_cast<size_t>(used) != rest.size() || rows == 0 || rest[0] == '-' ||
         rest[0] == '+' || rest.size() > 10)
       return std::nullopt;
-    p.in = tensor_place::memory::spread;
+    p.in = memory == "spread" ? tensor_place::memory::spread : tensor_place::memory::spread_cubes;
     p.block_rows = rows;
     return p;
   }
@@ -178,6 +178,8 @@ std::string to_string(const tensor_place& p) {
   case tensor_place::memory::sram: return fmt::format("sram:sip{}.cube{}", p.sip, p.cube);
   case tensor_place::memory::spread:
     return p.block_rows ? fmt::format("spread:{}", p.block_rows) : std::string("spread");
+  case tensor_place::memory::spread_cubes:
+    return p.block_rows ? fmt::format("cubes:{}", p.block_rows) : std::string("cubes");
   case tensor_place::memory::replicated: return "replicated";
   case tensor_place::memory::tcm: return fmt::format("tcm:sip{}.cube{}.pe{}", p.sip, p.cube, p.pe);
   }

@@ -76,6 +76,11 @@ struct tensor_place {
     /// block i in the HBM of the cube of the i-th PE the grid is dealt to
     /// (modulo their number): the PE that runs program i of a 1-D grid.
     spread,
+    /// Blocks of `block_rows` rows (0: the rows over the cubes evenly),
+    /// block i in the HBM of the i-th cube the grid's PEs are in (in the
+    /// machine's order; modulo their number): a tensor's rows split over
+    /// the cubes, for work split over the cubes by rows.
+    spread_cubes,
     /// An input copied into the HBM of every cube the grid's PEs are in;
     /// each PE's pointer is its own cube's copy. Read-only.
     replicated,
@@ -85,11 +90,12 @@ struct tensor_place {
   };
   memory in = memory::first_cube_hbm;
   uint32_t sip = 0, cube = 0, pe = 0;
-  uint32_t block_rows = 0; ///< spread: rows per block (0: even over the PEs)
+  uint32_t block_rows = 0; ///< spread, spread_cubes: rows per block (0: even)
 };
 
 /// "hbm", "hbm:sip0.cube1", "sram:sip1.cube0", "spread", "spread:ROWS",
-/// "replicated", "tcm:sip0.cube1.pe3" (and back); nullopt if not one.
+/// "cubes", "cubes:ROWS", "replicated", "tcm:sip0.cube1.pe3" (and back);
+/// nullopt if not one.
 std::optional<tensor_place> parse_tensor_place(std::string_view text);
 std::string to_string(const tensor_place& p);
 

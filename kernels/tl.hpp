@@ -58,6 +58,10 @@ struct tensor_extent {
   uint64_t elements = 0; ///< rows x cols
   uint32_t rows = 0, cols = 0;
   bool writable = false;
+  /// The number of its first element in the host's tensor it is part of
+  /// (a launch bound to rows of a program's tensor, "x[64:128]"): a
+  /// pointer's `index` counts from that tensor's start.
+  uint64_t first = 0;
 };
 
 /// A typed pointer into global memory (HBM, SRAM or another PE's TCM).

@@ -11,6 +11,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -26,6 +29,8 @@ struct prepared_launch {
   std::vector<std::string> pes;       ///< those that get programs, in dealing order
   std::vector<size_t> pe_numbers;     ///< the same, as numbers of the machine's PEs
   std::vector<std::string> bound;     ///< per kernel tensor: the program's tensor
+  /// per kernel tensor: the rows of it bound ([0, rows) for the whole)
+  std::vector<std::pair<uint32_t, uint32_t>> rows;
   std::map<std::string, std::string> args;
 };
 
@@ -34,6 +39,28 @@ std::string names_of(const std::vector<kernel_tensor>& tensors) {
   for (const auto& t : tensors)
     out += (out.empty() ? "" : ", ") + t.name;
   return out.empty() ? "none" : out;
+}
+
+/// A binding's target: "x" (the whole tensor) or "x[64:128]" (rows 64..127).
+struct binding {
+  std::string tensor;
+  std::optional<std::pair<uint32_t, uint32_t>> rows;
+};
+
+binding parse_binding(const std::string& who, const std::string& name, const std::string& to) {
+  const auto open = to.find('[');
+  if (open == std::string::npos || to.empty() || to.back() != ']')
+    return {to, std::nullopt};
+  unsigned first = 0, end = 0;
+  int used = 0;
+  const std::string range = to.substr(open + 1, to.size() - open - 2);
+  if (std::sscanf(range.c_str(), "%u:%u%n", &first, &end, &used) != 2 ||
+      static_cast<size_t>(used) != range.size() || range[0] == '-' || range[0] == '+' ||
+      range.find(":-") != std::string::npos || range.find(":+") != std::string::npos)
+    throw std::invalid_argument(fmt::format("{}: binds kernel tensor '{}' to '{}'; rows are "
+                                            "bound as NAME[FIRST:END] (rows_of)",
+                                            who, name, to));
+  return {to.substr(0, open), std::pair<uint32_t, uint32_t>{first, end}};
 }
 
 prepared_launch prepare_launch(const std::string& program, const program_plan& plan, size_t i,
@@ -83,17 +110,27 @@ prepared_launch prepare_launch(const std::string& program, const program_plan& p
         "{}: kernel tensor '{}' ({}x{} {}) is bound to none of the program's tensors (its "
         "tensors: {})",
         p.who, t.name, t.rows, t.cols, to_string(t.type), names_of(plan.tensors)));
+    const binding to = parse_binding(p.who, t.name, b->second);
     const auto u = std::find_if(plan.tensors.begin(), plan.tensors.end(),
-                                [&](const kernel_tensor& x) { return x.name == b->second; });
+                                [&](const kernel_tensor& x) { return x.name == to.tensor; });
     if (u == plan.tensors.end())
       throw std::invalid_argument(fmt::format("{}: binds kernel tensor '{}' to '{}', which the "
                                               "program does not declare (its tensors: {})",
-                                              p.who, t.name, b->second, names_of(plan.tensors)));
-    if (u->rows != t.rows || u->cols != t.cols || u->type != t.type)
+                                              p.who, t.name, to.tensor, names_of(plan.tensors)));
+    const uint32_t first = to.rows ? to.rows->first : 0, end = to.rows ? to.rows->second : u->rows;
+    if (to.rows && (first >= end || end > u->rows))
       throw std::invalid_argument(fmt::format(
-        "{}: binds kernel tensor '{}' ({}x{} {}) to the program's '{}', which is {}x{} {}", p.who,
-        t.name, t.rows, t.cols, to_string(t.type), u->name, u->rows, u->cols, to_string(u->type)));
+        "{}: binds kernel tensor '{}' to rows {}..{} of the program's '{}', which has {} rows",
+        p.who, t.name, first, end, u->name, u->rows));
+    if (end - first != t.rows || u->cols != t.cols || u->type != t.type)
+      throw std::invalid_argument(fmt::format(
+        "{}: binds kernel tensor '{}' ({}x{} {}) to {}, which is {}x{} {}", p.who, t.name,
+        t.rows, t.cols, to_string(t.type),
+        to.rows ? fmt::format("rows {}..{} of the program's '{}'", first, end, u->name)
+                : fmt::format("the program's '{}'", u->name),
+        end - first, u->cols, to_string(u->type)));
     p.bound.push_back(u->name);
+    p.rows.emplace_back(first, end);
   }
   return p;
 }
@@ -167,7 +204,14 @@ program_run_result run_program(topology_spec topo, const program_def& def, const
     throw std::invalid_argument(
       fmt::format("--pes {}: the topology has {} PEs", o.pes, machine_pes.size()));
   const size_t usable = o.pes > 0 ? o.pes : machine_pes.size();
-  program_plan plan = build_program(def, args, static_cast<uint32_t>(usable));
+  program_machine machine{static_cast<uint32_t>(usable), {}};
+  for (size_t i = 0; i < usable; ++i) { // each cube's PEs are consecutive in the machine's order
+    const std::string cube = machine_pes[i].substr(0, machine_pes[i].rfind('.'));
+    if (i == 0 || cube != machine_pes[i - 1].substr(0, machine_pes[i - 1].rfind('.')))
+      machine.cubes.push_back({static_cast<uint32_t>(i), 0});
+    ++machine.cubes.back().count;
+  }
+  program_plan plan = build_program(def, args, std::move(machine));
   const std::string who = fmt::format("program {}", def.name);
   apply_places(who, plan.tensors, o.places);
   check_input_files(who, plan.tensors, o.input_files);
@@ -192,6 +236,8 @@ program_run_result run_program(topology_spec topo, const program_def& def, const
   r.tensors = deployed.pointers;
   r.where = deployed.where;
 
+  // The extents of tensors bound by rows, for the whole run (kernels point at them).
+  std::deque<tl::tensor_extent> slices;
   // Each PE's parts of the launches, in launch order; the host's plan.
   std::map<std::string, std::shared_ptr<pe_program>> parts;
   auto hosted = std::make_shared<host_plan>();
@@ -202,8 +248,18 @@ program_run_result run_program(topology_spec topo, const program_def& def, const
     auto dealt = deal_grid(d.kernel, p.l, p.programs, p.pes, placement, [&](const std::string& pe) {
       const tensor_table mine = placement->table_for(pe, plan.tensors);
       tensor_table t;
-      for (size_t k = 0; k < p.l.tensors.size(); ++k)
-        t[p.l.tensors[k].name] = mine.at(p.bound[k]);
+      for (size_t k = 0; k < p.l.tensors.size(); ++k) {
+        tl::ptr at = mine.at(p.bound[k]);
+        const auto [first, end] = p.rows[k];
+        if (end - first != at.tensor->rows) { // some rows: a pointer to them, checked against them
+          const tl::tensor_extent& whole = *at.tensor;
+          at = at + uint64_t{first} * whole.cols;
+          at.tensor = &slices.emplace_back(tl::tensor_extent{
+            rows_of(whole.name, first, end), uint64_t{end - first} * whole.cols, end - first,
+            whole.cols, whole.writable, uint64_t{first} * whole.cols});
+        }
+        t[p.l.tensors[k].name] = at;
+      }
       return t;
     });
     host_launch h{d.kernel, plan.queues[d.queue], d.after, {}};

@@ -152,17 +152,21 @@ tensor_placement place_tensors(const std::string& kernel, const std::vector<kern
       p.where = memory_of(p.ptr.address);
       break;
     }
-    case tensor_place::memory::spread: {
+    case tensor_place::memory::spread:
+    case tensor_place::memory::spread_cubes: {
       if (t.rows == 0 || t.cols == 0)
         throw std::invalid_argument(
           fmt::format("kernel {}: tensor {} is empty and cannot be spread", kernel, t.name));
-      const uint64_t rows = at.block_rows ? at.block_rows : (t.rows + pes.size() - 1) / pes.size();
+      // Block b goes to the cube of the b-th PE, or to the b-th cube.
+      const bool by_cube = at.in == tensor_place::memory::spread_cubes;
+      const uint64_t over = by_cube ? grid_cubes.size() : pes.size();
+      const uint64_t rows = at.block_rows ? at.block_rows : (t.rows + over - 1) / over;
       const uint64_t blocks = (t.rows + rows - 1) / rows;
       auto layout = std::make_shared<tl::spread_layout>();
       layout->block_elements = rows * t.cols;
       std::set<cube_key> used;
       for (uint64_t b = 0; b < blocks; ++b) {
-        const cube_key c = cube_of(pes[b % pes.size()]);
+        const cube_key c = by_cube ? grid_cubes[b % over] : cube_of(pes[b % over]);
         used.insert(c);
         const uint64_t r0 = b * rows, n = std::min<uint64_t>(rows, t.rows - r0);
         const uint64_t address = alloc.take(hbm(c), n * row_bytes, hbm_alignment, t.name);

@@ -166,10 +166,12 @@ void kernel_context::check_tensor(uint64_t address, uint64_t span, bool writabil
   const uint32_t e = dtype_bytes(from.type);
   // The elements [first, first + count) of the tensor, from the pointer's
   // own element number (the host's pointers start at 0; `+` keeps it).
+  // A tensor bound to rows of a bigger one counts its elements from t.first.
   const uint64_t count = (span + e - 1) / e;
-  const uint64_t first = from.index + (address - from.address) / e;
-  const bool outside =
-    address < from.address || first >= t.elements || count > t.elements - first;
+  const uint64_t at = from.index + (address - from.address) / e;
+  const uint64_t first = at >= t.first ? at - t.first : t.elements;
+  const bool outside = address < from.address || at < t.first || first >= t.elements ||
+                       count > t.elements - first;
   if (!writability && outside)
     fail(fmt::format("{} ({}): elements [{}, {}) of tensor {} ({}x{}, {} elements) are outside "
                      "it",

@@ -48,13 +48,25 @@ std::string results(const std::string& args, const std::string& name) {
   return json.substr(0, json.find("\n  \"invocation\": {"));
 }
 
-TEST(DecoderLayer, ResultsAreTheSameWhateverTheThreadsAndProcesses) {
-  const std::string args = small + "--quiet --verify --topology " + test::source_dir() +
-                           "/config/scale/2sip_2cube_4pe.yaml";
-  const std::string one = results(args + " --threads 1", "t1");
+TEST(DecoderLayer, SplitsItsRowsOverTheCubesAndIsTheSameWhateverTheThreadsAndProcesses) {
+  // Four cubes of four PEs and seq 256: each cube takes 64 rows (one GEMM
+  // block) on its own queue, its activations' rows in its HBM, the weights
+  // copied into each; attention on cube k waits for the QKV of cubes < k.
+  const std::string args = "run --program decoder_layer --arg seq=256 --arg d_model=128 "
+                           "--arg heads=2 --arg ffn=256 --verify --topology " +
+                           test::source_dir() + "/config/scale/2sip_2cube_4pe.yaml";
+  const auto r = run_kernbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("program decoder_layer (28 launches on 4 queue(s), 16 PE(s))"));
+  EXPECT_THAT(r.out, HasSubstr("tensor x        256x128 f16 at 0x0 (spread over the HBM of 4 "
+                               "cubes, 4 blocks of 64 rows)"));
+  EXPECT_THAT(r.out, HasSubstr("(replicated in the HBM of 4 cubes)"));
+  EXPECT_THAT(r.out, HasSubstr("flash_attention  cube3 "));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+  const std::string one = results(args + " --quiet --threads 1", "t1");
   ASSERT_THAT(one, HasSubstr("\"flash_attention\""));
-  EXPECT_EQ(results(args + " --threads 2", "t2"), one);
-  EXPECT_EQ(results(args + " --procs 2", "p2"), one);
+  EXPECT_EQ(results(args + " --quiet --threads 2", "t2"), one);
+  EXPECT_EQ(results(args + " --quiet --procs 2", "p2"), one);
 }
 
 TEST(DecoderLayer, ShapesItsKernelsCannotRunAreRefusedNamingTheProgram) {

@@ -169,6 +169,10 @@ TEST(Program, BadProgramsAreRefusedNamingTheProgramAndLaunch) {
     {"event", "program bad: queue main waits on an event that was never recorded (a "
               "default-constructed program_event)"},
     {"queue", "program bad: a launch or event on a queue the program never made"},
+    {"rows_range", "program bad, launch 0 (touch on queue main): binds kernel tensor 'y' to "
+                   "rows 1..3 of the program's 'big', which has 2 rows"},
+    {"rows_syntax", "program bad, launch 0 (touch on queue main): binds kernel tensor 'y' to "
+                    "'big[1:]'; rows are bound as NAME[FIRST:END] (rows_of)"},
   };
   for (const auto& [how, message] : cases) {
     const auto r = run_kernbench(cli("bad", std::string("--arg how=") + how));
@@ -185,6 +189,28 @@ TEST(Program, BadProgramsAreRefusedNamingTheProgramAndLaunch) {
   const auto both = run_kernbench("run --quiet --program gemm_chain --kernel gemm");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_THAT(both.err, HasSubstr("one or the other"));
+}
+
+TEST(Program, RowsOfATensorBindToALaunchAndAreCheckedAgainstItsRows) {
+  // Four cubes of four PEs: halves runs rows 0..1 on sip0.cube0's PEs and
+  // rows 2..3 on sip0.cube1's, each in its own cube's HBM ("cubes").
+  const std::string machine = " --topology " + test::source_dir() +
+                              "/config/scale/2sip_2cube_4pe.yaml";
+  const auto r = run_kernbench(cli("halves", "--verify" + machine));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+  EXPECT_THAT(r.out, HasSubstr("x        4x16 f32 at 0x0 (spread over the HBM of 2 cubes, 2 "
+                               "blocks of 2 rows)"));
+  // Each half is read and written in its own cube: the two take the same time.
+  EXPECT_THAT(r.out, HasSubstr("0  scale            first        2        2          0.000       "
+                               "2259.750"));
+  EXPECT_THAT(r.out, HasSubstr("1  scale            second       2        2          0.000       "
+                               "2259.750"));
+  // A load one row past the bound rows is outside them, though inside x.
+  const auto past = run_kernbench(cli("past_slice", "--verify" + machine));
+  EXPECT_EQ(past.exit_code, 1) << past.out;
+  EXPECT_THAT(past.err, HasSubstr("elements [32, 48) of tensor x[0:2] (2x16, 32 elements) are "
+                                  "outside it"));
 }
 
 /// A run's JSON up to `invocation` (what byte comparisons compare).
