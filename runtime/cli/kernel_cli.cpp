@@ -83,7 +83,7 @@ kernel_run_options kernel_run_options_of(const run_cli& c) {
     if (!place)
       throw std::invalid_argument(fmt::format(
         "--place {}={}: expected hbm, hbm:sipS.cubeC, sram:sipS.cubeC, spread, spread:ROWS, "
-        "replicated or tcm:sipS.cubeC.peP",
+        "cubes, cubes:ROWS, replicated or tcm:sipS.cubeC.peP",
         name, where));
     o.places[name] = *place;
   }

@@ -89,11 +89,33 @@ TEST(KernelPlace, BadPlacesAreRefusedNamingTheTensor) {
   auto c = run_kernbench("run --kernel gemm --place a=dram");
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_EQ(c.err, "kernbench: error: --place a=dram: expected hbm, hbm:sipS.cubeC, "
-                   "sram:sipS.cubeC, spread, spread:ROWS, replicated or tcm:sipS.cubeC.peP\n");
+                   "sram:sipS.cubeC, spread, spread:ROWS, cubes, cubes:ROWS, replicated or "
+                   "tcm:sipS.cubeC.peP\n");
   c = run_kernbench("run --place a=hbm");
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_THAT(c.err, HasSubstr("--place: only with --kernel or --program"));
   // A scratch tensor is no input: --input refuses it like an output.
+}
+
+TEST(KernelPlace, CubesPlacesRowBlocksOneCubeEachAndReadsBack) {
+  for (const char* text : {"cubes", "cubes:64", "spread", "spread:3"}) {
+    const auto p = parse_tensor_place(text);
+    ASSERT_TRUE(p) << text;
+    EXPECT_EQ(to_string(*p), text);
+  }
+  EXPECT_EQ(parse_tensor_place("cubes:64")->in, tensor_place::memory::spread_cubes);
+  EXPECT_EQ(parse_tensor_place("cubes:64")->block_rows, 64u);
+  for (const char* bad : {"cubes:0", "cubes:-1", "cubes:", "cubes:x"})
+    EXPECT_FALSE(parse_tensor_place(bad)) << bad;
+  // gemm's A over the 4 cubes of 2sip_2cube_4pe (16 PEs): one block of 32
+  // rows per cube, where spread (per PE) puts 8-row blocks 4 to a cube.
+  const std::string machine = " --topology " + test::source_dir() +
+                              "/config/scale/2sip_2cube_4pe.yaml";
+  auto r = run_kernbench("run --kernel gemm --arg M=128 --arg K=64 --arg N=64 --arg block_m=8 "
+                         "--verify --place a=cubes --place c=cubes" + machine);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(spread over the HBM of 4 cubes, 4 blocks of 32 rows)"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
 }
 
 TEST(KernelPlace, TheCommandLinePlacesASplitRunsTensorsTheSame) {
