@@ -193,9 +193,9 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
   ++data_writes_;
 }
 
-std::string memory_server_node::pending_writer(const pending_writes::entry& p) const {
-  return fmt::format("command {} of kernel {} on {}", p.by.command, p.by.who,
-                     parent_of(port_.map().name(p.by.requester)));
+std::string memory_server_node::pending_writer(const pending_writes::writer& w) const {
+  return fmt::format("command {} of kernel {} on {}", w.command, w.who,
+                     parent_of(port_.map().name(w.requester)));
 }
 
 memory_reply memory_server_node::serve_read(SimTime head, uint64_t, uint64_t length) {

@@ -143,7 +143,7 @@ private:
   /// A kernel load (`command` of kernel `who` from DMA `requester`) of
   /// bytes a compute result writes.
   /// "command 3 of kernel k on sip0.cube0.pe0": who wrote a pending block.
-  std::string pending_writer(const pending_writes::entry& p) const;
+  std::string pending_writer(const pending_writes::writer& w) const;
 
   memory_server server_;
   /// The request being served, as its trace spans name it: what = its

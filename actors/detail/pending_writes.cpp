@@ -1,9 +1,6 @@
 #include "actors/detail/pending_writes.hpp"
 
-#include "runtime/data/tensor.hpp"
-
-#include <algorithm>
-#include <vector>
+#include <iterator>
 
 namespace kb::detail {
 
@@ -13,72 +10,80 @@ tensor_view pending_writes::bytes_block(uint64_t address, uint64_t rows, uint64_
           rows > 1 ? stride : row_bytes, dtype::i8};
 }
 
-void pending_writes::add(const tensor_view& block, writer w) {
-  const byte_range r = byte_span(block);
-  if (r.empty())
+template <class F> void pending_writes::for_each_run(const tensor_view& block, F&& f) {
+  const uint64_t row = block.row_bytes();
+  if (row == 0 || block.rows == 0)
     return;
-  widest_ = std::max(widest_, r.last - r.first);
-  marked_.emplace(r.first, entry{block, std::move(w)});
+  if (block.contiguous()) {
+    f(block.address, block.address + uint64_t{block.rows} * row);
+    return;
+  }
+  for (uint64_t r = 0; r < block.rows; ++r) {
+    const uint64_t first = block.address + r * block.row_stride;
+    f(first, first + row);
+  }
 }
 
-namespace {
-
-/// Whether every byte of `inner` is a byte of `outer`.
-bool covers(const tensor_view& outer, const tensor_view& inner) {
-  const byte_range o = byte_span(outer), i = byte_span(inner);
-  if (i.first < o.first || i.last > o.last)
-    return false;
-  if (outer.contiguous())
-    return true;
-  // Strided: the same stride, and inner's columns inside outer's.
-  if (!inner.contiguous() && inner.row_stride != outer.row_stride)
-    return false;
-  const uint64_t stride = outer.row_stride;
-  const uint64_t col = (inner.address - outer.address) % stride;
-  return col + (inner.contiguous() ? i.last - i.first : inner.row_bytes()) <= outer.row_bytes();
+void pending_writes::erase(uint64_t first, uint64_t last) {
+  auto it = runs_.lower_bound(first);
+  if (it != runs_.begin()) { // a run that starts before `first` and reaches into it
+    auto before = std::prev(it);
+    if (before->second.last > first) {
+      const run tail{before->second.last, before->second.writer};
+      before->second.last = first;
+      if (tail.last > last) { // it covers [first, last) and more: keep its end
+        runs_.emplace(last, tail);
+        return;
+      }
+    }
+  }
+  while (it != runs_.end() && it->first < last) {
+    if (it->second.last > last) { // keep what lies past `last`
+      const run tail = it->second;
+      runs_.erase(it);
+      runs_.emplace(last, tail);
+      return;
+    }
+    it = runs_.erase(it);
+  }
 }
 
-} // namespace
+void pending_writes::add(const tensor_view& block, writer w) {
+  if (!writers_.empty() && writers_.back().requester == w.requester &&
+      writers_.back().command == w.command && writers_.back().who == w.who) {
+    // the same command's next tile: one writer
+  } else {
+    writers_.push_back(std::move(w));
+  }
+  const auto index = static_cast<uint32_t>(writers_.size() - 1);
+  for_each_run(block, [&](uint64_t first, uint64_t last) {
+    erase(first, last);
+    runs_.emplace(first, run{last, index});
+  });
+}
 
 void pending_writes::clear(const tensor_view& block) {
-  if (marked_.empty())
+  if (runs_.empty())
     return;
-  const byte_range r = byte_span(block);
-  std::vector<entry> rest; // what is left of contiguous blocks written in part
-  const uint64_t from = r.first > widest_ ? r.first - widest_ : 0;
-  auto it = marked_.lower_bound(from);
-  while (it != marked_.end() && it->first < r.last) {
-    const tensor_view& m = it->second.block;
-    if (covers(block, m)) {
-      it = marked_.erase(it);
-      continue;
-    }
-    const byte_range mr = byte_span(m);
-    if (m.contiguous() && block.contiguous() && mr.first < r.last && r.first < mr.last) {
-      // Cut the written bytes out; what stays marked is before and after.
-      for (const byte_range left : {byte_range{mr.first, r.first}, byte_range{r.last, mr.last}})
-        if (!left.empty())
-          rest.push_back({bytes_block(left.first, 1, left.last - left.first, 0), it->second.by});
-      it = marked_.erase(it);
-      continue;
-    }
-    ++it; // a strided block written in part stays marked whole (conservative)
-  }
-  for (entry& e : rest)
-    marked_.emplace(e.block.address, std::move(e));
+  for_each_run(block, [&](uint64_t first, uint64_t last) { erase(first, last); });
+  if (runs_.empty())
+    writers_.clear();
 }
 
-const pending_writes::entry* pending_writes::find(const tensor_view& block) const {
-  if (marked_.empty())
+const pending_writes::writer* pending_writes::find(const tensor_view& block) const {
+  if (runs_.empty())
     return nullptr;
-  const byte_range r = byte_span(block);
-  if (r.empty())
-    return nullptr;
-  const uint64_t from = r.first > widest_ ? r.first - widest_ : 0;
-  for (auto it = marked_.lower_bound(from); it != marked_.end() && it->first < r.last; ++it)
-    if (views_overlap(it->second.block, block, UINT32_MAX)) // exact, never a false error
-      return &it->second;
-  return nullptr;
+  const writer* found = nullptr;
+  for_each_run(block, [&](uint64_t first, uint64_t last) {
+    if (found)
+      return;
+    auto it = runs_.upper_bound(first); // the first run starting after `first`
+    if (it != runs_.begin() && std::prev(it)->second.last > first)
+      found = &writers_[std::prev(it)->second.writer];
+    else if (it != runs_.end() && it->first < last)
+      found = &writers_[it->second.writer];
+  });
+  return found;
 }
 
 } // namespace kb::detail

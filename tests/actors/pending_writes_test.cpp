@@ -25,9 +25,9 @@ TEST(PendingWrites, ALoadFindsAMarkOnlyWhereItSharesAByte) {
   // The last byte of its first row.
   const auto* e = p.find(block(0x100f, 1, 1, 0));
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->by.requester, 7u);
-  EXPECT_EQ(e->by.command, 3u);
-  EXPECT_EQ(e->by.who, "k");
+  EXPECT_EQ(e->requester, 7u);
+  EXPECT_EQ(e->command, 3u);
+  EXPECT_EQ(e->who, "k");
   // Just past its last row, and in the gap between its rows.
   EXPECT_EQ(p.find(block(0x1020, 1, 64, 0)), nullptr);
   EXPECT_EQ(p.find(block(0x1010, 1, 8, 0)), nullptr);
@@ -51,10 +51,33 @@ TEST(PendingWrites, AStoreWithDataUnmarksWhatItWrites) {
   p.add(block(0x3008, 4, 8, 32), {1, 2, "k"});
   p.clear(block(0x3000, 4, 16, 32));
   EXPECT_TRUE(p.empty());
-  // ... and stays marked whole when written in part (conservative).
+  // ... and, written in part, only the bytes written are unmarked.
   p.add(block(0x3008, 4, 8, 32), {1, 2, "k"});
   p.clear(block(0x3008, 1, 8, 0));
+  EXPECT_EQ(p.find(block(0x3008, 1, 8, 0)), nullptr);
   EXPECT_NE(p.find(block(0x3028, 1, 8, 0)), nullptr);
+  EXPECT_NE(p.find(block(0x3000, 4, 16, 32)), nullptr); // rows 1..3 still marked
+  p.clear(block(0x3028, 3, 8, 32));
+  EXPECT_TRUE(p.empty());
+}
+
+TEST(PendingWrites, ALaterMarkOverAnEarlierOneNamesTheLaterWriter) {
+  pending_writes p;
+  p.add(block(0x4000, 1, 64, 0), {1, 1, "first"});
+  p.add(block(0x4010, 1, 16, 0), {2, 9, "second"}); // the middle, by another command
+  ASSERT_NE(p.find(block(0x4000, 1, 1, 0)), nullptr);
+  EXPECT_EQ(p.find(block(0x4000, 1, 1, 0))->who, "first");
+  EXPECT_EQ(p.find(block(0x4018, 1, 4, 0))->who, "second");
+  EXPECT_EQ(p.find(block(0x403f, 1, 1, 0))->who, "first");
+  EXPECT_EQ(p.find(block(0x4040, 1, 16, 0)), nullptr);
+  // Many interleaved tiles: each row of a load is looked up on its own.
+  pending_writes q;
+  for (uint64_t t = 0; t < 64; ++t) // 64 tiles of 8 rows x 16 B, row stride 1024 B
+    q.add(block(0x10000 + t * 16, 8, 16, 1024), {3, t, "gemm"});
+  EXPECT_EQ(q.find(block(0x10000 + 5 * 16 + 3 * 1024, 1, 16, 0))->command, 5u);
+  EXPECT_EQ(q.find(block(0x10000 + 8 * 1024, 1, 1024, 0)), nullptr); // the row after them
+  q.clear(block(0x10000, 8, 1024, 1024)); // a store with data over them all
+  EXPECT_TRUE(q.empty());
 }
 
 } // namespace
