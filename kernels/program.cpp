@@ -60,6 +60,15 @@ program_launch program_builder::launch(program_queue q, std::string kernel,
   (void)queue_name(q);
   if (kernel.empty())
     fail(fmt::format("launch {} names no kernel", plan_.launches.size()));
+  for (const auto& [name, to] : bind) {
+    const std::string tensor = to.substr(0, to.find('['));
+    if (const auto f = freed_.find(tensor); f != freed_.end())
+      fail(fmt::format("launch {} ({}) binds kernel tensor '{}' to '{}', which the program "
+                       "freed {} (a tensor used after it was freed)",
+                       plan_.launches.size(), kernel, name, tensor,
+                       f->second == 0 ? "before its first launch"
+                                      : fmt::format("after launch {}", f->second - 1)));
+  }
   launch_decl l;
   l.queue = q.id;
   l.kernel = std::move(kernel);
@@ -99,6 +108,14 @@ void program_builder::wait(program_queue q, program_event e) {
                                                       events_.size())));
   for (const uint32_t l : events_[e.id])
     waits_[q.id].push_back(l);
+}
+
+void program_builder::free(const std::string& tensor) {
+  if (std::none_of(plan_.tensors.begin(), plan_.tensors.end(),
+                   [&](const kernel_tensor& t) { return t.name == tensor; }))
+    fail(fmt::format("frees '{}', a tensor it never declared", tensor));
+  if (!freed_.emplace(tensor, static_cast<uint32_t>(plan_.launches.size())).second)
+    fail(fmt::format("frees tensor {} twice", tensor));
 }
 
 void program_builder::host_wait() { barrier_ = static_cast<uint32_t>(plan_.launches.size()); }

@@ -125,6 +125,12 @@ public:
   /// The host waits for every launch made so far: later launches are issued
   /// only after all of them complete.
   void host_wait();
+  /// The program is done with `tensor`: a launch made after this that
+  /// binds it is refused, naming both ("used after the program freed it").
+  /// Launches made before may still be running when later ones start, so
+  /// its memory is not given to another tensor (every tensor has its own
+  /// place for the whole run); an output freed is still verified.
+  void free(const std::string& tensor);
   /// The program's reference (every output by name, from the inputs).
   void reference(std::function<tensor_values(const tensor_values&)> f);
 
@@ -145,6 +151,8 @@ private:
   /// Per event: the launches it waits for.
   std::vector<std::vector<uint32_t>> events_;
   uint32_t barrier_ = 0; ///< launches before the last host wait
+  /// Freed tensors: how many launches had been made when each was freed.
+  std::map<std::string, uint32_t> freed_;
 };
 
 /// The programs kernbench ships, by name.

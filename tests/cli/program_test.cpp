@@ -169,6 +169,9 @@ TEST(Program, BadProgramsAreRefusedNamingTheProgramAndLaunch) {
     {"event", "program bad: queue main waits on an event that was never recorded (a "
               "default-constructed program_event)"},
     {"queue", "program bad: a launch or event on a queue the program never made"},
+    {"freed", "program bad: launch 1 (touch) binds kernel tensor 'x' to 'x', which the program "
+              "freed after launch 0 (a tensor used after it was freed)"},
+    {"free_twice", "program bad: frees tensor x twice"},
     {"rows_range", "program bad, launch 0 (touch on queue main): binds kernel tensor 'y' to "
                    "rows 1..3 of the program's 'big', which has 2 rows"},
     {"rows_syntax", "program bad, launch 0 (touch on queue main): binds kernel tensor 'y' to "

@@ -18,7 +18,7 @@
 //   past_slice         past on rows 0..1 of x;
 //   bad                misdeclared as --arg how says (unknown_kernel,
 //                      missing_binding, shape, pes, event, cycle, rows_range,
-//                      rows_syntax).
+//                      rows_syntax, freed, free_twice).
 
 #include "kernels/program.hpp"
 
@@ -183,7 +183,14 @@ extern "C" void kernbench_register_kernels(kb::kernel_catalog& catalog) {
       p.launch(q, "touch", {{"rows", "2"}}, {{"x", "big"}, {"y", "big[1:3]"}});
     else if (how == "rows_syntax")
       p.launch(q, "touch", one_row, {{"x", "x"}, {"y", "big[1:]"}});
-    else if (how == "queue")
+    else if (how == "freed") {
+      p.launch(q, "touch", one_row, {{"x", "x"}, {"y", "y"}});
+      p.free("x");
+      p.launch(q, "touch", one_row, {{"x", "x"}, {"y", "y"}});
+    } else if (how == "free_twice") {
+      p.free("x");
+      p.free("x");
+    } else if (how == "queue")
       p.launch(program_queue{}, "touch", one_row, {{"x", "x"}, {"y", "y"}});
   }));
 }
