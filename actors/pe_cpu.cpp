@@ -172,7 +172,10 @@ void pe_cpu::start_kernel(const pe_program& p) {
   kernel_ = std::make_unique<kernel_context>(std::move(site), static_cast<kernel_port&>(*this));
   if (launches_done_ == 0)
     started_ps_ = now().ps();
-  hook_event(trace_kind::call_start, {0, kernel_slice, 0, 0, 0});
+  // In a program, the slice names its launch (context launch + 1): the
+  // trace draws a flow from the host's launch slice to it.
+  hook_event(trace_kind::call_start,
+             {0, kernel_slice, 0, cfg_.launched ? uint64_t{launch_} + 1 : 0, 0});
   if (p.fn)
     step([&] { kernel_->start(p.fn); });
   else // the built-in driver: every command at once, then wait for all

@@ -212,8 +212,18 @@ void chrome_trace_writer::one(const trace_record& r) {
       ++lane.open;
       lane.last_begin = r.t;
       sep();
+      if (r.tag.what == kernel_slice && r.tag.context > 0) { // a program's kernel
+        const uint64_t launch = r.tag.context - 1;
+        fmt::print(out_,
+                   R"j({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"kernel (launch {})","args":{{"launch":{}}}}})j",
+                   pid, tid, ts, launch, launch);
+        launch_flow(launch, pid, tid, ts);
+        break;
+      }
       fmt::print(out_, R"({{"ph":"B","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{}}}}})",
                  pid, tid, ts, call_name(r.tag.what, r.tag.context), r.tag.context);
+      if (r.tag.what == launch_slice)
+        launches_[r.tag.context] = fmt::format(R"("pid":{},"tid":{},"ts":{})", pid, tid, ts);
       break;
     case trace_kind::engine_complete:
     case trace_kind::call_end:
@@ -227,6 +237,23 @@ void chrome_trace_writer::one(const trace_record& r) {
                  R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":"{}","args":{{"command":{},"item":{}}}}})",
                  pid, tid, ts, to_string(r.kind), r.tag.context, r.tag.item);
   }
+}
+
+void chrome_trace_writer::launch_flow(uint64_t launch, int pid, uint64_t tid,
+                                      const std::string& ts) {
+  // From the host's slice of the launch (its issue) to this kernel's start:
+  // one flow per kernel, since a flow has one end.
+  const auto from = launches_.find(launch);
+  if (from == launches_.end()) // the launch began before a trace's window
+    return;
+  const uint64_t id = ++flows_;
+  sep();
+  fmt::print(out_, R"({{"ph":"s","cat":"launch","id":{},{},"name":"launch {}"}})", id,
+             from->second, launch);
+  sep();
+  fmt::print(out_,
+             R"({{"ph":"f","bp":"e","cat":"launch","id":{},"pid":{},"tid":{},"ts":{},"name":"launch {}"}})",
+             id, pid, tid, ts, launch);
 }
 
 void chrome_trace_writer::receipt(const arrival& a) {

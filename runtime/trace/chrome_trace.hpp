@@ -140,6 +140,8 @@ private:
   /// Draws the receipts due at or before (t, node).
   void arrivals_until(SimTime t, node_id node);
   void receipt(const arrival& a);
+  /// A flow from launch `launch`'s host slice to a kernel slice beginning at ts.
+  void launch_flow(uint64_t launch, int pid, uint64_t tid, const std::string& ts);
   void service(int pid, const trace_record& r);
   void hop(int pid, const trace_record& r);
   /// The receipt at the sender's current time that hop `r` is sent while
@@ -191,6 +193,8 @@ private:
   chrome_trace_cut cut_;
   bool first_ = true;
   uint64_t flows_ = 0;
+  /// Each program launch's host slice begin: "pid":..,"tid":..,"ts":..
+  std::map<uint64_t, std::string> launches_;
 };
 
 } // namespace kb

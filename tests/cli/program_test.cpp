@@ -246,6 +246,10 @@ TEST(Program, TheTraceDrawsEachLaunchOnTheHost) {
   EXPECT_THAT(json, HasSubstr(R"("ts":0.000000,"name":"launch 0")"));
   EXPECT_THAT(json, HasSubstr(R"("ts":0.000000,"name":"launch 1")"));
   EXPECT_THAT(json, HasSubstr(R"("pid":1,"tid":1,"args":{"name":"host/launches"})"));
+  // An arrow from each launch's host slice to the kernel it started.
+  EXPECT_THAT(json, HasSubstr(R"({"ph":"s","cat":"launch","id":1,"pid":1,"tid":0,"ts":0.000000,"name":"launch 0"})"));
+  EXPECT_THAT(json, HasSubstr(R"j("ts":1.006000,"name":"kernel (launch 0)","args":{"launch":0}})j"));
+  EXPECT_THAT(json, HasSubstr(R"({"ph":"f","bp":"e","cat":"launch","id":2,)"));
 }
 
 TEST(Program, GemmChainRunsAndVerifiesOnTheDefaultMachine) {
