@@ -87,6 +87,7 @@ void pe_cpu::step(F&& f) {
     tcm_peak_ = std::max(tcm_peak_, kernel_->tcm().peak_used());
     hook_event(trace_kind::call_end, {0, kernel_slice, 0, 0, 0});
     if (cfg_.launched) { // the completion goes back to the M_CPU
+      ended_.push_back({launch_, finished_ps_, last_step_by_});
       outgoing m;
       m.kind = kind_of(pipe_kind::kernel_done);
       m.bytes = launch_bytes;
@@ -317,6 +318,11 @@ void pe_cpu::on_finish() {
     add_figure(kernel_stats::tcm_wait_ps, waited_ps_[static_cast<size_t>(wait_kind::tcm)]);
     add_figure(kernel_stats::last_resumed_by, finished_ ? last_step_by_ : 0);
     add_figure(kernel_stats::tcm_peak_bytes, std::max(tcm_peak_, kernel_->tcm().peak_used()));
+    for (const launch_end& e : ended_) {
+      const std::string l = std::to_string(e.launch);
+      add_figure(kernel_stats::launch_end_ps, l, e.end_ps);
+      add_figure(kernel_stats::launch_last_command, l, e.last_command);
+    }
   }
 }
 

@@ -86,6 +86,12 @@ private:
   /// the part of the launch that arrived last (kernels/program.hpp).
   const pe_program* current_ = nullptr;
   uint32_t launch_ = 0; ///< the launch current_ belongs to (program runs)
+  /// Each launch's kernel here: when it returned, what last resumed it.
+  struct launch_end {
+    uint32_t launch = 0;
+    uint64_t end_ps = 0, last_command = 0;
+  };
+  std::vector<launch_end> ended_;
   std::vector<uint32_t> arrived_; ///< launches (indices into launches) that wait for the PE
   size_t launches_done_ = 0;
   uint64_t tcm_peak_ = 0; ///< the most TCM any of its kernels allocated

@@ -8,6 +8,7 @@
 #include "runtime/cli/run_outputs.hpp"
 #include "runtime/host/program_run.hpp"
 #include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/report/pe_commands.hpp"
 #include "runtime/report/run_metrics.hpp"
 
 #include <fmt/format.h>
@@ -56,7 +57,36 @@ std::vector<size_t> program_path(const std::vector<launch_times>& t) {
 
 std::string ns(uint64_t ps) { return fmt::format("{:.3f}", static_cast<double>(ps) / 1000.0); }
 
-void print_launches(const program_run_result& r, const std::vector<launch_times>& t) {
+/// What decided when launch `l` ended: the PE whose kernel returned last
+/// (the first in the machine's order on a tie) and the command whose done
+/// notice resumed it then, from the PE_CPUs' launch{}.end_ps figures.
+std::string decided_end(const program_run_result& r, const std::vector<pe_commands>& pes,
+                        size_t l) {
+  const std::string key = std::to_string(l);
+  const pe_commands* last = nullptr;
+  uint64_t end = 0;
+  for (const pe_commands& p : pes) {
+    if (!p.cpu || std::find(r.launches[l].pes.begin(), r.launches[l].pes.end(), p.pe) ==
+                    r.launches[l].pes.end())
+      continue;
+    const uint64_t e = figure_or_zero(*p.cpu, kernel_stats::launch_end_ps, key);
+    if (!last || e > end) {
+      last = &p;
+      end = e;
+    }
+  }
+  if (!last)
+    return {};
+  const uint64_t c = figure_or_zero(*last->cpu, kernel_stats::launch_last_command, key);
+  std::string what;
+  if (c > 0 && c <= last->rows.size())
+    what = fmt::format(" when cmd {} ({})'s done notice resumed it", c, last->rows[c - 1].what);
+  return fmt::format("; launch {} ended with {}'s kernel, which returned at {} ns{}", l, last->pe,
+                     fmt::format("{:.3f}", static_cast<double>(end) / 1000.0), what);
+}
+
+void print_launches(const program_run_result& r, const std::vector<launch_times>& t,
+                    const std::vector<pe_commands>& pes) {
   size_t queues = 0;
   {
     std::vector<std::string> q;
@@ -84,7 +114,8 @@ void print_launches(const program_run_result& r, const std::vector<launch_times>
   std::string chain;
   for (const size_t i : path)
     chain += fmt::format("{}launch {} ({})", chain.empty() ? "" : " -> ", i, r.launches[i].kernel);
-  fmt::print("  critical path   {}: the program ends at {} ns\n", chain, ns(t[last].done_ps));
+  fmt::print("  critical path   {}: the program ends at {} ns{}\n", chain, ns(t[last].done_ps),
+             decided_end(r, pes, last));
 }
 
 } // namespace
@@ -141,7 +172,7 @@ int run_program_cli(run_session& s) {
   s.describe(rep, r.run, r.pes);
   index_commands(rep);
   print_summary(c, rep);
-  print_launches(r, times);
+  print_launches(r, times, rep.commands);
   for (const auto& t : info.tensors)
     fmt::print("  tensor {:<8} {}x{} {} at 0x{:x} ({}){}\n", t.name, t.rows, t.cols,
                to_string(t.type), t.address, t.where,

@@ -58,9 +58,17 @@ inline constexpr stat_decl last_resumed_by = declare_stat(
   "the command whose completion last resumed the finished kernel (0: none)");
 inline constexpr stat_decl tcm_peak_bytes =
   declare_stat("kernel", "kernel.tcm_peak_bytes", stat_unit::bytes, "most TCM allocated at once");
-inline constexpr std::array all = {finished,    start_ps,        end_ps,
-                                   blocked_load_ps, wait_ps,     tcm_wait_ps,
-                                   last_resumed_by, tcm_peak_bytes};
+/// In a program, per launch (qualified by its number): when its kernel on
+/// this PE returned, and the command whose completion last resumed it.
+inline constexpr stat_decl launch_end_ps = declare_stat(
+  "kernel", "launch{}.end_ps", stat_unit::ps, "when the launch's kernel on this PE returned");
+inline constexpr stat_decl launch_last_command =
+  declare_stat("kernel", "launch{}.last_command", stat_unit::number,
+               "the command whose completion last resumed the launch's kernel (0: none)");
+inline constexpr std::array all = {finished,        start_ps,      end_ps,
+                                   blocked_load_ps, wait_ps,       tcm_wait_ps,
+                                   last_resumed_by, tcm_peak_bytes, launch_end_ps,
+                                   launch_last_command};
 } // namespace kernel_stats
 
 /// A PE_SCHEDULER: per command (qualified by its number), its feeder, its TCM reserve.

@@ -257,6 +257,13 @@ TEST(Program, GemmChainRunsAndVerifiesOnTheDefaultMachine) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
   EXPECT_THAT(r.out, HasSubstr("program gemm_chain (2 launches on 1 queue(s), 4 PE(s))"));
+  // Which command decided the end: launch 1's last kernel returned one
+  // return path (1006 ns) before its completion reached the host, resumed
+  // by the PE's second command (launch 0's GEMM was its first).
+  EXPECT_THAT(r.out, HasSubstr("the program ends at 16508.000 ns; launch 1 ended with "
+                               "sip0.cube0.pe3's kernel, which returned at 15502.000 ns when "
+                               "cmd 2 (gemm 64x256x256 f32 tiles 64x64x64)'s done notice "
+                               "resumed it"));
   const auto l = run_kernbench("list-kernels");
   EXPECT_THAT(l.out, HasSubstr("program gemm_chain (shipped)"));
 }
