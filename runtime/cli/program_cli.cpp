@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <map>
 #include <stdexcept>
 
 namespace kb {
@@ -57,36 +59,51 @@ std::vector<size_t> program_path(const std::vector<launch_times>& t) {
 
 std::string ns(uint64_t ps) { return fmt::format("{:.3f}", static_cast<double>(ps) / 1000.0); }
 
-/// What decided when launch `l` ended: the PE whose kernel returned last
-/// (the first in the machine's order on a tie) and the command whose done
-/// notice resumed it then, from the PE_CPUs' launch{}.end_ps figures.
-std::string decided_end(const program_run_result& r, const std::vector<pe_commands>& pes,
-                        size_t l) {
-  const std::string key = std::to_string(l);
-  const pe_commands* last = nullptr;
-  uint64_t end = 0;
+/// What decided when a launch ended: the PE whose kernel returned last (the
+/// first in the machine's order on a tie) and the command whose done notice
+/// resumed it then (0: none), from the PE_CPUs' launch{}.end_ps and
+/// launch{}.last_command figures, read in one pass over each PE's figures.
+struct launch_end {
+  const pe_commands* pe = nullptr;
+  uint64_t end_ps = 0, command = 0;
+};
+
+std::vector<launch_end> ends_of(const std::vector<pe_commands>& pes, size_t launches) {
+  std::vector<launch_end> out(launches);
   for (const pe_commands& p : pes) {
-    if (!p.cpu || std::find(r.launches[l].pes.begin(), r.launches[l].pes.end(), p.pe) ==
-                    r.launches[l].pes.end())
+    if (!p.cpu)
       continue;
-    const uint64_t e = figure_or_zero(*p.cpu, kernel_stats::launch_end_ps, key);
-    if (!last || e > end) {
-      last = &p;
-      end = e;
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> mine; // launch -> end, command
+    for (const figure& f : p.cpu->figures) {
+      if (!f.is(kernel_stats::launch_end_ps) && !f.is(kernel_stats::launch_last_command))
+        continue;
+      uint64_t l = 0;
+      const auto [at, ec] = std::from_chars(f.qualifier.data(),
+                                            f.qualifier.data() + f.qualifier.size(), l);
+      if (ec != std::errc{} || l >= launches)
+        continue;
+      (f.is(kernel_stats::launch_end_ps) ? mine[l].first : mine[l].second) = f.value;
     }
+    for (const auto& [l, e] : mine)
+      if (!out[l].pe || e.first > out[l].end_ps)
+        out[l] = {&p, e.first, e.second};
   }
-  if (!last)
+  return out;
+}
+
+std::string ended_text(const launch_end& e, size_t l) {
+  if (!e.pe)
     return {};
-  const uint64_t c = figure_or_zero(*last->cpu, kernel_stats::launch_last_command, key);
   std::string what;
-  if (c > 0 && c <= last->rows.size())
-    what = fmt::format(" when cmd {} ({})'s done notice resumed it", c, last->rows[c - 1].what);
-  return fmt::format("; launch {} ended with {}'s kernel, which returned at {} ns{}", l, last->pe,
-                     fmt::format("{:.3f}", static_cast<double>(end) / 1000.0), what);
+  if (e.command > 0 && e.command <= e.pe->rows.size())
+    what = fmt::format(" when cmd {} ({})'s done notice resumed it", e.command,
+                       e.pe->rows[e.command - 1].what);
+  return fmt::format("; launch {} ended with {}'s kernel, which returned at {:.3f} ns{}", l,
+                     e.pe->pe, static_cast<double>(e.end_ps) / 1000.0, what);
 }
 
 void print_launches(const program_run_result& r, const std::vector<launch_times>& t,
-                    const std::vector<pe_commands>& pes) {
+                    const std::vector<launch_end>& ends) {
   size_t queues = 0;
   {
     std::vector<std::string> q;
@@ -115,7 +132,7 @@ void print_launches(const program_run_result& r, const std::vector<launch_times>
   for (const size_t i : path)
     chain += fmt::format("{}launch {} ({})", chain.empty() ? "" : " -> ", i, r.launches[i].kernel);
   fmt::print("  critical path   {}: the program ends at {} ns{}\n", chain, ns(t[last].done_ps),
-             decided_end(r, pes, last));
+             ended_text(ends[last], last));
 }
 
 } // namespace
@@ -171,8 +188,15 @@ int run_program_cli(run_session& s) {
   rep.kernel = &info;
   s.describe(rep, r.run, r.pes);
   index_commands(rep);
+  const std::vector<launch_end> ends = ends_of(rep.commands, r.launches.size());
+  for (size_t i = 0; i < ends.size(); ++i)
+    if (ends[i].pe) {
+      info.launches[i].ended_on = ends[i].pe->pe;
+      if (ends[i].command > 0)
+        info.launches[i].ended_by_command = ends[i].command;
+    }
   print_summary(c, rep);
-  print_launches(r, times, rep.commands);
+  print_launches(r, times, ends);
   for (const auto& t : info.tensors)
     fmt::print("  tensor {:<8} {}x{} {} at 0x{:x} ({}){}\n", t.name, t.rows, t.cols,
                to_string(t.type), t.address, t.where,

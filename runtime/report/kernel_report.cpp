@@ -196,7 +196,7 @@ void write_kernel_info_json(json_writer& j, const kernel_info& k) {
       .field("text", v.text)
       .end_object();
   j.end_array();
-  if (!k.launches.empty()) { // a program run (schema 6.2)
+  if (!k.launches.empty()) { // a program run (schema 6.2; ended_on, ended_by_command 6.3)
     j.key("launches").begin_array();
     for (const auto& l : k.launches) {
       j.begin_object()
@@ -213,7 +213,17 @@ void write_kernel_info_json(json_writer& j, const kernel_info& k) {
         j.value(uint64_t{*l.decided_by});
       else
         j.null_value();
-      j.field("critical", l.critical).end_object();
+      j.field("critical", l.critical).key("ended_on"); // 6.3
+      if (l.ended_on.empty())
+        j.null_value();
+      else
+        j.value(l.ended_on);
+      j.key("ended_by_command");
+      if (l.ended_by_command)
+        j.value(*l.ended_by_command);
+      else
+        j.null_value();
+      j.end_object();
     }
     j.end_array();
   }

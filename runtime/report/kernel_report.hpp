@@ -55,6 +55,8 @@ struct kernel_info {
     uint64_t issue_ps = 0, done_ps = 0;
     std::optional<uint32_t> decided_by; ///< the launch whose completion let it go
     bool critical = false;           ///< on the program's critical path
+    std::string ended_on; ///< the PE whose kernel returned last ("": unknown)
+    std::optional<uint64_t> ended_by_command; ///< the command whose done notice resumed it
   };
   std::vector<launch> launches;
 };

@@ -26,7 +26,7 @@ namespace kb {
 /// MAJOR.MINOR: additions at the end of an object raise the minor
 /// version; renamed, removed or redefined fields the major
 /// (docs/results-schema.md, schema/results.schema.json).
-inline constexpr const char* report_schema_version = "6.2";
+inline constexpr const char* report_schema_version = "6.3";
 
 struct report_input {
   std::string topology_file;

@@ -47,6 +47,9 @@ def test_a_program_is_the_clis_run():
     # The second is issued when the first completes at the host.
     assert launches[1]["issue_ps"] == launches[0]["done_ps"]
     assert launches[1]["decided_by"] == 0 and launches[1]["critical"]
+    # Each PE ran one command per launch: launch 1's end was its second.
+    assert launches[1]["ended_by_command"] == 2
+    assert launches[1]["ended_on"].startswith("sip0.cube0.pe")
     assert r.json["end_ps"] == launches[1]["done_ps"]
     assert "verdict: PASS" in r.text
 
