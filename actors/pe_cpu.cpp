@@ -87,7 +87,8 @@ void pe_cpu::step(F&& f) {
     tcm_peak_ = std::max(tcm_peak_, kernel_->tcm().peak_used());
     hook_event(trace_kind::call_end, {0, kernel_slice, 0, 0, 0});
     if (cfg_.launched) { // the completion goes back to the M_CPU
-      ended_.push_back({launch_, finished_ps_, last_step_by_});
+      if (!cfg_.program->launches.empty()) // a program's launch (not a one-kernel run)
+        ended_.push_back({launch_, finished_ps_, last_step_by_});
       outgoing m;
       m.kind = kind_of(pipe_kind::kernel_done);
       m.bytes = launch_bytes;
@@ -176,7 +177,8 @@ void pe_cpu::start_kernel(const pe_program& p) {
   // In a program, the slice names its launch (context launch + 1): the
   // trace draws a flow from the host's launch slice to it.
   hook_event(trace_kind::call_start,
-             {0, kernel_slice, 0, cfg_.launched ? uint64_t{launch_} + 1 : 0, 0});
+             {0, kernel_slice, 0,
+              cfg_.program && !cfg_.program->launches.empty() ? uint64_t{launch_} + 1 : 0, 0});
   if (p.fn)
     step([&] { kernel_->start(p.fn); });
   else // the built-in driver: every command at once, then wait for all
