@@ -63,6 +63,15 @@ TEST(DecoderLayer, SplitsItsRowsOverTheCubesAndIsTheSameWhateverTheThreadsAndPro
   EXPECT_THAT(r.out, HasSubstr("(replicated in the HBM of 4 cubes)"));
   EXPECT_THAT(r.out, HasSubstr("flash_attention  cube3 "));
   EXPECT_THAT(r.out, HasSubstr("verdict: PASS"));
+  // Cube k's launches: 2k, 2k + 1 (LayerNorm, QKV), then 8 + 5k onwards.
+  // Causal, cube 1's attention (launch 13) waits for cube 0's QKV (1) and
+  // its own (3); not causal, for every cube's (1, 3, 5, 7).
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\n +13  flash_attention  cube1 .* 1,3\n"));
+  const auto all_keys = run_kernbench(args + " --arg causal=0");
+  ASSERT_EQ(all_keys.exit_code, 0) << all_keys.out << all_keys.err;
+  EXPECT_THAT(all_keys.out,
+              ::testing::ContainsRegex("\n +13  flash_attention  cube1 .* 1,3,5,7\n"));
+  EXPECT_THAT(all_keys.out, HasSubstr("verdict: PASS"));
   const std::string one = results(args + " --quiet --threads 1", "t1");
   ASSERT_THAT(one, HasSubstr("\"flash_attention\""));
   EXPECT_EQ(results(args + " --quiet --threads 2", "t2"), one);
