@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <vector>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -157,6 +158,32 @@ void check_output_paths(const run_cli& c) {
     {&c.trace, "trace file"},   {&c.trace_stream, "--trace-stream file"},
     {&c.records, "--records file"},
     {&c.oplog, "--oplog file"}, {&c.op_digests, "--op-digests file"}};
+  // Two outputs on one file: the second written would replace the first
+  // (a link or a relative spelling of the same file counts too).
+  std::vector<std::pair<std::filesystem::path, const char*>> seen;
+  if (!c.out_dir.empty())
+    for (const char* name : {"machine.json", "summary.txt"})
+      seen.emplace_back(std::filesystem::path(c.out_dir) / name,
+                        name[0] == 'm' ? "--out machine.json" : "--out summary.txt");
+  for (auto& [at, what] : seen) {
+    std::error_code ec;
+    at = std::filesystem::weakly_canonical(at, ec);
+  }
+  for (const auto& [path, what] : files) {
+    if (path->empty() || *path == data_stdout::name)
+      continue;
+    std::error_code ec;
+    std::filesystem::path at = std::filesystem::weakly_canonical(*path, ec);
+    if (ec)
+      at = std::filesystem::absolute(*path, ec).lexically_normal();
+    for (const auto& [other, other_what] : seen)
+      if (other == at)
+        throw std::invalid_argument(fmt::format(
+          "{} '{}' is also the {}: each output needs its own path (the second written would "
+          "replace the first)",
+          what, *path, other_what));
+    seen.emplace_back(at, what);
+  }
   for (const auto& [path, what] : files) {
     if (path->empty() || *path == data_stdout::name)
       continue;

@@ -69,6 +69,31 @@ TEST(output_links, a_dangling_link_into_a_missing_directory_fails_naming_the_opt
   EXPECT_EQ(names_in(dir), std::vector<std::string>{"r.csv"});
 }
 
+TEST(output_links, two_outputs_on_one_file_are_refused_before_the_run_naming_both) {
+  // Issue 67 item 7: --json X --trace X ran and left X holding the trace.
+  const std::string dir = test::temp_dir("out_twice");
+  std::ofstream(dir + "/keep.json") << "old";
+  auto r = run_kernbench(k_small + " --json " + dir + "/keep.json --trace " + dir + "/keep.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "kernbench: error: trace file '" + dir + "/keep.json' is also the --json "
+                   "file: each output needs its own path (the second written would replace "
+                   "the first)\n");
+  EXPECT_EQ(slurp(dir + "/keep.json"), "old");
+  // Through a link, and spelt another way, it is the same file.
+  fs::create_symlink("keep.json", dir + "/alias.json");
+  r = run_kernbench(k_small + " --csv " + dir + "/alias.json --json " + dir + "/./keep.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--csv file '" + dir + "/alias.json' is also the --json file"),
+            std::string::npos) << r.err;
+  // --out's own files count too.
+  r = run_kernbench(k_small + " --out " + dir + "/o --trace summary.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is also the --out summary.txt"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir + "/keep.json"), "old");
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"alias.json", "keep.json", "o"}));
+}
+
 // -- FIFOs and pipes ------------------------------------------------------------
 
 TEST(output_fifo, a_csv_to_a_fifo_read_by_cat_is_streamed_and_the_run_ends) {
