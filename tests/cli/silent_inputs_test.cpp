@@ -34,6 +34,22 @@ TEST(silent_inputs, a_negative_seed_is_refused_not_wrapped) {
   }
 }
 
+TEST(silent_inputs, a_seed_beyond_2_to_the_64_is_refused_not_saturated) {
+  // Issue 67 item 10: 18446744073709551616 ran as 18446744073709551615.
+  for (const char* cmd : {"run --seed 18446744073709551616", "phold --seed 99999999999999999999"}) {
+    const auto r = run_kernbench(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd;
+    EXPECT_NE(r.err.find("is beyond the largest it takes, 18446744073709551615 (2^64 - 1)"),
+              std::string::npos)
+      << cmd << ": " << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+  // The largest itself is a seed.
+  const auto top = run_kernbench("run --quiet --M 64 --K 64 --N 64 --verify --seed "
+                                 "18446744073709551615");
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+}
+
 TEST(silent_inputs, phase2_workers_is_bounded) {
   // 100,000 executor actors ran for minutes.
   const auto r = run_kernbench("run --phase2-workers 100000 --verify");
