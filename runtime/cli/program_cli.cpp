@@ -171,7 +171,8 @@ int run_program_cli(run_session& s) {
   for (size_t i = 0; i < r.launches.size(); ++i) {
     const launch_info& l = r.launches[i];
     kernel_info::launch row{l.kernel, l.queue, l.pes.size(), l.programs, l.after,
-                            times[i].issue_ps, times[i].done_ps, std::nullopt, false};
+                            times[i].issue_ps, times[i].done_ps, std::nullopt, false, {},
+                            std::nullopt};
     if (times[i].decided_by != 0)
       row.decided_by = times[i].decided_by - 1;
     info.launches.push_back(std::move(row));
