@@ -432,8 +432,15 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() > 0)
         c->given.insert(o->get_name());
-    apply_out_dir(*c);
-    exit_code = run(*c);
+    const std::vector<std::filesystem::path> made = apply_out_dir(*c);
+    try {
+      exit_code = run(*c);
+    } catch (...) { // a refused or failed run leaves no empty --out folder of its own
+      remove_empty_made_folders(made);
+      throw;
+    }
+    if (exit_code != 0)
+      remove_empty_made_folders(made);
   });
   return cmd;
 }

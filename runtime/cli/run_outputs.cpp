@@ -128,13 +128,24 @@ std::unique_ptr<heartbeat> start_heartbeat(const run_cli& c, machine_options& op
                                      opts.progress, totals, heartbeat_interval());
 }
 
-void apply_out_dir(run_cli& c) {
+std::vector<std::filesystem::path> apply_out_dir(run_cli& c) {
+  std::vector<std::filesystem::path> made;
   if (c.out_dir.empty() || c.rank > 0)
-    return;
+    return made;
   if (c.out_dir == data_stdout::name)
     throw std::invalid_argument("--out -: give a folder (only --json and --csv can go to "
                                 "standard output)");
   std::error_code ec;
+  // The folders that do not exist yet, outermost first: what this run makes.
+  // (symlink_status reports a missing path as not_found, and sets its
+  // error code too: that code is not looked at.)
+  std::error_code missing;
+  for (std::filesystem::path p = std::filesystem::absolute(c.out_dir, ec).lexically_normal();
+       !ec && !p.empty() && p != p.parent_path() &&
+       !std::filesystem::exists(std::filesystem::symlink_status(p, missing));
+       p = p.parent_path())
+    made.insert(made.begin(), p);
+  ec.clear();
   std::filesystem::create_directories(c.out_dir, ec);
   if (ec || !std::filesystem::is_directory(c.out_dir))
     throw std::invalid_argument(fmt::format("cannot make the --out folder '{}': {}", c.out_dir,
@@ -148,6 +159,18 @@ void apply_out_dir(run_cli& c) {
     inside(*p);
   if (c.json.empty())
     c.json = (std::filesystem::path(c.out_dir) / "result.json").string();
+  return made;
+}
+
+void remove_empty_made_folders(const std::vector<std::filesystem::path>& made) {
+  for (auto it = made.rbegin(); it != made.rend(); ++it) {
+    std::error_code ec;
+    // Only a real folder, and only while empty: never a link, never content.
+    if (!std::filesystem::is_directory(std::filesystem::symlink_status(*it, ec)) ||
+        !std::filesystem::is_empty(*it, ec) || ec)
+      return;
+    std::filesystem::remove(*it, ec);
+  }
 }
 
 void check_output_paths(const run_cli& c) {

@@ -8,6 +8,7 @@
 #include "runtime/run/machine_run.hpp"
 #include "runtime/report/run_report.hpp"
 
+#include <filesystem>
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
@@ -50,8 +51,11 @@ int status_after_run(int status);
 /// that it always holds: result.json (--json) and, written by
 /// write_outputs, machine.json (the topology as resolved: `run --topology
 /// DIR/machine.json` reruns it) and summary.txt (the report). Refuses a DIR
-/// that is a file.
-void apply_out_dir(run_cli& c);
+/// that is a file. Returns the folders it made (outermost first).
+std::vector<std::filesystem::path> apply_out_dir(run_cli& c);
+/// After a run that failed: removes those of `made` that are still empty
+/// (innermost first), so a refused run leaves no folder of its own behind.
+void remove_empty_made_folders(const std::vector<std::filesystem::path>& made);
 
 /// Before the machine is built: every output file can be written where it
 /// is named (the same check as the write at the end: its folder exists and

@@ -86,12 +86,17 @@ TEST(output_links, two_outputs_on_one_file_are_refused_before_the_run_naming_bot
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--csv file '" + dir + "/alias.json' is also the --json file"),
             std::string::npos) << r.err;
-  // --out's own files count too.
-  r = run_kernbench(k_small + " --out " + dir + "/o --trace summary.txt");
+  // --out's own files count too; the refused run removes the folders it
+  // made for --out (still empty), and only those.
+  r = run_kernbench(k_small + " --out " + dir + "/o/p --trace summary.txt");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is also the --out summary.txt"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir + "/keep.json"), "old");
-  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"alias.json", "keep.json", "o"}));
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"alias.json", "keep.json"}));
+  fs::create_directory(dir + "/mine");
+  r = run_kernbench(k_small + " --out " + dir + "/mine --trace machine.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(fs::is_directory(dir + "/mine")) << "a folder it did not make stays";
 }
 
 // -- FIFOs and pipes ------------------------------------------------------------
