@@ -73,12 +73,13 @@ void pe_cpu::step(F&& f) {
       throw;
     throw tl::kernel_error(fmt::format("{}{}", e.what(), launch()));
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("kernel {}{} on {} failed: {}", current_->kernel,
-                                         launch(), node_name(), e.what()));
+    throw std::runtime_error(fmt::format("kernel {}{} on {} ({}) failed: {}", current_->kernel,
+                                         launch(), node_name(), kernel_->program_text(),
+                                         e.what()));
   } catch (...) { // not a std::exception: `throw 42;`, `throw "no";`
-    throw std::runtime_error(fmt::format("kernel {}{} on {} failed: it threw {}",
+    throw std::runtime_error(fmt::format("kernel {}{} on {} ({}) failed: it threw {}",
                                          current_->kernel, launch(), node_name(),
-                                         current_exception_text()));
+                                         kernel_->program_text(), current_exception_text()));
   }
   if (kernel_->finished() && !finished_) {
     finished_ = true;
@@ -216,7 +217,22 @@ void pe_cpu::blocked(wait_kind kind, uint64_t command) {
 
 void pe_cpu::resumed() {
   waited_ps_[static_cast<size_t>(waiting_)] += now().ps() - blocked_since_;
+  if (resumed_by_ != 0 && resumed_by_ <= commands_.size()) {
+    command_stat& s = commands_[resumed_by_ - 1].stat;
+    s.resumed_kernel = true;
+    s.blocked_from_ps = blocked_since_;
+  }
   hook_event(trace_kind::call_end, {0, static_cast<uint16_t>(waiting_), 0, 0, 0});
+}
+
+void pe_cpu::program_begun(uint32_t linear) {
+  // A host program's launches report their own spans (kernel_info::launch).
+  if (!cfg_.program->launches.empty())
+    return;
+  if (!programs_.empty() && programs_.back().end_ps == UINT64_MAX)
+    programs_.back().end_ps = now().ps();
+  if (linear != no_program)
+    programs_.push_back({linear, now().ps(), UINT64_MAX});
 }
 
 void pe_cpu::mark_pending(uint64_t address, uint64_t bytes, uint64_t command) {
@@ -320,6 +336,13 @@ void pe_cpu::on_finish() {
     add_figure(kernel_stats::tcm_wait_ps, waited_ps_[static_cast<size_t>(wait_kind::tcm)]);
     add_figure(kernel_stats::last_resumed_by, finished_ ? last_step_by_ : 0);
     add_figure(kernel_stats::tcm_peak_bytes, std::max(tcm_peak_, kernel_->tcm().peak_used()));
+    for (const program_span& p : programs_) {
+      if (p.end_ps == UINT64_MAX)
+        continue; // it never returned
+      const std::string id = std::to_string(p.linear);
+      add_figure(kernel_stats::program_start_ps, id, p.start_ps);
+      add_figure(kernel_stats::program_end_ps, id, p.end_ps);
+    }
     for (const launch_end& e : ended_) {
       const std::string l = std::to_string(e.launch);
       add_figure(kernel_stats::launch_end_ps, l, e.end_ps);

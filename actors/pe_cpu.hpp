@@ -64,6 +64,7 @@ private:
   void mark_pending(uint64_t address, uint64_t bytes, uint64_t command) override;
   void blocked(wait_kind kind, uint64_t command) override;
   void resumed() override;
+  void program_begun(uint32_t linear) override;
 
   /// Runs `f` (a step of the kernel); a kernel error ends the run naming it.
   template <class F>
@@ -112,6 +113,12 @@ private:
   wait_kind waiting_ = wait_kind::load;
   uint64_t blocked_since_ = 0;
   uint32_t pe_index_ = 0; ///< the PE's index in its cube (launch and completion messages)
+  /// A one-kernel run's programs here: from its start to its body's return.
+  struct program_span {
+    uint32_t linear = 0;
+    uint64_t start_ps = 0, end_ps = 0;
+  };
+  std::vector<program_span> programs_;
 };
 
 } // namespace kb

@@ -137,6 +137,8 @@ struct CommandStat {
   steadyIntervalPs @18 :UInt64;
   hasMii           @19 :Bool;
   hasSteady        @20 :Bool;
+  resumedKernel    @21 :Bool;
+  blockedFromPs    @22 :UInt64;
 }
 
 struct HubStats {

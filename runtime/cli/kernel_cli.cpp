@@ -35,6 +35,10 @@ void check_run_options(const run_cli& c) {
         throw std::invalid_argument(fmt::format(
           "{}: only with --kernel or --program (it is a kernel's; the built-in driver takes --M, "
           "--K, --N, --dtype, ...)", o));
+    if (given("--per-command"))
+      throw std::invalid_argument(
+        "--per-command: only with --kernel or --program (the built-in driver's report lists "
+        "every command already)");
     return;
   }
   const char* work = c.work_option();

@@ -102,8 +102,34 @@ std::string ended_text(const launch_end& e, size_t l) {
                      e.pe->pe, static_cast<double>(e.end_ps) / 1000.0, what);
 }
 
+/// The launches the table lists: all with --per-command; else those on the
+/// critical path and then the longest, at most `launch_lines`, in order.
+constexpr size_t launch_lines = 8;
+
+std::vector<bool> listed_launches(const std::vector<launch_times>& t,
+                                  const std::vector<size_t>& path, bool all) {
+  std::vector<bool> listed(t.size(), all);
+  size_t n = 0;
+  for (const size_t i : path)
+    if (n < launch_lines && !listed[i]) {
+      listed[i] = true;
+      ++n;
+    }
+  std::vector<size_t> order(t.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  const auto took = [&](size_t i) { return t[i].done_ps - std::min(t[i].done_ps, t[i].issue_ps); };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return took(a) > took(b); });
+  for (const size_t i : order)
+    if (n < launch_lines && !listed[i]) {
+      listed[i] = true;
+      ++n;
+    }
+  return listed;
+}
+
 void print_launches(const program_run_result& r, const std::vector<launch_times>& t,
-                    const std::vector<launch_end>& ends) {
+                    const std::vector<launch_end>& ends, bool every_launch) {
   size_t queues = 0;
   {
     std::vector<std::string> q;
@@ -116,7 +142,14 @@ void print_launches(const program_run_result& r, const std::vector<launch_times>
              r.launches.size(), queues, r.pes.size());
   fmt::print("  {:>6}  {:<16} {:<8} {:>5} {:>8} {:>14} {:>14} {:>14}  {}\n", "launch", "kernel",
              "queue", "PEs", "programs", "issued (ns)", "done (ns)", "took (ns)", "after");
+  const std::vector<size_t> path = program_path(t);
+  const std::vector<bool> listed = listed_launches(t, path, every_launch);
+  size_t skipped = 0;
   for (size_t i = 0; i < r.launches.size(); ++i) {
+    if (!listed[i]) {
+      ++skipped;
+      continue;
+    }
     const launch_info& l = r.launches[i];
     std::string after;
     for (const uint32_t a : l.after)
@@ -126,7 +159,9 @@ void print_launches(const program_run_result& r, const std::vector<launch_times>
                ns(t[i].done_ps - std::min(t[i].done_ps, t[i].issue_ps)),
                after.empty() ? "-" : after);
   }
-  const std::vector<size_t> path = program_path(t);
+  if (skipped > 0)
+    fmt::print("  ({} more launches, neither critical nor the longest: --per-command, --json)\n",
+               skipped);
   const size_t last = path.back();
   std::string chain;
   for (const size_t i : path)
@@ -197,7 +232,7 @@ int run_program_cli(run_session& s) {
         info.launches[i].ended_by_command = ends[i].command;
     }
   print_summary(c, rep);
-  print_launches(r, times, ends);
+  print_launches(r, times, ends, c.per_command);
   for (const auto& t : info.tensors)
     fmt::print("  tensor {:<8} {}x{} {} at 0x{:x} ({}){}\n", t.name, t.rows, t.cols,
                to_string(t.type), t.address, t.where,

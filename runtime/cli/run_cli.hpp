@@ -45,6 +45,7 @@ struct run_cli {
   std::string peers;        // HOST:PORT,... of `kernbench peer` processes
   std::string wire_stats;   // workers: where to leave the cross-process counters
   bool per_pe = false;      // every PE's lines in the summary, however many ran
+  bool per_command = false; // every command's line in a kernel's or program's summary
   bool record = false;      // workers: record because rank 0 writes --trace
   bool record_stages = false; // workers: tally stages, rank 0 writes --json
   bool ship_ops = false;    // workers: ship the op log's records to rank 0

@@ -286,6 +286,10 @@ CLI::App* add_run_command(CLI::App& app, int& exit_code) {
                             "{} PEs prints one line per unit, link and command over its PEs, "
                             "and its --json has those groups alone)",
                             summary_pe_lines));
+  cmd->add_flag("--per-command", c->per_command,
+                "a kernel's or a host program's run: print every command's line and the whole "
+                "critical path (the detailed report; by default it prints the kernel author's "
+                "report, at most ~60 lines at any size)");
   cmd->add_flag("--timings", c->timings,
                 "print where the process's wall time and memory went, phase by phase (read "
                 "the machine, build the nodes, event loop, summary, outputs, teardown, ...); "

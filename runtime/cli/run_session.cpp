@@ -106,6 +106,7 @@ void run_session::describe(report_input& rep, machine_run& run, std::vector<std:
   rep.names = std::move(run.names);
   rep.records = std::move(run.records);
   rep.per_pe = c.per_pe;
+  rep.per_command = c.per_command;
   if (c.memory)
     rep.memory = memory = memory_by_kind(run.topology, run.result);
   describe_reproduction(rep, in.doc, c, opts.cluster.ranks, run.result);

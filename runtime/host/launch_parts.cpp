@@ -175,6 +175,7 @@ deal_grid(const std::string& kernel, const kernel_launch& l, uint32_t programs,
         k.set_program(id);
         body(tl, table);
       }
+      k.end_programs();
       // A launch completes when its commands have: a program need not wait
       // for its last stores (the next one's loads overlap them).
       tl.wait_all();

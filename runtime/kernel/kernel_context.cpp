@@ -28,7 +28,8 @@ kernel_context::kernel_context(kernel_site site, kernel_port& port)
 kernel_context::~kernel_context() = default;
 
 void kernel_context::fail(const std::string& what) const {
-  throw tl::kernel_error(fmt::format("kernel {} on {}: {}", site_.kernel, site_.pe, what));
+  throw tl::kernel_error(
+    fmt::format("kernel {} on {} ({}): {}", site_.kernel, site_.pe, program_text(), what));
 }
 
 kernel_context::tl_call::tl_call(const kernel_context& k, const char* name, bool noted)
@@ -50,6 +51,7 @@ std::string kernel_context::program_text() const {
 void kernel_context::name_frame() {
   const std::string who =
     fmt::format("kernel {} on {} ({})", site_.kernel, site_.pe, program_text());
+  owner_ = std::make_shared<const std::string>(who);
   const size_t len = std::min(who.size(), sizeof frame_.who - 1);
   std::copy_n(who.data(), len, frame_.who);
   frame_.who[len] = 0;
@@ -144,7 +146,10 @@ void kernel_context::set_program(uint32_t linear) {
   const auto& n = site_.num_programs;
   site_.program_id = {linear % n[0], linear / n[0] % n[1], linear / n[0] / n[1]};
   name_frame();
+  port_.program_begun(linear);
 }
+
+void kernel_context::end_programs() { port_.program_begun(kernel_port::no_program); }
 
 uint32_t kernel_context::program_id(unsigned axis) const {
   const tl_call call(*this, "tl.program_id", false);
@@ -173,15 +178,13 @@ void kernel_context::check_tensor(uint64_t address, uint64_t span, bool writabil
   const bool outside = address < from.address || at < t.first || first >= t.elements ||
                        count > t.elements - first;
   if (!writability && outside)
-    fail(fmt::format("{} ({}): elements [{}, {}) of tensor {} ({}x{}, {} elements) are outside "
-                     "it",
-                     what, program_text(), first, first + count, t.name, t.rows, t.cols,
-                     t.elements));
+    fail(fmt::format("{}: elements [{}, {}) of tensor {} ({}x{}, {} elements) are outside it",
+                     what, first, first + count, t.name, t.rows, t.cols, t.elements));
   if (writability && !t.writable)
-    fail(fmt::format("{} ({}): writes elements [{}, {}) of tensor {}, an input; a kernel "
-                     "writes only its outputs and scratch tensors, or an input it declares "
-                     "in-out (kernel_tensor::inout)",
-                     what, program_text(), first, first + count, t.name));
+    fail(fmt::format("{}: writes elements [{}, {}) of tensor {}, an input; a kernel writes "
+                     "only its outputs and scratch tensors, or an input it declares in-out "
+                     "(kernel_tensor::inout)",
+                     what, first, first + count, t.name));
 }
 
 void kernel_context::check_range(uint64_t address, uint64_t span, dtype type, bool write,
@@ -248,7 +251,7 @@ std::shared_ptr<tl::tensor::state> kernel_context::allocate(uint32_t rows, uint3
   s->type = type;
   s->address =
     global_address{mem_space::tcm, site_.sip, site_.cube, site_.index, *offset}.encode();
-  s->owner = fmt::format("kernel {} on {}", site_.kernel, site_.pe);
+  s->owner = owner_;
   s->release = [pool = pool_, at = *offset](std::vector<uint64_t> users) {
     pool->release(at, std::move(users));
   };

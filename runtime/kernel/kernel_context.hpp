@@ -62,6 +62,10 @@ public:
   /// several), and later resumes: its time split and its trace slices.
   virtual void blocked(wait_kind kind, uint64_t command) = 0;
   virtual void resumed() = 0;
+  /// Program `linear` of the grid starts now (the one before, if any, has
+  /// returned); no_program: the last one returned.
+  static constexpr uint32_t no_program = UINT32_MAX;
+  virtual void program_begun(uint32_t linear) = 0;
 };
 
 /// Where a kernel runs and what it may touch.
@@ -108,6 +112,11 @@ public:
   /// programs of the grid runs them one after the other).
   /// `linear` numbers the grid axis 0 fastest (kernels/registry.hpp).
   void set_program(uint32_t linear);
+  /// The last program dealt to the PE returned (its span ends now).
+  void end_programs();
+  /// "program 5", or "program (1, 2, 0)" in a grid of more than one axis:
+  /// the program it runs now (errors name it).
+  std::string program_text() const;
   /// Any command as it is (the built-in driver's).
   tl::handle issue_command(const pe_command& c);
 
@@ -172,8 +181,6 @@ private:
   };
   /// frame_.who from the site ("kernel k on sip0.cube0.pe3 (program 5)").
   void name_frame();
-  /// "program 5", or "program (1, 2, 0)" in a grid of more than one axis.
-  std::string program_text() const;
 
   [[noreturn]] void fail(const std::string& what) const;
   /// Checks that [address, address + span) is aligned for `type`, within
@@ -256,6 +263,8 @@ private:
   static std::vector<byte_range> reads_of(const pe_command& c);
 
   kernel_site site_;
+  /// "kernel K on PE (program N)": the owner of its tensors (name_frame).
+  std::shared_ptr<const std::string> owner_;
   kernel_port& port_;
   memory_hazards hazards_; ///< its global-memory accesses in flight
   std::shared_ptr<tcm_pool> pool_; ///< its TCM, shared with its tensors

@@ -22,7 +22,13 @@ struct tensor::state {
   uint64_t row_stride = 0;
   bool ready = false;          ///< data holds its Phase 1 bytes
   std::vector<uint8_t> data;   ///< row-major, packed
-  std::string owner;           ///< "kernel gemm on sip0.cube0.pe0", for errors
+  /// "kernel gemm on sip0.cube0.pe0 (program 3)", for errors: the
+  /// kernel's, shared by its tensors (made once per program, not per tensor).
+  std::shared_ptr<const std::string> owner;
+  const std::string& owner_text() const {
+    static const std::string none = "a kernel";
+    return owner ? *owner : none;
+  }
   /// A loaded tensor without data (not ready): who wrote the bytes it
   /// loaded with a compute result (docs/adr/0043), for errors.
   std::string pending_from;

@@ -65,12 +65,12 @@ std::span<const uint8_t> tensor::bytes() const {
       "{}: the data of a {}x{} {} tensor loaded by command {} was read in Phase 1; the bytes it "
       "loaded hold a compute result ({} wrote them), pending until the Phase 2 replay (only "
       "loads of host data or of stores of loaded data have data in Phase 1)",
-      s.owner, s.rows, s.cols, to_string(s.type), s.writer, s.pending_from));
+      s.owner_text(), s.rows, s.cols, to_string(s.type), s.writer, s.pending_from));
   if (!s.ready)
     throw kernel_error(fmt::format(
       "{}: the data of a {}x{} {} compute result was read in Phase 1; compute results are "
       "pending until the Phase 2 replay (only loaded tensors have data)",
-      s.owner, s.rows, s.cols, to_string(s.type)));
+      s.owner_text(), s.rows, s.cols, to_string(s.type)));
   return s.data;
 }
 
@@ -78,7 +78,7 @@ float tensor::at(uint32_t r, uint32_t c) const {
   const state& s = get();
   const auto b = bytes();
   if (r >= s.rows || c >= s.cols)
-    throw kernel_error(fmt::format("{}: element ({}, {}) of a {}x{} tensor", s.owner, r, c,
+    throw kernel_error(fmt::format("{}: element ({}, {}) of a {}x{} tensor", s.owner_text(), r, c,
                                    s.rows, s.cols));
   const size_t e = dtype_bytes(s.type);
   return element_to_f32(s.type, b.subspan((size_t{r} * s.cols + c) * e, e));

@@ -57,6 +57,8 @@ std::vector<char> command_table::encode() const {
     w.setSteadyIntervalPs(c.steady_interval_ps);
     w.setHasMii(c.has_mii);
     w.setHasSteady(c.has_steady);
+    w.setResumedKernel(c.resumed_kernel);
+    w.setBlockedFromPs(c.blocked_from_ps);
   }
   return flat_bytes(msg);
 }
@@ -68,7 +70,8 @@ command_table command_table::decode(const std::vector<char>& bytes) {
   for (const auto w : reader.getRoot<wire::CommandTable>().getRows())
     rows.push_back({w.getId(), w.getIssuePs(), w.getDonePs(), w.getTiles(), w.getDone(),
                     w.getCall(), w.getUnit(), w.getFlops(), w.getBytes(), w.getAfter(),
-                    w.getWhat().cStr(), w.getArrivePs(), w.getStartPs(), w.getHeld(),
+                    w.getWhat().cStr(), w.getResumedKernel(), w.getBlockedFromPs(),
+                    w.getArrivePs(), w.getStartPs(), w.getHeld(),
                     w.getHeldBy(), w.getBodyTiles(), w.getPredictedIiPs(),
                     w.getPredictedMiiPs(), w.getSteadyIntervalPs(), w.getHasMii(),
                     w.getHasSteady()});

@@ -51,6 +51,12 @@ struct command_stat {
   /// issued this one (0: issued before the kernel first waited).
   uint64_t after = 0;
   std::string what;     ///< "load 64x64 f16 (8192 B)", "gemm 512x512x512 f16 tiles ..."
+  /// Its done notice resumed the suspended kernel, which had been
+  /// suspended since `blocked_from_ps` (on whatever it waited for): the
+  /// report splits [blocked_from_ps, done_ps] by what held this command
+  /// (kernel_split.hpp).
+  bool resumed_kernel = false;
+  uint64_t blocked_from_ps = 0;
   // -- PE_SCHEDULER --------------------------------------------------------
   uint64_t arrive_ps = 0;  ///< the command reached PE_SCHEDULER
   uint64_t start_ps = 0;   ///< its first tile was released

@@ -65,10 +65,16 @@ inline constexpr stat_decl launch_end_ps = declare_stat(
 inline constexpr stat_decl launch_last_command =
   declare_stat("kernel", "launch{}.last_command", stat_unit::number,
                "the command whose completion last resumed the launch's kernel (0: none)");
-inline constexpr std::array all = {finished,        start_ps,      end_ps,
-                                   blocked_load_ps, wait_ps,       tcm_wait_ps,
-                                   last_resumed_by, tcm_peak_bytes, launch_end_ps,
-                                   launch_last_command};
+/// In a one-kernel run, per program of the grid dealt to this PE
+/// (qualified by its linear id): when it started, when its body returned.
+inline constexpr stat_decl program_start_ps = declare_stat(
+  "kernel", "program{}.start_ps", stat_unit::ps, "when the grid's program started here");
+inline constexpr stat_decl program_end_ps = declare_stat(
+  "kernel", "program{}.end_ps", stat_unit::ps, "when the grid's program's body returned");
+inline constexpr std::array all = {finished,        start_ps,         end_ps,
+                                   blocked_load_ps, wait_ps,          tcm_wait_ps,
+                                   last_resumed_by, tcm_peak_bytes,   launch_end_ps,
+                                   launch_last_command, program_start_ps, program_end_ps};
 } // namespace kernel_stats
 
 /// A PE_SCHEDULER: per command (qualified by its number), its feeder, its TCM reserve.

@@ -1,6 +1,7 @@
 #include "runtime/report/kernel_report.hpp"
 
 #include "runtime/plan/pipeline_plan.hpp"
+#include "runtime/report/kernel_split.hpp"
 #include "runtime/report/pe_groups.hpp"
 
 #include <fmt/format.h>
@@ -12,20 +13,6 @@
 namespace kb {
 
 namespace {
-
-std::string unit_name(uint8_t unit) {
-  if (unit == 0xff)
-    return "pipeline";
-  switch (static_cast<stage_type>(unit)) {
-    case stage_type::dma_read: return "pe_dma/read";
-    case stage_type::dma_write: return "pe_dma/write";
-    case stage_type::gemm: return "pe_gemm";
-    case stage_type::math: return "pe_math";
-    case stage_type::fetch: return "pe_fetch_store/fetch";
-    case stage_type::store: return "pe_fetch_store/store";
-  }
-  return "?";
-}
 
 /// How a step joins the chain before it.
 std::string joined(const path_step& s) {
@@ -45,7 +32,22 @@ constexpr size_t path_ends = 32;
 
 } // namespace
 
-void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped) {
+std::string unit_name(uint8_t unit) {
+  if (unit == 0xff)
+    return "pipeline";
+  switch (static_cast<stage_type>(unit)) {
+    case stage_type::dma_read: return "pe_dma/read";
+    case stage_type::dma_write: return "pe_dma/write";
+    case stage_type::gemm: return "pe_gemm";
+    case stage_type::math: return "pe_math";
+    case stage_type::fetch: return "pe_fetch_store/fetch";
+    case stage_type::store: return "pe_fetch_store/store";
+  }
+  return "?";
+}
+
+void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped,
+                          bool every_step) {
   std::vector<std::pair<const pe_commands*, kernel_time>> ran;
   for (const auto& p : pes)
     if (const kernel_time t = kernel_time_of(p); t.ran)
@@ -86,7 +88,7 @@ void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes
   // run ~100 s to write, issue 61 item 5).
   const size_t n = path.steps.size();
   for (size_t i = 0; i < n; ++i) {
-    if (n > 2 * path_ends && i == path_ends) {
+    if (!every_step && n > 2 * path_ends && i == path_ends) {
       fmt::print(out, "  ... {} more commands of the chain ...\n", n - 2 * path_ends);
       i = n - path_ends - 1;
       continue;
@@ -120,7 +122,12 @@ void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes, bool
       .field("computing_ps", t.running_ps())
       .field("blocked_load_ps", t.blocked_load_ps)
       .field("wait_ps", t.wait_ps)
-      .field("tcm_wait_ps", t.tcm_wait_ps)
+      .field("tcm_wait_ps", t.tcm_wait_ps);
+    const kernel_split sp = kernel_split_of(p); // 6.4
+    j.field("on_compute_ps", sp.computing_ps)
+      .field("on_loads_ps", sp.loads_ps)
+      .field("on_stores_ps", sp.stores_ps)
+      .field("in_transit_ps", sp.transit_ps)
       .end_object();
   }
   j.end_array();

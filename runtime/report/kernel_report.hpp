@@ -61,8 +61,14 @@ struct kernel_info {
   std::vector<launch> launches;
 };
 
-/// The summary's "kernel time" and "critical path" sections.
-void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped);
+/// The unit a command's stage runs on ("pe_dma/read"; "pipeline" for a
+/// composite command, unit 0xff).
+std::string unit_name(uint8_t unit);
+
+/// The detailed summary's "kernel time" and "critical path" sections
+/// (`every_step`: the whole path; else its first and last 32 commands).
+void write_kernel_summary(std::ostream& out, const std::vector<pe_commands>& pes, bool grouped,
+                          bool every_step);
 /// The JSON's `kernel_time` (per PE; empty unless `per_pe`) and
 /// `critical_path` objects.
 void write_kernel_json(json_writer& j, const std::vector<pe_commands>& pes, bool per_pe);

@@ -41,12 +41,16 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
   const run_result& r = *in.result;
   run_metrics m;
   m.end_ps = end_ps(r);
-  for (const pe_commands& p : in.commands)
+  uint64_t last_return = 0;
+  for (const pe_commands& p : in.commands) {
+    if (const kernel_time t = kernel_time_of(p); t.ran && t.finished)
+      last_return = std::max(last_return, t.end_ps);
     for (const command_stat& c : p.rows) {
       m.max_latency_ps = std::max(m.max_latency_ps, c.done_ps - std::min(c.issue_ps, c.done_ps));
       if (c.done) // a run stopped early (ADR-0030) has commands that are not
         m.flops += c.flops;
     }
+  }
   for (const auto& n : r.nodes) {
     m.events += n.stats.events;
     if (!ends_with(n.name, ".hbm"))
@@ -78,6 +82,8 @@ run_metrics compute_metrics(const report_input& in, size_t top) {
                    [](const auto& a, const auto& b) { return a.busy_ps > b.busy_ps; });
   if (m.busiest.size() > top)
     m.busiest.resize(top);
+  const uint64_t launched = kernel_latency_ps(r);
+  m.kernel_latency_ps = launched ? launched : last_return;
   m.wall_s = r.hub.run_wall_ns * 1e-9;
   return m;
 }

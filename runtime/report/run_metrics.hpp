@@ -20,6 +20,10 @@ struct unit_utilisation {
 struct run_metrics {
   uint64_t end_ps = 0;          ///< simulated time of the last event
   uint64_t max_latency_ps = 0;  ///< slowest command (issue -> done) over all PEs
+  /// The kernel's own latency: host launch -> host receipt of the last
+  /// completion (kernel_latency_ps), or on a machine whose kernels start at
+  /// 0 without a launch, the last return of a PE's kernel.
+  uint64_t kernel_latency_ps = 0;
   uint64_t flops = 0;           ///< of all commands on all PEs
   double achieved_flops = 0;    ///< FLOP/s (OP/s: ops_unit) over the simulated time
   double peak_flops = 0;        ///< the PEs' MACs at their clock and dtype rate

@@ -1,4 +1,5 @@
 #include "runtime/report/run_report.hpp"
+#include "runtime/report/author_report.hpp"
 #include "runtime/report/run_timings.hpp"
 
 #include "runtime/report/fabric_report.hpp"
@@ -74,9 +75,7 @@ void index_commands(report_input& in) {
   in.groups = group_pes({in.result, &in.commands}, in.threads);
 }
 
-void write_summary(std::ostream& out, const report_input& in) {
-  const run_result& r = *in.result;
-  const uint64_t end = end_ps(r);
+void write_run_header(std::ostream& out, const report_input& in) {
   size_t fewest = in.commands.empty() ? 0 : SIZE_MAX, most = 0;
   for (const auto& p : in.commands) {
     fewest = std::min(fewest, p.rows.size());
@@ -90,7 +89,17 @@ void write_summary(std::ostream& out, const report_input& in) {
   if (in.stopped_by != 0)
     fmt::print(out, "STOPPED by {} at simulated time {} ns, before the machine went quiet: "
                     "every figure below is of the run so far (incomplete)\n\n",
-               stop_request::name_of(in.stopped_by), ns_str(end));
+               stop_request::name_of(in.stopped_by), ns_str(end_ps(*in.result)));
+}
+
+void write_summary(std::ostream& out, const report_input& in) {
+  // A kernel's or a host program's run: the author's report unless every
+  // command or every PE was asked for (author_report.hpp).
+  if (in.kernel && !in.per_command && !in.per_pe)
+    return write_author_summary(out, in);
+  const run_result& r = *in.result;
+  const uint64_t end = end_ps(r);
+  write_run_header(out, in);
   const bool grouped = !in.per_pe && in.pes.size() > summary_pe_lines;
   const pe_group_summary& groups = in.groups;
   const std::vector<pe_commands> no_pes;     // grouped: the per-PE loops skip
@@ -98,17 +107,23 @@ void write_summary(std::ostream& out, const report_input& in) {
   fmt::print(out, "command latency (PE_CPU issue -> command-done notice; start: PE_SCHEDULER "
                   "released its first tile){}\n",
              grouped ? fmt::format(", over {} PEs (--per-pe: each)", in.pes.size()) : "");
-  if (grouped)
+  // A kernel's commands only with --per-command (--per-pe alone: its PEs'
+  // figures). A stopped run's PEs, their first and last commands only: a
+  // kernel that polled a flag a million times made this hundreds of MB,
+  // and a stopped run took ~100 s to write it (issue 61 item 5). The
+  // JSON's pes[].commands has them all.
+  const bool list_commands = !in.kernel || in.per_command;
+  if (grouped && list_commands)
     write_grouped_latency(out, groups);
-  // A PE's first and last commands only: a kernel that polled a flag a
-  // million times made this hundreds of MB, and a stopped run took ~100 s
-  // to write it (issue 61 item 5). The JSON's pes[].commands has them all.
-  for (const auto& p : grouped ? no_pes : in.commands)
+  if (!list_commands)
+    fmt::print(out, "  (every command's line: --per-command)\n");
+  const size_t cap = in.stopped_by != 0 ? pe_command_lines : SIZE_MAX / 4;
+  for (const auto& p : grouped || !list_commands ? no_pes : in.commands)
     for (size_t i = 0; i < p.rows.size(); ++i) {
-      if (p.rows.size() > 2 * pe_command_lines && i == pe_command_lines) {
+      if (p.rows.size() > 2 * cap && i == cap) {
         fmt::print(out, "  {:<18} ... {} more commands (the JSON's pes[].commands has them)\n",
-                   p.pe, p.rows.size() - 2 * pe_command_lines);
-        i = p.rows.size() - pe_command_lines - 1;
+                   p.pe, p.rows.size() - 2 * cap);
+        i = p.rows.size() - cap - 1;
         continue;
       }
       const command_stat& c = p.rows[i];
@@ -122,7 +137,7 @@ void write_summary(std::ostream& out, const report_input& in) {
     fmt::print(out, "kernel latency: {} ns (host launch -> host receipt of the last completion, "
                     "through M_CPU and NOC)\n",
                ns_str(k));
-  write_kernel_summary(out, in.commands, grouped);
+  write_kernel_summary(out, in.commands, grouped, in.per_command && in.stopped_by == 0);
   fmt::print(out, "\n");
   fmt::print(out, "per-unit busy time and utilisation (of simulated time)\n");
   if (grouped)
@@ -144,9 +159,9 @@ void write_summary(std::ostream& out, const report_input& in) {
   }
   fmt::print(out, "\nsteady-state interval per body (the K tiles of one output tile) of each "
                   "composite command: modulo schedule of the units vs simulation\n");
-  if (grouped)
+  if (grouped && list_commands)
     write_grouped_intervals(out, groups);
-  for (const auto& p : grouped ? no_pes : in.commands)
+  for (const auto& p : grouped || !list_commands ? no_pes : in.commands)
     for (const command_stat& c : p.rows) {
       if (c.unit != 0xff)
         continue; // one tile on one unit: no steady state
@@ -179,6 +194,12 @@ void write_summary(std::ostream& out, const report_input& in) {
     }
   }
   write_fabric_summary(out, fabric_use_of(r), end);
+  write_run_tail(out, in);
+}
+
+void write_run_tail(std::ostream& out, const report_input& in) {
+  const run_result& r = *in.result;
+  const uint64_t end = end_ps(r);
   const run_metrics m = compute_metrics(in);
   const double secs = end * 1e-12;
   const uint64_t events = m.events, flops = m.flops, hbm_bytes = m.hbm_bytes;
@@ -317,7 +338,8 @@ std::string report_json(const report_input& in) {
       .field("busy_ps", u.busy_ps)
       .field("utilisation", u.util)
       .end_object();
-  j.end_array().end_object();
+  j.end_array();
+  j.field("kernel_latency_ps", m.kernel_latency_ps).end_object(); // 6.4
   j.key("groups");
   write_groups_json(j, in.groups);
   write_kernel_json(j, in.commands, per_pe);

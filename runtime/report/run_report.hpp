@@ -26,7 +26,7 @@ namespace kb {
 /// MAJOR.MINOR: additions at the end of an object raise the minor
 /// version; renamed, removed or redefined fields the major
 /// (docs/results-schema.md, schema/results.schema.json).
-inline constexpr const char* report_schema_version = "6.3";
+inline constexpr const char* report_schema_version = "6.4";
 
 struct report_input {
   std::string topology_file;
@@ -57,6 +57,10 @@ struct report_input {
   /// otherwise a run of more than summary_pe_lines PEs gets one line per
   /// unit, link and command over its PEs (pe_groups.hpp).
   bool per_pe = false;
+  /// Every command's line in the summary (`--per-command`): a kernel's or a
+  /// host program's run otherwise prints the author's report
+  /// (author_report.hpp), or with --per-pe its PEs' figures alone.
+  bool per_command = false;
   /// The JSON's `kernbench` object: the version and the git hash of the
   /// build that ran (empty: null).
   std::string version, git_hash;
@@ -95,6 +99,11 @@ std::vector<stage_record> stage_records(const std::vector<trace_record>& records
 void index_commands(report_input& in);
 
 void write_summary(std::ostream& out, const report_input& in);
+/// The summary's first lines: what ran, on how many PEs, the machine, and
+/// whether a signal stopped it.
+void write_run_header(std::ostream& out, const report_input& in);
+/// The summary's last lines: the engine's figures and the throughput.
+void write_run_tail(std::ostream& out, const report_input& in);
 std::string report_json(const report_input& in);
 
 } // namespace kb

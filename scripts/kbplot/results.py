@@ -26,7 +26,7 @@ class BadInput(Exception):
     """Input that cannot be plotted: the message names the file and why."""
 
 
-RUN_COLUMNS = ["topology", "set", "program", "pes", "end_ps", "max_latency_ps", "flops",
+RUN_COLUMNS = ["topology", "set", "program", "pes", "end_ps", "max_latency_ps", "kernel_latency_ps", "flops",
                "achieved_flop_per_s", "peak_flop_per_s", "flop_utilisation", "hbm_bytes",
                "achieved_hbm_bytes_per_s", "peak_hbm_bytes_per_s", "hbm_utilisation",
                "busiest_unit_1", "busiest_utilisation_1", "busiest_unit_2",
@@ -164,7 +164,7 @@ def _json_row(path, text):
         row["complete"] = str(doc["complete"]).lower()
     if "end_ps" in doc:
         row["end_ps"] = str(doc["end_ps"])
-    for k in ("max_latency_ps", "flops", "achieved_flop_per_s", "peak_flop_per_s", "hbm_bytes",
+    for k in ("max_latency_ps", "kernel_latency_ps", "flops", "achieved_flop_per_s", "peak_flop_per_s", "hbm_bytes",
               "achieved_hbm_bytes_per_s", "peak_hbm_bytes_per_s", "events"):
         if k in s:
             row[k] = str(s[k])

@@ -55,7 +55,7 @@ TEST(DecoderLayer, SplitsItsRowsOverTheCubesAndIsTheSameWhateverTheThreadsAndPro
   const std::string args = "run --program decoder_layer --arg seq=256 --arg d_model=128 "
                            "--arg heads=2 --arg ffn=256 --verify --topology " +
                            test::source_dir() + "/config/scale/2sip_2cube_4pe.yaml";
-  const auto r = run_kernbench(args);
+  const auto r = run_kernbench(args + " --per-command"); // every launch's line
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("program decoder_layer (28 launches on 4 queue(s), 16 PE(s))"));
   EXPECT_THAT(r.out, HasSubstr("tensor x        256x128 f16 at 0x0 (spread over the HBM of 4 "
@@ -67,11 +67,19 @@ TEST(DecoderLayer, SplitsItsRowsOverTheCubesAndIsTheSameWhateverTheThreadsAndPro
   // Causal, cube 1's attention (launch 13) waits for cube 0's QKV (1) and
   // its own (3); not causal, for every cube's (1, 3, 5, 7).
   EXPECT_THAT(r.out, ::testing::ContainsRegex("\n +13  flash_attention  cube1 .* 1,3\n"));
-  const auto all_keys = run_kernbench(args + " --arg causal=0");
+  const auto all_keys = run_kernbench(args + " --arg causal=0 --per-command");
   ASSERT_EQ(all_keys.exit_code, 0) << all_keys.out << all_keys.err;
   EXPECT_THAT(all_keys.out,
               ::testing::ContainsRegex("\n +13  flash_attention  cube1 .* 1,3,5,7\n"));
   EXPECT_THAT(all_keys.out, HasSubstr("verdict: PASS"));
+  // By default the table lists the critical launches, then the longest: 8.
+  const auto brief = run_kernbench(args + " --arg causal=0");
+  ASSERT_EQ(brief.exit_code, 0) << brief.out << brief.err;
+  EXPECT_THAT(brief.out, HasSubstr("\n  (20 more launches, neither critical nor the longest: "
+                                   "--per-command, --json)\n"));
+  // and no command's own line (the author's report, ADR-0045).
+  EXPECT_THAT(brief.out, ::testing::Not(::testing::ContainsRegex("\n  sip[0-9a-z.]+ +cmd [0-9]")));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\n  sip[0-9a-z.]+ +cmd [0-9]"));
   const std::string one = results(args + " --quiet --threads 1", "t1");
   ASSERT_THAT(one, HasSubstr("\"flash_attention\""));
   EXPECT_EQ(results(args + " --quiet --threads 2", "t2"), one);

@@ -161,13 +161,13 @@ TEST(KernelFault, AnAccessOutsideItsTensorIsAnErrorNamingTensorRangeAndProgram) 
   const struct {
     std::string how, what;
   } cases[] = {
-    {"load_past", "load of 1x64 f32 (program 15): elements [1024, 1088) of tensor x (1x64, 64 "
+    {"load_past", "load of 1x64 f32: elements [1024, 1088) of tensor x (1x64, 64 "
                   "elements) are outside it"},
-    {"store_past", "store of 1x64 f32 (program 15): elements [64, 128) of tensor y (1x64, 64 "
+    {"store_past", "store of 1x64 f32: elements [64, 128) of tensor y (1x64, 64 "
                    "elements) are outside it"},
-    {"load_far", "load of 1x64 f32 (program 15): elements [1099511627776, 1099511627840) of "
+    {"load_far", "load of 1x64 f32: elements [1099511627776, 1099511627840) of "
                  "tensor x (1x64, 64 elements) are outside it"},
-    {"store_input", "store of 1x64 f32 (program 15): writes elements [0, 64) of tensor x, an "
+    {"store_input", "store of 1x64 f32: writes elements [0, 64) of tensor x, an "
                     "input; a kernel "
                     "writes only its outputs and scratch tensors, or an input it declares "
                     "in-out (kernel_tensor::inout)"},
@@ -176,7 +176,7 @@ TEST(KernelFault, AnAccessOutsideItsTensorIsAnErrorNamingTensorRangeAndProgram) 
     const outputs o("bounds_" + k.how);
     const auto r = run_kernbench(misuse_run(k.how, o.args()));
     EXPECT_EQ(r.exit_code, 1) << k.how << "\n" << r.out << r.err;
-    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3: " + k.what)) << k.how;
+    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3 (program 15): " + k.what)) << k.how;
     o.expect_untouched(k.how);
   }
   // An input declared in-out may be written.

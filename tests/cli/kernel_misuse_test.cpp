@@ -43,7 +43,7 @@ TEST(KernelMisuse, AnythingThrownEndsTheRunNamingTheKernelAndPe) {
     for (const std::string split : splits) {
       const auto r = run_bounded(misuse(k.how, split));
       EXPECT_EQ(r.exit_code, 1) << k.how << " " << split << "\n" << r.out << r.err;
-      EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3.pe_cpu failed: it threw " +
+      EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3.pe_cpu (program 15) failed: it threw " +
                                    k.what))
         << k.how << " " << split;
     }
@@ -136,7 +136,7 @@ TEST(KernelMisuse, ReadingAnotherPesPendingResultIsAnError) {
     const auto r = run_bounded(misuse("cross_read", split));
     EXPECT_EQ(r.exit_code, 1) << split << "\n" << r.out << r.err;
     // Program 15 issued 41 loads before it (the first, then 40 to pass time).
-    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3: the data of a 1x64 f32 "
+    EXPECT_THAT(r.err, HasSubstr("kernel misuse on sip1.cube1.pe3 (program 15): the data of a 1x64 f32 "
                                  "tensor loaded by command 42 was read in Phase 1; the bytes it "
                                  "loaded hold a compute result (command 3 of kernel misuse on "
                                  "sip0.cube0.pe0 wrote them)"))

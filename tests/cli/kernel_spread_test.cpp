@@ -141,7 +141,7 @@ TEST(KernelSpread, ASpreadKernelVerifiesAndEveryCubeReadsItsOwnHbm) {
 TEST(KernelSpread, AnAccessRunningPastABlockIsAnError) {
   // 8 rows from x + 0: block 0 holds 4 (docs/adr/0028's example).
   auto r = run(copy_rows(spread(4), {}, 8));
-  EXPECT_THAT(r.run.error, HasSubstr("kernel copy_rows on sip0.cube0.pe0: load of 8x16 f32: "));
+  EXPECT_THAT(r.run.error, HasSubstr("kernel copy_rows on sip0.cube0.pe0 (program 0): load of 8x16 f32: "));
   EXPECT_THAT(r.run.error, HasSubstr("runs past the end of block 0 (rows 0..3, in hbm of "
                                      "sip0.cube0) of spread tensor x"));
   // The same for a store into a spread output.

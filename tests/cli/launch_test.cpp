@@ -65,7 +65,19 @@ TEST(Launch, AKernelRunReportsItsLatencyAsTheHostSeesIt) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\nsimulated time: 884 ns\nkernel latency: 884 ns (host launch -> "
                                "host receipt of the last completion, through M_CPU and NOC)\n"));
-  EXPECT_THAT(r.out, HasSubstr("  sip0.cube0.pe0     start          6 ns  return          878 ns"));
+  EXPECT_THAT(r.out, HasSubstr("\nkernel time (start -> return) over 1 PE(s): median 872 ns, "
+                               "max 872 ns (sip0.cube0.pe0)\n"));
+  // The CSV and the JSON carry it too (kernel_latency_ps, ADR-0045).
+  const std::string dir = test::temp_dir("launch_latency");
+  const auto c = run_kernbench("run --quiet --kernel gemm --pes 1 --arg M=64 --arg K=64 --arg N=64 "
+                               "--arg block_m=64 --arg tile=64 --per-pe --csv " + dir +
+                               "/r.csv --json " + dir + "/r.json");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_THAT(c.out, HasSubstr("  sip0.cube0.pe0     start          6 ns  return          878 ns"));
+  const std::string csv = test::slurp(dir + "/r.csv");
+  EXPECT_THAT(csv, HasSubstr("end_ps,max_latency_ps,kernel_latency_ps,"));
+  EXPECT_THAT(csv, HasSubstr(",884000,872000,884000,"));
+  EXPECT_THAT(test::slurp(dir + "/r.json"), HasSubstr("\"kernel_latency_ps\": 884000\n"));
 }
 
 } // namespace

@@ -150,7 +150,7 @@ TEST(plot, bad_input_exits_2_naming_the_file_and_what_it_has) {
                           "run --json` result (no summary object)"},
     {csv + " --plot nonsense:M", "kernbench plot: metric 'nonsense' is not a column of " + csv +
                                    " (the numeric columns: M, process_wall_s, pes, end_ps, "
-                                   "max_latency_ps, flops, achieved_flop_per_s"},
+                                   "max_latency_ps, kernel_latency_ps, flops, achieved_flop_per_s"},
     {csv + " --plot busiest_unit_1:M", "metric 'busiest_unit_1' of " + csv + " has no numbers"},
     {csv + " --plot achieved_flop_per_s:Q", "kernbench plot: parameter 'Q' is not a parameter "
                                             "of " + csv + " (the parameters: M, tile, K, N"},

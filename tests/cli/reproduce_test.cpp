@@ -147,7 +147,7 @@ TEST(csv_row, names_the_build_seed_host_threads_and_command) {
   const std::string csv = slurp(dir + "/r.csv");
   EXPECT_THAT(csv, HasSubstr(",events,wall_s,events_per_s,schema_version,complete,"
                              "kernbench_version,git,seed,host,threads,processes,command\n"));
-  EXPECT_THAT(csv, HasSubstr(",6.3,true,"));
+  EXPECT_THAT(csv, HasSubstr(",6.4,true,"));
   EXPECT_THAT(csv, HasSubstr(",9,"));
   EXPECT_THAT(csv, HasSubstr(",2,1,kernbench run --quiet --M 256 --K 256 --N 256 --threads 2 "
                              "--seed 9 --set cube.components.hbm.bandwidth_gbps=256 --csv " + dir +

@@ -196,7 +196,7 @@ TEST(KernelAtomic, AnAtomicOfAComputeResultIsPendingUntilThePhase2Replay) {
       (void)tl.load({hbm(4096), dtype::f32}, {1, 4}).at(0, 0);
     },
     image);
-  EXPECT_THAT(bad.run.error, HasSubstr("kernel k on sip0.cube0.pe0: the data of a 1x4 f32 tensor "
+  EXPECT_THAT(bad.run.error, HasSubstr("kernel k on sip0.cube0.pe0 (program 0): the data of a 1x4 f32 tensor "
                                        "loaded by command 4 was read in Phase 1; the bytes it "
                                        "loaded hold a compute result (command 3 of kernel k on "
                                        "sip0.cube0.pe0 wrote them)"));
@@ -227,26 +227,26 @@ TEST(KernelAtomic, MisuseIsAKernelErrorNamingTheKernel) {
   EXPECT_THAT(error_of([](tl::context& tl) {
                 tl.atomic_add({hbm(4096), dtype::f16}, tl.load({hbm(0), dtype::f16}, {1, 4}));
               }),
-              HasSubstr("kernel k on sip0.cube0.pe0: atomic_add of 1x4 f16: atomics take f32 or "
+              HasSubstr("kernel k on sip0.cube0.pe0 (program 0): atomic_add of 1x4 f16: atomics take f32 or "
                         "i32 elements (cast the tensor first)"));
   EXPECT_THAT(error_of([](tl::context& tl) {
                 tl.atomic_max({hbm(4096), dtype::i32}, tl.load({hbm(0), dtype::f32}, {1, 4}));
               }),
-              HasSubstr("kernel k on sip0.cube0.pe0: atomic_max of 1x4 f32 through a i32 pointer"));
+              HasSubstr("kernel k on sip0.cube0.pe0 (program 0): atomic_max of 1x4 f32 through a i32 pointer"));
   EXPECT_THAT(error_of([](tl::context& tl) {
                 const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 4});
                 tl.atomic_add({hbm(4096), dtype::f32}, x, tl.exp(x)); // a pending mask
               }),
-              HasSubstr("kernel k on sip0.cube0.pe0: masked atomic_add of 1x4 f32: its mask is a "
+              HasSubstr("kernel k on sip0.cube0.pe0 (program 0): masked atomic_add of 1x4 f32: its mask is a "
                         "compute result"));
   const uint64_t nowhere = global_address{mem_space::hbm, 0, 5, 0, 0}.encode();
   EXPECT_THAT(error_of([&](tl::context& tl) {
                 tl.atomic_add({nowhere, dtype::f32}, tl.load({hbm(0), dtype::f32}, {1, 4}));
               }),
-              HasSubstr("kernel k on sip0.cube0.pe0: atomic_add of 1x4 f32: address "
+              HasSubstr("kernel k on sip0.cube0.pe0 (program 0): atomic_add of 1x4 f32: address "
                         "0x500000000000 (hbm of sip0.cube5) is outside every memory"));
   EXPECT_THAT(error_of([](tl::context& tl) { tl.atomic_add({hbm(0), dtype::f32}, tl::tensor()); }),
-              HasSubstr("kernel k on sip0.cube0.pe0: atomic_add"));
+              HasSubstr("kernel k on sip0.cube0.pe0 (program 0): atomic_add"));
 }
 
 } // namespace

@@ -24,8 +24,19 @@
 // The critical path, back from the kernel's last resume (cmd 4): cmd 4
 // waited for cmd 3's data; cmd 3 started on arrival, issued after cmd 2's
 // notice; cmd 2 after cmd 1's; cmd 1 at the kernel's start.
+// Where its time went, by what the PE had in its pipeline while the kernel
+// was suspended (kernel_split.hpp; docs/adr/0045's worked example):
+// suspended t0 -> 120.25 (cmd 1 from t0 + 1: loads 119.25, transit 1),
+// 120.25 -> 244.25 (cmd 2 from 121.25: loads 123, transit 1), 244.25 ->
+// 446.5 (cmd 3, the dot, from 245.25 to its notice at 328.25: computing
+// 83; cmd 4, the store, from 327.25, alone from 328.25: stores 118.25;
+// transit 1). PE_GEMM was busy 80 ns of the 83 (1 ns to it, its tile-done
+// 1 ns back, its notice 1 ns on).
 
+#include "runtime/machine/pipeline_stats.hpp"
+#include "runtime/report/kernel_split.hpp"
 #include "runtime/report/pe_commands.hpp"
+#include "runtime/report/pe_groups.hpp"
 #include "tests/kernel/kernel_support.hpp"
 
 #include <gtest/gtest.h>
@@ -37,13 +48,15 @@ using test::hbm;
 using test::launch_ps;
 using test::run_kernel_on_pe0;
 
+void two_loads_a_dot_and_a_store(tl::context& tl) {
+  const tl::tensor a = tl.load({hbm(0), dtype::f32}, {1, 16});
+  const tl::tensor b = tl.load({hbm(4096), dtype::f32}, {16, 16});
+  tl.store({hbm(8192), dtype::f32}, tl.dot(a, b));
+  tl.wait_all();
+}
+
 TEST(KernelCriticalPath, TwoLoadsADotAndAStore) {
-  const auto r = run_kernel_on_pe0([](tl::context& tl) {
-    const tl::tensor a = tl.load({hbm(0), dtype::f32}, {1, 16});
-    const tl::tensor b = tl.load({hbm(4096), dtype::f32}, {16, 16});
-    tl.store({hbm(8192), dtype::f32}, tl.dot(a, b));
-    tl.wait_all();
-  });
+  const auto r = run_kernel_on_pe0(two_loads_a_dot_and_a_store);
   ASSERT_EQ(r.run.error, "");
   const auto pes = commands_of(r.run.result, {"sip0.cube0.pe0"});
   ASSERT_EQ(pes.size(), 1u);
@@ -95,6 +108,77 @@ TEST(KernelCriticalPath, TwoLoadsADotAndAStore) {
     EXPECT_EQ(path.steps[i].command->id, i + 1);
     EXPECT_EQ(path.steps[i].joined_by, how[i]);
   }
+}
+
+TEST(KernelCriticalPath, TheTimeSplitChargesWhatTheAwaitedCommandWasDoing) {
+  const auto r = run_kernel_on_pe0(two_loads_a_dot_and_a_store);
+  ASSERT_EQ(r.run.error, "");
+  const auto pes = commands_of(r.run.result, {"sip0.cube0.pe0"});
+  const auto& rows = pes[0].rows;
+  ASSERT_EQ(rows.size(), 4u);
+  // Which notices resumed the kernel, and since when it was suspended.
+  const bool resumed[] = {true, true, false, true};
+  const uint64_t from[] = {launch_ps, launch_ps + 120250, 0, launch_ps + 244250};
+  for (size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i + 1);
+    EXPECT_EQ(rows[i].resumed_kernel, resumed[i]);
+    EXPECT_EQ(rows[i].blocked_from_ps, from[i]);
+  }
+  const kernel_split s = kernel_split_of(pes[0]);
+  EXPECT_EQ(s.span_ps, 446500u);
+  EXPECT_EQ(s.computing_ps, 83000u);
+  EXPECT_EQ(s.loads_ps, 119250u + 123000u);
+  EXPECT_EQ(s.stores_ps, 118250u);
+  EXPECT_EQ(s.transit_ps, 3000u);
+  EXPECT_EQ(s.running_ps, 0u);
+  EXPECT_EQ(s.computing_ps + s.loads_ps + s.stores_ps + s.transit_ps + s.running_ps, s.span_ps);
+  // PE_GEMM's busy time: 80 of the 83 ns charged to computing.
+  const node_summary* gemm = find_node(r.run.result, "sip0.cube0.pe0.pe_gemm");
+  ASSERT_NE(gemm, nullptr);
+  uint64_t busy = 0;
+  for (const auto& [lane, f] : lanes_of(*gemm))
+    busy += f.busy;
+  EXPECT_EQ(busy, 80000u);
+}
+
+// Overlap by hand: while the kernel is suspended (1 -> 9 ns), a load is in
+// flight 2 -> 7 and a dot 6 -> 9: 1 -> 2 in transit, 2 -> 6 loads, 6 -> 9
+// computing (the dot wins where both are); the span 0 -> 10 has 2 ns not
+// suspended. A suspension past the kernel's return (a damaged table) is cut
+// at the return, never counted beyond the span.
+TEST(KernelCriticalPath, TheSplitGivesComputeThePlaceWhereUnitsOverlap) {
+  pe_commands p;
+  p.pe = "sip0.cube0.pe0";
+  node_summary cpu;
+  cpu.name = "sip0.cube0.pe0.pe_cpu";
+  for (const auto& [s, v] : {std::pair{kernel_stats::finished, uint64_t{1}},
+                             std::pair{kernel_stats::start_ps, uint64_t{0}},
+                             std::pair{kernel_stats::end_ps, uint64_t{10000}}})
+    cpu.figures.push_back({s.pattern, v, s.id});
+  p.cpu = &cpu;
+  const auto row = [](uint64_t id, command_call call, uint64_t start, uint64_t done) {
+    command_stat c;
+    c.id = id;
+    c.done = true;
+    c.call = static_cast<uint8_t>(call);
+    c.start_ps = start;
+    c.done_ps = done;
+    return c;
+  };
+  p.rows = {row(1, command_call::load, 2000, 7000), row(2, command_call::dot, 6000, 9000)};
+  p.rows[1].resumed_kernel = true; // the dot's notice ended the suspension from 1 ns
+  p.rows[1].blocked_from_ps = 1000;
+  kernel_split s = kernel_split_of(p);
+  EXPECT_EQ(s.span_ps, 10000u);
+  EXPECT_EQ(s.computing_ps, 3000u);
+  EXPECT_EQ(s.loads_ps, 4000u);
+  EXPECT_EQ(s.stores_ps, 0u);
+  EXPECT_EQ(s.transit_ps, 1000u);
+  EXPECT_EQ(s.running_ps, 2000u);
+  p.rows[1].done_ps = 15000; // after the return at 10 ns
+  s = kernel_split_of(p);
+  EXPECT_EQ(s.computing_ps, 4000u);
+  EXPECT_EQ(s.computing_ps + s.loads_ps + s.stores_ps + s.transit_ps + s.running_ps, 10000u);
 }
 
 // A wrong input: a PE whose kernel never returned has no critical path,

@@ -44,13 +44,13 @@ TEST(KernelErrors, ALoadOutsideEveryMemoryNamesTheAddress) {
   // sip0.cube5 does not exist.
   const uint64_t a = global_address{mem_space::hbm, 0, 5, 0, 0}.encode();
   EXPECT_EQ(error_of([&](tl::context& tl) { tl.load({a, dtype::f32}, {1, 4}); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load of 1x4 f32: address 0x500000000000 "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): load of 1x4 f32: address 0x500000000000 "
                          "(hbm of sip0.cube5) is outside every memory of the machine"));
 }
 
 TEST(KernelErrors, AMisalignedLoadNamesTheElementSize) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(2), dtype::f32}, {1, 4}); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load of 1x4 f32: address 0x2 (hbm of "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): load of 1x4 f32: address 0x2 (hbm of "
                          "sip0.cube0) is not aligned to its f32 elements (4 B)"));
   // f16 needs 2 B only.
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(2), dtype::f16}, {1, 4}); }), "");
@@ -58,17 +58,17 @@ TEST(KernelErrors, AMisalignedLoadNamesTheElementSize) {
 
 TEST(KernelErrors, AnEmptyBlockOrAStrideBelowTheRowIsRefused) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {0, 4}); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load of a 0x4 block: rows and cols must "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): load of a 0x4 block: rows and cols must "
                          "be at least 1"));
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {2, 8, 4}); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: load: a row stride of 4 elements is "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): load: a row stride of 4 elements is "
                          "below the 8 columns"));
 }
 
 TEST(KernelErrors, LoadingMoreThanAllocatableTcmIsATcmOverflow) {
   // Default pe_tcm: 4096 KiB, 2560 KiB reserved: 1572864 B allocatable.
   EXPECT_EQ(error_of([](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {1, 393217}); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: TCM overflow: a 1x393217 f32 tensor "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): TCM overflow: a 1x393217 f32 tensor "
                          "needs 1572868 B, but 1572864 B of the 1572864 B AllocatableTCM free "
                          "(largest block 1572864 B)"));
   // Exactly all of it fits.
@@ -84,7 +84,7 @@ TEST(KernelErrors, TcmOverflowCountsTheTensorsStillAlive) {
   });
   const uint64_t t = test::figure(r.run, "sip0.cube0.pe0.pe_cpu", "cmd1.done_ps");
   EXPECT_EQ(r.run.error,
-            cpu_error(t, "kernel k on sip0.cube0.pe0: TCM overflow: a 256x1024 f32 tensor "
+            cpu_error(t, "kernel k on sip0.cube0.pe0 (program 0): TCM overflow: a 256x1024 f32 tensor "
                          "needs 1048576 B, but 524288 B of the 1572864 B AllocatableTCM free "
                          "(largest block 524288 B)"));
 }
@@ -111,7 +111,7 @@ TEST(KernelErrors, ReadingWhatTheKernelsGemmWroteIsAnError) {
   });
   const uint64_t t = test::figure(r.run, "sip0.cube0.pe0.pe_cpu", "cmd2.done_ps");
   EXPECT_EQ(r.run.error,
-            cpu_error(t, "kernel k on sip0.cube0.pe0: the data of a 1x4 f32 tensor loaded by "
+            cpu_error(t, "kernel k on sip0.cube0.pe0 (program 0): the data of a 1x4 f32 tensor loaded by "
                          "command 2 was read in Phase 1; the bytes it loaded hold a compute "
                          "result (command 1 of kernel k on sip0.cube0.pe0 wrote them), pending "
                          "until the Phase 2 replay (only loads of host data or of stores of "
@@ -129,21 +129,21 @@ TEST(KernelErrors, LoadingNextToWhatTheGemmWroteIsFine) {
 
 TEST(KernelErrors, StoreMistakesAreNamed) {
   EXPECT_EQ(error_of([](tl::context& tl) { tl.store({hbm(0), dtype::f32}, tl::tensor()); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: store of a tl::tensor that holds "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): store of a tl::tensor that holds "
                          "nothing"));
   const auto r = run_kernel_on_pe0([](tl::context& tl) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {2, 4});
     tl.store({hbm(4096), dtype::f16}, x);
   });
   EXPECT_EQ(r.run.error,
-            cpu_error(test::launch_ps + 120125, "kernel k on sip0.cube0.pe0: store of a f32 tensor through a f16 "
+            cpu_error(test::launch_ps + 120125, "kernel k on sip0.cube0.pe0 (program 0): store of a f32 tensor through a f16 "
                               "pointer (convert it first)"));
   const auto s = run_kernel_on_pe0([](tl::context& tl) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {2, 4});
     tl.store({hbm(4094), dtype::f32}, x);
   });
   EXPECT_EQ(s.run.error,
-            cpu_error(test::launch_ps + 120125, "kernel k on sip0.cube0.pe0: store of 2x4 f32: address 0xffe (hbm "
+            cpu_error(test::launch_ps + 120125, "kernel k on sip0.cube0.pe0 (program 0): store of 2x4 f32: address 0xffe (hbm "
                               "of sip0.cube0) is not aligned to its f32 elements (4 B)"));
 }
 
@@ -154,10 +154,10 @@ TEST(KernelErrors, WaitingForACommandNeverIssuedIsAnError) {
 
 TEST(KernelErrors, AGridAxisBeyondTwoIsAnError) {
   EXPECT_EQ(error_of([](tl::context& tl) { (void)tl.program_id(3); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: program_id(3): the grid has axes 0, 1 "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): program_id(3): the grid has axes 0, 1 "
                          "and 2"));
   EXPECT_EQ(error_of([](tl::context& tl) { (void)tl.num_programs(5); }),
-            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0: num_programs(5): the grid has axes 0, 1 "
+            cpu_error(test::launch_ps + 0, "kernel k on sip0.cube0.pe0 (program 0): num_programs(5): the grid has axes 0, 1 "
                          "and 2"));
 }
 
@@ -167,7 +167,7 @@ TEST(KernelErrors, TheKernelsOwnExceptionEndsTheRunNamingKernelAndPe) {
     throw std::runtime_error("row 3 is not sorted");
   });
   EXPECT_EQ(r.run.error,
-            cpu_error(test::launch_ps + 120063, "kernel k on sip0.cube0.pe0.pe_cpu failed: row 3 is not sorted"));
+            cpu_error(test::launch_ps + 120063, "kernel k on sip0.cube0.pe0.pe_cpu (program 0) failed: row 3 is not sorted"));
 }
 
 TEST(KernelErrors, AKernelMayCatchItsOwnKernelErrorAndGoOn) {
@@ -216,7 +216,7 @@ TEST(KernelErrors, AKernelPastTheStackLimitFailsNamingItAndTheRunEnds) {
   // 0.25 ns later.
   EXPECT_EQ(out.run.error,
             "sip0.cube0.pe1.pe_cpu at t=" + std::to_string(test::launch_ps + 250) +
-              " ps: kernel k on sip0.cube0.pe1.pe_cpu failed: no kernel stack left: this "
+              " ps: kernel k on sip0.cube0.pe1.pe_cpu (program 0) failed: no kernel stack left: this "
               "process already holds " + std::to_string(held + 1) +
               " kernel stacks, the most its memory-map limit leaves room for (vm.max_map_count " +
               std::to_string(max_maps()) +

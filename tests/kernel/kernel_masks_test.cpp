@@ -275,7 +275,7 @@ TEST(KernelMasks, APendingMaskIsRefusedByName) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {1, 4});
     tl.load({hbm(64), dtype::f32}, {1, 4}, tl.gt(tl.exp(x), 1.0));
   });
-  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0: masked load of 1x4 f32: its mask is a "
+  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0 (program 0): masked load of 1x4 f32: its mask is a "
                              "compute result, pending until Phase 2"),
             std::string::npos)
     << r.run.error;
@@ -286,7 +286,7 @@ TEST(KernelMasks, AMaskThatDoesNotBroadcastIsRefusedByName) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {2, 4});
     tl.store({hbm(64), dtype::f32}, x, tl.lt(tl.arange(3, 0, 0), 2.0));
   });
-  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0: masked store of 2x4 f32: a 3x1 mask "
+  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0 (program 0): masked store of 2x4 f32: a 3x1 mask "
                              "does not broadcast to the 2x4 block"),
             std::string::npos)
     << r.run.error;
@@ -295,7 +295,7 @@ TEST(KernelMasks, AMaskThatDoesNotBroadcastIsRefusedByName) {
 TEST(KernelMasks, ComparingShapesThatDoNotBroadcastIsRefusedByName) {
   const auto r = run_kernel_on_pe0(
     [](tl::context& tl) { tl.lt(tl.arange(3), tl.arange(4)); });
-  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0: lt: a 1x3 operand does not broadcast "
+  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0 (program 0): lt: a 1x3 operand does not broadcast "
                              "to 1x4"),
             std::string::npos)
     << r.run.error;

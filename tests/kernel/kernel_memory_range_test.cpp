@@ -54,7 +54,7 @@ TEST(KernelMemoryRange, ABlockWhoseRowsReachAnotherCubeIsRefused) {
   const auto r = run_kernel_on_pe0(
     [](tl::context& tl) { tl.load({hbm(0), dtype::f32}, {2, 1, uint64_t{1} << 42}); });
   EXPECT_EQ(r.run.error,
-            "sip0.cube0.pe0.pe_cpu at t=6000 ps: kernel k on sip0.cube0.pe0: load of 2x1 f32: "
+            "sip0.cube0.pe0.pe_cpu at t=6000 ps: kernel k on sip0.cube0.pe0 (program 0): load of 2x1 f32: "
             "[0x0 (hbm of sip0.cube0), +17592186044420 B) runs past the end of sip0.cube0.hbm "
             "(68719476736 B; its last byte 0x100000000003 (hbm of sip0.cube1) is in no memory)");
 }
@@ -67,7 +67,7 @@ TEST(KernelMemoryRange, AnHbmBlockRunningPast64GibIsRefused) {
   const uint64_t a = hbm(global_address::max_offset - 7); // the last 8 B, then 8 more
   const auto r = run_kernel_on_pe0([&](tl::context& tl) { tl.load({a, dtype::f32}, {1, 4}); });
   EXPECT_THAT(r.run.error,
-              HasSubstr("kernel k on sip0.cube0.pe0: load of 1x4 f32: [0xffffffff8 (hbm of "
+              HasSubstr("kernel k on sip0.cube0.pe0 (program 0): load of 1x4 f32: [0xffffffff8 (hbm of "
                         "sip0.cube0), +16 B) runs past the end of sip0.cube0.hbm"));
 }
 
@@ -77,7 +77,7 @@ TEST(KernelMemoryRange, AnHbmBlockRunningPast64GibIsRefused) {
 TEST(KernelMemoryRange, ALoadBeyondAnotherPesTcmSizeIsRefused) {
   const auto r = run_kernel_on_pe0(
     [](tl::context& tl) { tl.load({tcm(1, 5 * 1024 * 1024), dtype::f32}, {1, 4}); });
-  EXPECT_THAT(r.run.error, HasSubstr("kernel k on sip0.cube0.pe0: load of 1x4 f32"));
+  EXPECT_THAT(r.run.error, HasSubstr("kernel k on sip0.cube0.pe0 (program 0): load of 1x4 f32"));
 }
 
 // A kernel's loaded tensor lives in its PE's TCM in both phases: PE_DMA
@@ -158,7 +158,7 @@ TEST(KernelMemoryRange, LoadingAnotherPesTcmComputeResultGivesAPendingTensor) {
     if (peek) {
       EXPECT_THAT(r.run.error, HasSubstr("sip0.cube0.pe0.pe_cpu at t="));
       EXPECT_THAT(r.run.error,
-                  HasSubstr("kernel k on sip0.cube0.pe0: the data of a 1x16 f32 tensor loaded by "
+                  HasSubstr("kernel k on sip0.cube0.pe0 (program 0): the data of a 1x16 f32 tensor loaded by "
                             "command "));
       EXPECT_THAT(r.run.error, HasSubstr("the bytes it loaded hold a compute result (command 2 "
                                          "of kernel k on sip0.cube0.pe1 wrote them)"));

@@ -94,7 +94,7 @@ TEST(KernelViews, ReshapingANonContiguousViewIsRefusedByName) {
     const tl::tensor x = tl.load({hbm(0), dtype::f32}, {4, 8});
     tl.reshape(tl.slice(x, 0, 0, 4, 4), 2, 8);
   });
-  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0: reshape of a non-contiguous 4x4 view "
+  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0 (program 0): reshape of a non-contiguous 4x4 view "
                              "(rows 32 B apart, 16 B each)"),
             std::string::npos)
     << r.run.error;
@@ -104,7 +104,7 @@ TEST(KernelViews, ASliceOutsideItsTensorIsRefusedByName) {
   const auto r = run_kernel_on_pe0([](tl::context& tl) {
     tl.slice(tl.load({hbm(0), dtype::f32}, {4, 8}), 3, 0, 2, 8);
   });
-  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0: slice of rows [3, +2) and columns "
+  EXPECT_NE(r.run.error.find("kernel k on sip0.cube0.pe0 (program 0): slice of rows [3, +2) and columns "
                              "[0, +8) of a 4x8 tensor"),
             std::string::npos)
     << r.run.error;

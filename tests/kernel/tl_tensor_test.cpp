@@ -25,7 +25,7 @@ tl::tensor make(uint32_t rows, uint32_t cols, dtype t, std::vector<uint8_t> data
   s->address = 0x2000000000080000;
   s->ready = ready;
   s->data = std::move(data);
-  s->owner = "kernel k on sip0.cube0.pe1";
+  s->owner = std::make_shared<const std::string>("kernel k on sip0.cube0.pe1");
   return tl::tensor(std::move(s));
 }
 

@@ -44,7 +44,7 @@ def runs():
 
 def test_a_run_of_many_pes_has_its_groups_not_every_pe():
     g, e = runs()
-    assert g["schema_version"] == "6.3"
+    assert g["schema_version"] == "6.4"
     assert g["per_pe"] is False and e["per_pe"] is True
     assert g["pes"] == [] and g["kernel_time"] == []
     assert len(e["pes"]) == 20 and len(e["kernel_time"]) == 20

@@ -30,6 +30,8 @@ command_stat row(uint64_t id, std::string what) {
   c.held_by = id - 1;
   c.predicted_ii_ps = 77;
   c.has_mii = true;
+  c.resumed_kernel = id % 2 == 1;
+  c.blocked_from_ps = 1000 * id - 300;
   return c;
 }
 
@@ -38,7 +40,8 @@ bool same(const command_stat& a, const command_stat& b) {
          a.tiles == b.tiles && a.done == b.done && a.call == b.call && a.unit == b.unit &&
          a.bytes == b.bytes && a.after == b.after && a.what == b.what && a.held == b.held &&
          a.held_by == b.held_by && a.predicted_ii_ps == b.predicted_ii_ps &&
-         a.has_mii == b.has_mii && a.has_steady == b.has_steady;
+         a.has_mii == b.has_mii && a.has_steady == b.has_steady &&
+         a.resumed_kernel == b.resumed_kernel && a.blocked_from_ps == b.blocked_from_ps;
 }
 
 /// A table of a type no reader here knows.
