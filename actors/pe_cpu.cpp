@@ -23,7 +23,6 @@ const impl_decl<pe_cpu::config>& pe_cpu::decl() {
                                    "runs the PE's kernel (a tl:: kernel on a fiber, or the "
                                    "built-in driver's commands) and submits its commands to "
                                    "PE_SCHEDULER"}
-      .reports(command_stats::all)
       .reports(kernel_stats::all);
   return d;
 }
@@ -313,17 +312,13 @@ void pe_cpu::on_message(sim_event& ev) {
 }
 
 void pe_cpu::on_finish() {
+  // Its commands only as the table's rows (a figure per command and field
+  // was 4 interned strings a command, 20% of a kernel run's wall time, and
+  // every reader reads the table: issue 62).
   std::vector<command_stat> rows;
   rows.reserve(commands_.size());
-  for (size_t i = 0; i < commands_.size(); ++i) {
-    const command_stat& c = commands_[i].stat;
-    const std::string n = std::to_string(i + 1);
-    add_figure(command_stats::issue_ps, n, c.issue_ps);
-    add_figure(command_stats::done_ps, n, c.done_ps);
-    add_figure(command_stats::tiles, n, c.tiles);
-    add_figure(command_stats::done, n, c.done ? 1 : 0);
-    rows.push_back(c);
-  }
+  for (const issued& c : commands_)
+    rows.push_back(c.stat);
   if (!rows.empty())
     add_table(std::make_shared<command_table>(std::move(rows)));
   if (kernel_) {

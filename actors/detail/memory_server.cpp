@@ -173,6 +173,7 @@ void memory_server_node::serve_data(const sim_event& ev, bool is_read, outgoing&
       return;
     }
     auto data = r.initData(static_cast<unsigned>(length));
+    image_.keep_generated(ev.arg0, span); // an input's block is loaded again and again
     image_.read_rows(ev.arg0, stride, rows, row_bytes, std::span<uint8_t>(data.begin(), data.size()));
     reply.body = message_body{std::move(msg)};
     ++data_reads_;

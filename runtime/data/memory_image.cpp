@@ -130,6 +130,24 @@ void memory_image::touch(uint64_t address, uint64_t length) {
     page_for_write(i);
 }
 
+void memory_image::keep_generated(uint64_t address, uint64_t length) {
+  if (ranges_.empty() || length == 0)
+    return;
+  check_end(address, length);
+  const uint64_t last = (address + (length - 1)) / page_bytes;
+  for (uint64_t i = address / page_bytes; i <= last; ++i) {
+    if (pages_.count(i) != 0)
+      continue;
+    const uint64_t from = i * page_bytes, to = from + page_bytes;
+    auto it = ranges_.lower_bound(to); // the first range starting at or after the page's end
+    if (it == ranges_.begin())
+      continue;
+    --it; // the last range starting before it
+    if (it->first + it->second.length > from)
+      page_for_write(i);
+  }
+}
+
 std::vector<uint8_t> memory_image::read(uint64_t address, uint64_t length) const {
   std::vector<uint8_t> out(length);
   read(address, out);

@@ -61,6 +61,11 @@ public:
   /// make a page from its ranges first.
   void generate(uint64_t address, uint64_t length, std::shared_ptr<const byte_source> source,
                 uint64_t source_first = 0);
+  /// Makes the pages of [address, address + length) that a generated range
+  /// covers and that are not made yet: later reads of them copy bytes
+  /// instead of generating them again (a memory that serves a kernel's
+  /// loads of an input, block after block). Other pages stay absent.
+  void keep_generated(uint64_t address, uint64_t length);
   /// Makes every page of every generated range (before threads write the
   /// image: Phase 2), so that later reads cost no generation.
   void materialize();

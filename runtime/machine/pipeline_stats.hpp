@@ -26,18 +26,8 @@ inline constexpr stat_decl bytes =
 inline constexpr std::array all = {busy_ps, stall_ps, wait_ps, stages, bytes};
 } // namespace lane_stats
 
-/// Per command of a PE_CPU, qualified by the command's number.
-namespace command_stats {
-inline constexpr stat_decl issue_ps =
-  declare_stat("command", "cmd{}.issue_ps", stat_unit::ps, "when the command was issued");
-inline constexpr stat_decl done_ps =
-  declare_stat("command", "cmd{}.done_ps", stat_unit::ps, "when the command completed");
-inline constexpr stat_decl tiles =
-  declare_stat("command", "cmd{}.tiles", stat_unit::count, "tiles of the command");
-inline constexpr stat_decl done =
-  declare_stat("command", "cmd{}.done", stat_unit::flag, "1 if the command completed");
-inline constexpr std::array all = {issue_ps, done_ps, tiles, done};
-} // namespace command_stats
+/// (A PE_CPU's commands are rows of its command table, not figures:
+/// runtime/machine/command_table.hpp.)
 
 /// A PE_CPU's kernel (ADR-0027's kernel time).
 namespace kernel_stats {
@@ -77,17 +67,9 @@ inline constexpr std::array all = {finished,        start_ps,         end_ps,
                                    launch_last_command, program_start_ps, program_end_ps};
 } // namespace kernel_stats
 
-/// A PE_SCHEDULER: per command (qualified by its number), its feeder, its TCM reserve.
+/// A PE_SCHEDULER: its feeder, its TCM reserve (each command's body, II
+/// prediction and steady interval are rows of its command table).
 namespace scheduler_stats {
-inline constexpr stat_decl body_tiles = declare_stat(
-  "pe_scheduler", "cmd{}.body_tiles", stat_unit::count, "tiles of one steady-state body");
-inline constexpr stat_decl predicted_ii_ps = declare_stat(
-  "pe_scheduler", "cmd{}.predicted_ii_ps", stat_unit::ps, "the body's predicted II (ADR-0007)");
-inline constexpr stat_decl predicted_mii_ps = declare_stat(
-  "pe_scheduler", "cmd{}.predicted_mii_ps", stat_unit::ps, "the body's resource-bound MII");
-inline constexpr stat_decl steady_interval_ps =
-  declare_stat("pe_scheduler", "cmd{}.steady_interval_ps", stat_unit::ps,
-               "simulated interval between bodies over the second half");
 inline constexpr stat_decl feeder_stall_ps = declare_stat(
   "pe_scheduler", "feeder.stall_ps", stat_unit::ps, "time the feeder held a tile on a full queue");
 inline constexpr stat_decl tcm_peak_bytes = declare_stat(
@@ -98,9 +80,8 @@ inline constexpr stat_decl tiles_fed =
   declare_stat("pe_scheduler", "tiles_fed", stat_unit::count, "tiles released to the units");
 inline constexpr stat_decl commands_done =
   declare_stat("pe_scheduler", "commands_done", stat_unit::count, "commands completed");
-inline constexpr std::array all = {body_tiles,      predicted_ii_ps, predicted_mii_ps,
-                                   steady_interval_ps, feeder_stall_ps, tcm_peak_bytes,
-                                   tcm_stall_ps,    tiles_fed,       commands_done};
+inline constexpr std::array all = {feeder_stall_ps, tcm_peak_bytes, tcm_stall_ps, tiles_fed,
+                                   commands_done};
 } // namespace scheduler_stats
 
 /// An M_CPU's kernel launch.

@@ -31,14 +31,6 @@ namespace {
 
 std::string ns_str(uint64_t ps) { return summary_ns(ps); }
 
-/// A figure of one command (PE_CPU's and PE_SCHEDULER's per-command statistics).
-bool per_command(const figure& f) {
-  return f.is(command_stats::issue_ps) || f.is(command_stats::done_ps) ||
-         f.is(command_stats::tiles) || f.is(command_stats::done) ||
-         f.is(scheduler_stats::body_tiles) || f.is(scheduler_stats::predicted_ii_ps) ||
-         f.is(scheduler_stats::predicted_mii_ps) || f.is(scheduler_stats::steady_interval_ps);
-}
-
 /// A figure of one out link (the engine's link statistics).
 bool per_link(const figure& f) {
   return f.is(link_stats::bytes) || f.is(link_stats::messages) || f.is(link_stats::busy_ps);
@@ -311,8 +303,6 @@ std::string report_json(const report_input& in) {
     j.begin_object().field("node", n.name).field("events", n.stats.events);
     j.key("figures").begin_object();
     for (const auto& f : n.figures) {
-      if (per_command(f)) // in pes[].commands
-        continue;
       // Grouped: a link to a PE's node is in groups.links.
       if (!per_pe && per_link(f) && split_pe_node(f.qualifier))
         continue;

@@ -23,6 +23,7 @@
 #include "runtime/config/topology_loader.hpp"
 #include "actors/builtin_kinds.hpp"
 #include "runtime/host/program_run.hpp"
+#include "runtime/machine/command_table.hpp"
 #include "runtime/machine/pipeline_stats.hpp"
 
 #include <gmock/gmock.h>
@@ -66,8 +67,14 @@ uint64_t launch_figure(const machine_run& r, const stat_decl& s, size_t launch) 
   return figure_or_zero(node(r, "host"), s, std::to_string(launch));
 }
 
-uint64_t cmd(const machine_run& r, const std::string& pe, const stat_decl& s, size_t n) {
-  return figure_or_zero(node(r, "sip0.cube0." + pe + ".pe_cpu"), s, std::to_string(n));
+/// When command `n` of `pe` was issued, or done (its PE_CPU's table row).
+enum class at { issue, done };
+uint64_t cmd(const machine_run& r, const std::string& pe, at when, size_t n) {
+  for (const command_stat& c :
+       command_table::rows_of(node(r, "sip0.cube0." + pe + ".pe_cpu").tables))
+    if (c.id == n)
+      return when == at::issue ? c.issue_ps : c.done_ps;
+  throw std::runtime_error(pe + " has no command " + std::to_string(n));
 }
 
 constexpr uint64_t path_ps = 1006000; // host -> PE_CPU, and PE_CPU -> host
@@ -77,18 +84,18 @@ TEST(Program, TheSecondOfTwoDependentLaunchesStartsOneLaunchPathAfterTheFirstCom
   ASSERT_EQ(r.run.error, "");
   // Launch 0 (scale: load, scale, store = commands 1-3 of PE 0).
   EXPECT_EQ(launch_figure(r.run, program_stats::issue_ps, 0), 0u);
-  EXPECT_EQ(cmd(r.run, "pe0", command_stats::issue_ps, 1), path_ps);
-  EXPECT_EQ(cmd(r.run, "pe0", command_stats::done_ps, 1), path_ps + 120250);
-  const uint64_t end0 = cmd(r.run, "pe0", command_stats::done_ps, 3);
+  EXPECT_EQ(cmd(r.run, "pe0", at::issue, 1), path_ps);
+  EXPECT_EQ(cmd(r.run, "pe0", at::done, 1), path_ps + 120250);
+  const uint64_t end0 = cmd(r.run, "pe0", at::done, 3);
   EXPECT_EQ(launch_figure(r.run, program_stats::done_ps, 0), end0 + path_ps);
   // Launch 1 (plus: commands 4-6) is issued as launch 0's completion
   // reaches the host, and starts one launch path later.
   EXPECT_EQ(launch_figure(r.run, program_stats::issue_ps, 1), end0 + path_ps);
   EXPECT_EQ(launch_figure(r.run, program_stats::decided_by, 1), 1u); // launch 0
-  EXPECT_EQ(cmd(r.run, "pe0", command_stats::issue_ps, 4), end0 + 2 * path_ps);
-  EXPECT_EQ(cmd(r.run, "pe0", command_stats::done_ps, 4), end0 + 2 * path_ps + 120250);
+  EXPECT_EQ(cmd(r.run, "pe0", at::issue, 4), end0 + 2 * path_ps);
+  EXPECT_EQ(cmd(r.run, "pe0", at::done, 4), end0 + 2 * path_ps + 120250);
   EXPECT_EQ(launch_figure(r.run, program_stats::done_ps, 1),
-            cmd(r.run, "pe0", command_stats::done_ps, 6) + path_ps);
+            cmd(r.run, "pe0", at::done, 6) + path_ps);
   // The second kernel read the first one's compute result through memory:
   // z = 2 x + 1 verifies, y too.
   ASSERT_TRUE(r.data.replayed);
@@ -103,16 +110,16 @@ TEST(Program, IndependentLaunchesOnDisjointPesOverlapAsOneLaunchWould) {
   // Both issued at once; the M_CPU sends the second descriptor 250 ps later.
   EXPECT_EQ(launch_figure(r.run, program_stats::issue_ps, 0), 0u);
   EXPECT_EQ(launch_figure(r.run, program_stats::issue_ps, 1), 0u);
-  EXPECT_EQ(cmd(r.run, "pe0", command_stats::issue_ps, 1), path_ps);
-  EXPECT_EQ(cmd(r.run, "pe1", command_stats::issue_ps, 1), path_ps + 250);
-  EXPECT_EQ(cmd(r.run, "pe0", command_stats::done_ps, 1), path_ps + 120250);
-  EXPECT_EQ(cmd(r.run, "pe1", command_stats::done_ps, 1), path_ps + 250 + 120250);
+  EXPECT_EQ(cmd(r.run, "pe0", at::issue, 1), path_ps);
+  EXPECT_EQ(cmd(r.run, "pe1", at::issue, 1), path_ps + 250);
+  EXPECT_EQ(cmd(r.run, "pe0", at::done, 1), path_ps + 120250);
+  EXPECT_EQ(cmd(r.run, "pe1", at::done, 1), path_ps + 250 + 120250);
   EXPECT_EQ(launch_figure(r.run, program_stats::done_ps, 0),
-            cmd(r.run, "pe0", command_stats::done_ps, 2) + path_ps);
+            cmd(r.run, "pe0", at::done, 2) + path_ps);
   EXPECT_EQ(launch_figure(r.run, program_stats::done_ps, 1),
-            cmd(r.run, "pe1", command_stats::done_ps, 2) + path_ps);
-  EXPECT_EQ(cmd(r.run, "pe1", command_stats::done_ps, 2),
-            cmd(r.run, "pe0", command_stats::done_ps, 2) + 250);
+            cmd(r.run, "pe1", at::done, 2) + path_ps);
+  EXPECT_EQ(cmd(r.run, "pe1", at::done, 2),
+            cmd(r.run, "pe0", at::done, 2) + 250);
   for (const auto& v : r.data.verdicts)
     EXPECT_TRUE(v.ok) << v.describe();
 }
@@ -121,10 +128,10 @@ TEST(Program, AQueuesLaunchesRunInOrderEvenOnDisjointPes) {
   const auto r = run("one_queue_two_pes");
   ASSERT_EQ(r.run.error, "");
   const uint64_t done0 = launch_figure(r.run, program_stats::done_ps, 0);
-  EXPECT_EQ(done0, cmd(r.run, "pe0", command_stats::done_ps, 2) + path_ps);
+  EXPECT_EQ(done0, cmd(r.run, "pe0", at::done, 2) + path_ps);
   EXPECT_EQ(launch_figure(r.run, program_stats::issue_ps, 1), done0);
-  EXPECT_EQ(cmd(r.run, "pe1", command_stats::issue_ps, 1), done0 + path_ps);
-  EXPECT_EQ(cmd(r.run, "pe1", command_stats::done_ps, 1), done0 + path_ps + 120250);
+  EXPECT_EQ(cmd(r.run, "pe1", at::issue, 1), done0 + path_ps);
+  EXPECT_EQ(cmd(r.run, "pe1", at::done, 1), done0 + path_ps + 120250);
 }
 
 // Through the command line, as a user runs it.

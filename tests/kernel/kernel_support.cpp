@@ -1,4 +1,5 @@
 #include "tests/kernel/kernel_support.hpp"
+#include "tests/command_figure.hpp"
 
 #include "runtime/data/executor.hpp"
 #include "runtime/data/oplog_stream.hpp"
@@ -58,7 +59,7 @@ kernel_outcome run_kernel_on_pe0(test_kernel body, std::shared_ptr<const memory_
 }
 
 uint64_t figure(const machine_run& r, const std::string& node, const std::string& name) {
-  return figure_of(r.result, node, name);
+  return figure_or_command(r.result, node, name);
 }
 
 } // namespace kb::test

@@ -1,4 +1,5 @@
 #include "tests/pipeline/pipeline_support.hpp"
+#include "tests/command_figure.hpp"
 
 #include <cstdlib>
 #include <stdexcept>
@@ -66,7 +67,7 @@ std::vector<std::pair<uint64_t, uint64_t>> spans_ns(const std::vector<stage_reco
 }
 
 uint64_t figure(const machine_run& r, const std::string& node, const std::string& name) {
-  return figure_of(r.result, node, name);
+  return figure_or_command(r.result, node, name);
 }
 
 } // namespace kb::test
