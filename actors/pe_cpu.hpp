@@ -15,6 +15,7 @@
 #include "runtime/machine/pipeline_stats.hpp"
 
 #include <array>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -99,7 +100,9 @@ private:
   uint32_t scheduler_ = 0; ///< link to PE_SCHEDULER
   std::optional<uint32_t> noc_; ///< link to its cube's NOC (TCM marks go that way)
   std::unique_ptr<kernel_context> kernel_;
-  std::vector<issued> commands_; ///< by command id - 1
+  /// By command id - 1 (a deque: a kernel issues thousands, and a vector
+  /// moved them all each time it grew).
+  std::deque<issued> commands_;
   uint64_t done_count_ = 0;
   uint64_t started_ps_ = 0;
   uint64_t finished_ps_ = 0;
