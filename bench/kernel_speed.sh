@@ -14,7 +14,7 @@
 #   R=9 bench/kernel_speed.sh
 # Also: KB_BUILD_DIR (default build), KB_SKIP_BUILD=1.
 set -euo pipefail
-KB_SCRIPT=kernel-speed
+KB_SCRIPT="kernel-speed"
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
